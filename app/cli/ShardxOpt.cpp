@@ -1,0 +1,193 @@
+// shardx-opt: sdy_opt-compatible driver (parse, verify, run passes, print).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/io/MlirPrinter.h"
+#include "core/io/MlirReader.h"
+#include "core/ir/Pass.h"
+#include "core/ir/Verifier.h"
+
+using namespace shardx;
+
+namespace {
+
+struct PassRequest {
+    const ir::PassInfo* pass = nullptr;
+    ir::PassOptions options;
+};
+
+void printUsage(std::ostream& os)
+{
+    os << "usage: shardx-opt [FILE|-] [flags...]\n"
+          "Reads MLIR text (func, stablehlo, sdy), verifies it, runs the passes named by the\n"
+          "flags in order and prints the module to stdout.\n\n"
+          "flags:\n"
+          "  -o FILE                      write the output to FILE\n"
+          "  -allow-unregistered-dialect  keep ops of unknown dialects (printed generically)\n"
+          "  -mlir-print-debuginfo        print loc(...) locations\n"
+          "  -mlir-print-op-generic       print every op in the generic form\n"
+          "  -split-input-file, -verify-diagnostics   accepted and ignored\n"
+          "  -h, --help                   this text\n\n";
+    os << "passes (options as -pass=opt=value or \"-pass=opt1=v1 opt2=v2\"):\n";
+    if (ir::registeredPasses().empty())
+        os << "  (none yet)\n";
+    for (const ir::PassInfo& p : ir::registeredPasses()) {
+        os << "  -" << p.name << "  " << p.description << "\n";
+        for (const std::string& o : p.options)
+            os << "      " << o << "=...\n";
+    }
+}
+
+std::string knownPassList()
+{
+    std::string s;
+    for (const ir::PassInfo& p : ir::registeredPasses())
+        s += (s.empty() ? "-" : ", -") + p.name;
+    return s.empty() ? std::string("(none)") : s;
+}
+
+/// Splits `-name=opt1=v1 opt2=v2` into the pass name and its options.
+bool parsePassFlag(const std::string& flag, PassRequest& req, std::string& error)
+{
+    std::string body = flag.substr(flag.find_first_not_of('-'));
+    size_t eq = body.find('=');
+    std::string name = body.substr(0, eq);
+    req.pass = ir::findPass(name);
+    if (!req.pass) {
+        error = "unknown pass or option '" + flag + "'; known passes: " + knownPassList() +
+                " (see --help for the driver flags)";
+        return false;
+    }
+    if (eq == std::string::npos)
+        return true;
+    std::string opts = body.substr(eq + 1);
+    if (opts.size() >= 2 && (opts.front() == '\'' || opts.front() == '"') && opts.back() == opts.front())
+        opts = opts.substr(1, opts.size() - 2);
+    std::istringstream in(opts);
+    std::string item;
+    while (in >> item) {
+        size_t e = item.find('=');
+        std::string key = item.substr(0, e);
+        std::string value = e == std::string::npos ? std::string("true") : item.substr(e + 1);
+        bool known = false;
+        for (const std::string& o : req.pass->options)
+            known |= o == key;
+        if (!known) {
+            std::string list;
+            for (const std::string& o : req.pass->options)
+                list += (list.empty() ? "" : ", ") + o;
+            error = "unknown option '" + key + "' of pass -" + name + "; known options: " +
+                    (list.empty() ? std::string("(none)") : list);
+            return false;
+        }
+        req.options[key] = value;
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string inputPath;
+    std::string outputPath;
+    io::ReadOptions readOptions;
+    io::PrintOptions printOptions;
+    std::vector<PassRequest> passes;
+    bool endOfOptions = false;
+
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (!endOfOptions && a == "--") {
+            endOfOptions = true;
+            continue;
+        }
+        if (endOfOptions || a.empty() || a[0] != '-' || a == "-") {
+            if (!inputPath.empty()) {
+                std::cerr << "shardx-opt: error: more than one input file ('" << inputPath << "' and '" << a
+                          << "')\n";
+                return 2;
+            }
+            inputPath = a;
+            continue;
+        }
+        std::string flag = a.substr(a.find_first_not_of('-'));
+        if (flag == "h" || flag == "help") {
+            printUsage(std::cout);
+            return 0;
+        }
+        if (flag == "o") {
+            if (i + 1 >= argc) {
+                std::cerr << "shardx-opt: error: -o needs a file name\n";
+                return 2;
+            }
+            outputPath = argv[++i];
+            continue;
+        }
+        if (flag == "allow-unregistered-dialect") {
+            readOptions.allowUnregisteredDialects = true;
+            continue;
+        }
+        if (flag == "mlir-print-debuginfo") {
+            printOptions.printDebugInfo = true;
+            continue;
+        }
+        if (flag == "mlir-print-op-generic") {
+            printOptions.genericForm = true;
+            continue;
+        }
+        if (flag == "split-input-file" || flag == "verify-diagnostics")
+            continue;
+        PassRequest req;
+        std::string error;
+        if (!parsePassFlag(a, req, error)) {
+            std::cerr << "shardx-opt: error: " << error << "\n";
+            return 2;
+        }
+        passes.push_back(std::move(req));
+    }
+
+    std::string text;
+    std::string fileName = inputPath.empty() || inputPath == "-" ? std::string("<stdin>") : inputPath;
+    if (inputPath.empty() || inputPath == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    } else {
+        std::ifstream in(inputPath, std::ios::binary);
+        if (!in) {
+            std::cerr << "shardx-opt: error: cannot open input file '" << inputPath << "'\n";
+            return 1;
+        }
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+
+    DiagnosticList diags;
+    std::unique_ptr<ir::Module> module = io::parseMlir(text, fileName, diags, readOptions);
+    bool ok = module && !diags.hasErrors();
+    if (ok)
+        ok = ir::verifyModule(*module, diags);
+    for (size_t p = 0; ok && p < passes.size(); ++p) {
+        ok = passes[p].pass->run(*module, passes[p].options, diags) && !diags.hasErrors();
+        if (ok)
+            ok = ir::verifyModule(*module, diags);
+    }
+    std::cerr << diags.formatAll();
+    if (!ok)
+        return 1;
+
+    std::string out = io::printModule(*module, printOptions);
+    if (outputPath.empty() || outputPath == "-") {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    } else {
+        std::ofstream f(outputPath, std::ios::binary);
+        if (!f || !f.write(out.data(), static_cast<std::streamsize>(out.size()))) {
+            std::cerr << "shardx-opt: error: cannot write '" << outputPath << "'\n";
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,29 @@
+// MLIR text reader: func / stablehlo / sdy text (conformance units and real exports) into ir::Module.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/ir/Module.h"
+#include "core/support/Diagnostic.h"
+
+namespace shardx::io {
+
+struct ReadOptions {
+    /// Keep ops of unknown dialects (printed generically) instead of rejecting them.
+    bool allowUnregisteredDialects = false;
+};
+
+/// Parses `text` (the contents of `fileName`). Stops at the first syntax error, which is
+/// reported in `diags` as `fileName:line:col` with what was expected and what was found.
+/// Returns nullptr on error. Never crashes or hangs on malformed input.
+std::unique_ptr<ir::Module> parseMlir(std::string_view text, const std::string& fileName, DiagnosticList& diags,
+                                      const ReadOptions& options = {});
+
+/// Parses one attribute written alone (e.g. `#sdy.sharding<@m, [{"a"}]>`), for tests and tools.
+ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags);
+/// Parses one type written alone (e.g. `tensor<8x?xf32>`).
+bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags);
+
+} // namespace shardx::io

@@ -1,0 +1,180 @@
+// Attribute: equality and sorted named-attribute lists.
+#include "core/ir/Attribute.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace shardx::ir {
+
+namespace {
+
+bool ptrEq(const AttrPtr& a, const AttrPtr& b) { return attrEquals(a, b); }
+
+bool listEq(const std::vector<AttrPtr>& a, const std::vector<AttrPtr>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!ptrEq(a[i], b[i]))
+            return false;
+    return true;
+}
+
+bool namedEq(const NamedAttrList& a, const NamedAttrList& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].name != b[i].name || !ptrEq(a[i].value, b[i].value))
+            return false;
+    return true;
+}
+
+bool locEq(const LocationAttr& a, const LocationAttr& b);
+
+bool locPtrEq(const std::shared_ptr<const LocationAttr>& a, const std::shared_ptr<const LocationAttr>& b)
+{
+    if (!a || !b)
+        return !a && !b;
+    return locEq(*a, *b);
+}
+
+bool locEq(const LocationAttr& a, const LocationAttr& b)
+{
+    if (a.kind != b.kind || a.text != b.text || a.line != b.line || a.col != b.col ||
+        a.children.size() != b.children.size() || !ptrEq(a.metadata, b.metadata))
+        return false;
+    for (size_t i = 0; i < a.children.size(); ++i)
+        if (!locPtrEq(a.children[i], b.children[i]))
+            return false;
+    return true;
+}
+
+struct EqVisitor {
+    const Attribute::Payload& other;
+
+    template <typename T> const T& o() const { return std::get<T>(other); }
+
+    bool operator()(const UnitAttr&) const { return true; }
+    bool operator()(const BoolAttr& a) const { return a.value == o<BoolAttr>().value; }
+    bool operator()(const IntegerAttr& a) const { return a.value == o<IntegerAttr>().value && a.type == o<IntegerAttr>().type; }
+    bool operator()(const FloatAttr& a) const
+    {
+        const FloatAttr& b = o<FloatAttr>();
+        // Compare bit patterns so that NaN == NaN and -0 != +0, as MLIR's APFloat equality.
+        return std::memcmp(&a.value, &b.value, sizeof(double)) == 0 && a.type == b.type;
+    }
+    bool operator()(const StringAttr& a) const { return a.value == o<StringAttr>().value; }
+    bool operator()(const TypeAttr& a) const { return a.type == o<TypeAttr>().type; }
+    bool operator()(const SymbolRefAttr& a) const { return a.path == o<SymbolRefAttr>().path; }
+    bool operator()(const ArrayAttr& a) const { return listEq(a.elements, o<ArrayAttr>().elements); }
+    bool operator()(const DenseArrayAttr& a) const
+    {
+        const DenseArrayAttr& b = o<DenseArrayAttr>();
+        return a.elementType == b.elementType && a.ints == b.ints && a.floats == b.floats;
+    }
+    bool operator()(const DenseElementsAttr& a) const
+    {
+        const DenseElementsAttr& b = o<DenseElementsAttr>();
+        return a.type == b.type && a.splat == b.splat && a.data == b.data && a.strings == b.strings;
+    }
+    bool operator()(const DenseResourceAttr& a) const
+    {
+        return a.name == o<DenseResourceAttr>().name && a.type == o<DenseResourceAttr>().type;
+    }
+    bool operator()(const DictionaryAttr& a) const { return namedEq(a.entries, o<DictionaryAttr>().entries); }
+    bool operator()(const OpaqueAttr& a) const
+    {
+        const OpaqueAttr& b = o<OpaqueAttr>();
+        return a.dialect == b.dialect && a.mnemonic == b.mnemonic && a.body == b.body;
+    }
+    bool operator()(const MeshAttr& a) const { return a.mesh == o<MeshAttr>().mesh; }
+    bool operator()(const ShardingAttr& a) const { return a.sharding == o<ShardingAttr>().sharding; }
+    bool operator()(const ShardingPerValueAttr& a) const { return a.value == o<ShardingPerValueAttr>().value; }
+    bool operator()(const OpShardingRuleAttr& a) const { return a.rule == o<OpShardingRuleAttr>().rule; }
+    bool operator()(const ManualAxesAttr& a) const { return a.axes == o<ManualAxesAttr>().axes; }
+    bool operator()(const AxisRefListAttr& a) const { return a.axes == o<AxisRefListAttr>().axes; }
+    bool operator()(const ListOfAxisRefListsAttr& a) const { return a.lists == o<ListOfAxisRefListsAttr>().lists; }
+    bool operator()(const AllToAllParamListAttr& a) const
+    {
+        const auto& b = o<AllToAllParamListAttr>().params;
+        if (a.params.size() != b.size())
+            return false;
+        for (size_t i = 0; i < b.size(); ++i)
+            if (a.params[i].axes != b[i].axes || a.params[i].srcDim != b[i].srcDim ||
+                a.params[i].tgtDim != b[i].tgtDim)
+                return false;
+        return true;
+    }
+    bool operator()(const PropagationEdgesAttr& a) const
+    {
+        const auto& b = o<PropagationEdgesAttr>().steps;
+        if (a.steps.size() != b.size())
+            return false;
+        for (size_t i = 0; i < b.size(); ++i) {
+            if (a.steps[i].step != b[i].step || a.steps[i].entries.size() != b[i].entries.size())
+                return false;
+            for (size_t j = 0; j < b[i].entries.size(); ++j) {
+                const auto& x = a.steps[i].entries[j];
+                const auto& y = b[i].entries[j];
+                if (!(x.axis == y.axis) || !(x.source == y.source) || x.targets != y.targets)
+                    return false;
+            }
+        }
+        return true;
+    }
+    bool operator()(const LocationAttr& a) const { return locEq(a, o<LocationAttr>()); }
+};
+
+} // namespace
+
+bool Attribute::operator==(const Attribute& o) const
+{
+    if (m_payload.index() != o.m_payload.index())
+        return false;
+    return std::visit(EqVisitor{o.m_payload}, m_payload);
+}
+
+bool attrEquals(const AttrPtr& a, const AttrPtr& b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b)
+        return false;
+    return *a == *b;
+}
+
+static NamedAttrList::const_iterator lowerBound(const NamedAttrList& list, const std::string& name)
+{
+    return std::lower_bound(list.begin(), list.end(), name,
+                            [](const NamedAttribute& a, const std::string& n) { return a.name < n; });
+}
+
+const Attribute* findAttr(const NamedAttrList& list, const std::string& name)
+{
+    auto it = lowerBound(list, name);
+    if (it != list.end() && it->name == name)
+        return it->value.get();
+    return nullptr;
+}
+
+void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value)
+{
+    auto cit = lowerBound(list, name);
+    auto it = list.begin() + (cit - list.cbegin());
+    if (it != list.end() && it->name == name)
+        it->value = std::move(value);
+    else
+        list.insert(it, NamedAttribute{name, std::move(value)});
+}
+
+bool removeAttr(NamedAttrList& list, const std::string& name)
+{
+    auto cit = lowerBound(list, name);
+    if (cit == list.end() || cit->name != name)
+        return false;
+    list.erase(list.begin() + (cit - list.cbegin()));
+    return true;
+}
+
+} // namespace shardx::ir

@@ -1,0 +1,222 @@
+// Value, Op, Block and Region: the generic, MLIR-like program representation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ir/Attribute.h"
+#include "core/ir/Type.h"
+#include "core/support/Diagnostic.h"
+
+namespace shardx::ir {
+
+class Block;
+class Op;
+class Region;
+class Value;
+
+/// Internal: removes one use record of `v` (used by Op).
+void removeUseOf(Value* v, Op* user, unsigned index);
+
+/// One use of a value: operand `index` of `user`.
+struct Use {
+    Op* user = nullptr;
+    unsigned index = 0;
+    bool operator==(const Use& o) const = default;
+};
+
+/// An SSA value: an op result or a block argument.
+class Value {
+public:
+    Value(Type type, Op* def, unsigned index) : m_type(std::move(type)), m_def(def), m_index(index) {}
+    Value(Type type, Block* block, unsigned index) : m_type(std::move(type)), m_block(block), m_index(index) {}
+    Value(const Value&) = delete;
+    Value& operator=(const Value&) = delete;
+
+    const Type& type() const { return m_type; }
+    void setType(Type t) { m_type = std::move(t); }
+    /// Defining op, or nullptr for a block argument.
+    Op* definingOp() const { return m_def; }
+    /// Owning block for a block argument, nullptr for an op result.
+    Block* ownerBlock() const { return m_block; }
+    bool isBlockArgument() const { return m_block != nullptr; }
+    /// Result number or argument number.
+    unsigned index() const { return m_index; }
+    void setIndex(unsigned i) { m_index = i; }
+
+    const std::vector<Use>& uses() const { return m_uses; }
+    bool hasOneUse() const { return m_uses.size() == 1; }
+    bool useEmpty() const { return m_uses.empty(); }
+    /// Makes every user of this value use `other` instead.
+    void replaceAllUsesWith(Value* other);
+
+    /// Location of a block argument (`%arg0: tensor<..> loc(...)`), may be null.
+    AttrPtr loc;
+    /// Source position (block arguments: where declared).
+    SourcePos pos;
+
+private:
+    friend class Op;
+    friend void removeUseOf(Value* v, Op* user, unsigned index);
+    Type m_type;
+    Op* m_def = nullptr;
+    Block* m_block = nullptr;
+    unsigned m_index = 0;
+    std::vector<Use> m_uses;
+};
+
+/// An ordered list of blocks.
+class Region {
+public:
+    explicit Region(Op* parent) : m_parent(parent) {}
+    Op* parentOp() const { return m_parent; }
+    std::vector<std::unique_ptr<Block>>& blocks() { return m_blocks; }
+    const std::vector<std::unique_ptr<Block>>& blocks() const { return m_blocks; }
+    bool empty() const { return m_blocks.empty(); }
+    /// The first block (creates one when the region is empty).
+    Block& front();
+    Block* addBlock();
+
+private:
+    Op* m_parent;
+    std::vector<std::unique_ptr<Block>> m_blocks;
+};
+
+/// A basic block: arguments and a list of ops.
+class Block {
+public:
+    using OpList = std::list<std::unique_ptr<Op>>;
+
+    explicit Block(Region* parent) : m_parent(parent) {}
+    ~Block();
+
+    Region* parentRegion() const { return m_parent; }
+    Op* parentOp() const;
+
+    const std::vector<std::unique_ptr<Value>>& args() const { return m_args; }
+    Value* arg(unsigned i) const { return m_args[i].get(); }
+    unsigned numArgs() const { return static_cast<unsigned>(m_args.size()); }
+    Value* addArgument(Type type);
+    /// Erases argument `i` (it must have no uses) and renumbers the rest.
+    void eraseArgument(unsigned i);
+
+    OpList& ops() { return m_ops; }
+    const OpList& ops() const { return m_ops; }
+    bool empty() const { return m_ops.empty(); }
+    /// Last op (the terminator in a well-formed block), or nullptr.
+    Op* terminator() const { return m_ops.empty() ? nullptr : m_ops.back().get(); }
+
+    /// Appends `op`; returns it.
+    Op* push_back(std::unique_ptr<Op> op);
+    /// Inserts `op` before `before` (nullptr = at the end); returns it.
+    Op* insertBefore(Op* before, std::unique_ptr<Op> op);
+    /// Inserts `op` right after `after`; returns it.
+    Op* insertAfter(Op* after, std::unique_ptr<Op> op);
+    /// Detaches `op` from this block without destroying it.
+    std::unique_ptr<Op> remove(Op* op);
+
+private:
+    friend class Op;
+    Region* m_parent;
+    std::vector<std::unique_ptr<Value>> m_args;
+    OpList m_ops;
+};
+
+/// A generic operation: name, operands, results, attributes, regions.
+/// Inherent attributes (`props`, printed in `<{...}>` in generic form) and discardable
+/// attributes (`attrs`) are kept apart; both lists stay sorted by name.
+class Op {
+public:
+    explicit Op(std::string name) : m_name(std::move(name)) {}
+    ~Op();
+    Op(const Op&) = delete;
+    Op& operator=(const Op&) = delete;
+
+    /// Full name, e.g. "stablehlo.add".
+    const std::string& name() const { return m_name; }
+    void setName(std::string n) { m_name = std::move(n); }
+    /// "stablehlo" for "stablehlo.add".
+    std::string dialect() const;
+
+    // operands
+    unsigned numOperands() const { return static_cast<unsigned>(m_operands.size()); }
+    Value* operand(unsigned i) const { return m_operands[i]; }
+    const std::vector<Value*>& operands() const { return m_operands; }
+    void addOperand(Value* v);
+    void setOperand(unsigned i, Value* v);
+    void setOperands(const std::vector<Value*>& vs);
+    void eraseOperand(unsigned i);
+    /// Drops every operand (and its use), recursively in regions too.
+    void dropAllReferences();
+
+    // results
+    unsigned numResults() const { return static_cast<unsigned>(m_results.size()); }
+    Value* result(unsigned i) const { return m_results[i].get(); }
+    const std::vector<std::unique_ptr<Value>>& results() const { return m_results; }
+    Value* addResult(Type type);
+    /// Removes the last result (it must have no uses).
+    void eraseResult(unsigned i);
+
+    // attributes
+    NamedAttrList& props() { return m_props; }
+    const NamedAttrList& props() const { return m_props; }
+    NamedAttrList& attrs() { return m_attrs; }
+    const NamedAttrList& attrs() const { return m_attrs; }
+    /// Looks in props, then attrs.
+    const Attribute* attr(const std::string& name) const;
+    AttrPtr attrPtr(const std::string& name) const;
+    void setProp(const std::string& name, AttrPtr v) { setAttr(m_props, name, std::move(v)); }
+    void setDiscardable(const std::string& name, AttrPtr v) { setAttr(m_attrs, name, std::move(v)); }
+    /// Removes `name` from props and attrs.
+    bool removeAttribute(const std::string& name);
+
+    // regions and successors
+    unsigned numRegions() const { return static_cast<unsigned>(m_regions.size()); }
+    Region& region(unsigned i) const { return *m_regions[i]; }
+    const std::vector<std::unique_ptr<Region>>& regions() const { return m_regions; }
+    Region* addRegion();
+    std::vector<Block*>& successors() { return m_successors; }
+    const std::vector<Block*>& successors() const { return m_successors; }
+
+    // position in the program
+    Block* parentBlock() const { return m_parent; }
+    /// Parent op (the op whose region holds this op), nullptr at top level.
+    Op* parentOp() const;
+    /// True if `this` is `other` or nested (at any depth) inside one of its regions.
+    bool isProperAncestorOf(const Op* other) const;
+    /// Next / previous op in the same block (nullptr at the ends).
+    Op* nextInBlock() const;
+    Op* prevInBlock() const;
+    /// True if this op comes before `other` in the same block.
+    bool isBeforeInBlock(const Op* other) const;
+    /// Removes this op from its block and destroys it (results must be unused).
+    void erase();
+
+    /// Where the op starts in the source (line of its first token), for diagnostics.
+    SourcePos pos;
+    /// `loc(...)` attached to the op, may be null.
+    AttrPtr loc;
+
+    /// Pre-order walk over this op and every nested op. Return false from `fn` to skip
+    /// the op's regions.
+    void walk(const std::function<void(Op*)>& fn);
+    void walkPreOrder(const std::function<bool(Op*)>& fn);
+
+private:
+    friend class Block;
+    std::string m_name;
+    std::vector<Value*> m_operands;
+    std::vector<std::unique_ptr<Value>> m_results;
+    NamedAttrList m_props;
+    NamedAttrList m_attrs;
+    std::vector<std::unique_ptr<Region>> m_regions;
+    std::vector<Block*> m_successors;
+    Block* m_parent = nullptr;
+    Block::OpList::iterator m_self;
+};
+
+} // namespace shardx::ir

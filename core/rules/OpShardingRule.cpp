@@ -1,0 +1,72 @@
+// OpShardingRule: text form.
+#include "core/rules/OpShardingRule.h"
+
+namespace shardx {
+
+std::string factorName(int64_t f)
+{
+    if (f < 18)
+        return std::string(1, static_cast<char>('i' + f));
+    return "z_" + std::to_string(f - 17);
+}
+
+static std::string mappingString(const std::vector<TensorFactorMapping>& tensors)
+{
+    std::string s = "(";
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        if (t)
+            s += ", ";
+        s += '[';
+        for (size_t d = 0; d < tensors[t].size(); ++d) {
+            if (d)
+                s += ", ";
+            for (int64_t f : tensors[t][d])
+                s += factorName(f);
+        }
+        s += ']';
+    }
+    s += ')';
+    return s;
+}
+
+static std::string factorListString(const char* keyword, const std::vector<int64_t>& factors)
+{
+    if (factors.empty())
+        return {};
+    std::string s = " ";
+    s += keyword;
+    s += "={";
+    for (size_t i = 0; i < factors.size(); ++i) {
+        if (i)
+            s += ", ";
+        s += factorName(factors[i]);
+    }
+    s += '}';
+    return s;
+}
+
+std::string OpShardingRule::toString() const
+{
+    std::string s = "<" + mappingString(operands) + "->" + mappingString(results);
+    if (!factorSizes.empty()) {
+        s += " {";
+        for (size_t f = 0; f < factorSizes.size(); ++f) {
+            if (f)
+                s += ", ";
+            s += factorName(static_cast<int64_t>(f)) + "=" + std::to_string(factorSizes[f]);
+        }
+        s += '}';
+    }
+    s += factorListString("reduction", reductionFactors);
+    s += factorListString("need_replication", needReplicationFactors);
+    s += factorListString("permutation", permutationFactors);
+    s += factorListString("blocked_propagation", blockedPropagationFactors);
+    if (isCustom)
+        s += ", custom";
+    s += '>';
+    return s;
+}
+
+std::string OpShardingRule::toAttrString() const { return "#sdy.op_sharding_rule" + toString(); }
+
+} // namespace shardx

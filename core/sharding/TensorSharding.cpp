@@ -1,0 +1,152 @@
+// DimSharding and TensorSharding: text form.
+#include "core/sharding/TensorSharding.h"
+
+#include <cstdio>
+
+namespace shardx {
+
+const char* reductionKindName(ReductionKind k)
+{
+    switch (k) {
+    case ReductionKind::Sum: return "sum";
+    case ReductionKind::Max: return "max";
+    case ReductionKind::Min: return "min";
+    }
+    return "sum";
+}
+
+std::string quoteString(const std::string& s)
+{
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\%02X", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    out += '"';
+    return out;
+}
+
+static bool isBareIdentifier(const std::string& s)
+{
+    if (s.empty())
+        return false;
+    auto isStart = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    if (!isStart(s[0]))
+        return false;
+    for (char c : s) {
+        bool ok = isStart(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+std::string symbolRefString(const std::string& name)
+{
+    return isBareIdentifier(name) ? "@" + name : "@" + quoteString(name);
+}
+
+std::string axisListString(const std::vector<AxisRef>& axes)
+{
+    std::string s = "{";
+    for (size_t i = 0; i < axes.size(); ++i) {
+        if (i)
+            s += ", ";
+        s += axes[i].toString();
+    }
+    s += '}';
+    return s;
+}
+
+std::string DimSharding::toString() const
+{
+    std::string s = "{";
+    for (size_t i = 0; i < axes.size(); ++i) {
+        if (i)
+            s += ", ";
+        s += axes[i].toString();
+    }
+    if (!closed)
+        s += axes.empty() ? "?" : ", ?";
+    s += '}';
+    if (priority)
+        s += 'p' + std::to_string(*priority);
+    return s;
+}
+
+std::string MeshRef::toString() const
+{
+    if (inlineMesh)
+        return "mesh" + inlineMesh->toString();
+    return symbolRefString(symbol);
+}
+
+std::string TensorSharding::toString() const
+{
+    std::string s = "<" + mesh.toString() + ", [";
+    for (size_t i = 0; i < dims.size(); ++i) {
+        if (i)
+            s += ", ";
+        s += dims[i].toString();
+    }
+    s += ']';
+    if (!replicated.empty())
+        s += ", replicated=" + axisListString(replicated);
+    if (!unreduced.empty()) {
+        s += ", unreduced=";
+        if (unreducedKind != ReductionKind::Sum)
+            s += reductionKindName(unreducedKind);
+        s += axisListString(unreduced);
+    }
+    s += '>';
+    return s;
+}
+
+std::string TensorSharding::toAttrString() const { return "#sdy.sharding" + toString(); }
+
+bool TensorSharding::hasDimAxes() const
+{
+    for (const DimSharding& d : dims)
+        if (!d.axes.empty())
+            return true;
+    return false;
+}
+
+TensorSharding TensorSharding::open(MeshRef mesh, int rank)
+{
+    TensorSharding s;
+    s.mesh = std::move(mesh);
+    s.dims.resize(static_cast<size_t>(rank));
+    for (DimSharding& d : s.dims)
+        d.closed = false;
+    return s;
+}
+
+TensorSharding TensorSharding::closedReplicated(MeshRef mesh, int rank)
+{
+    TensorSharding s;
+    s.mesh = std::move(mesh);
+    s.dims.resize(static_cast<size_t>(rank));
+    return s;
+}
+
+std::string ShardingPerValue::toString() const
+{
+    std::string s = "<[";
+    for (size_t i = 0; i < shardings.size(); ++i) {
+        if (i)
+            s += ", ";
+        s += shardings[i].toString();
+    }
+    s += "]>";
+    return s;
+}
+
+std::string ShardingPerValue::toAttrString() const { return "#sdy.sharding_per_value" + toString(); }
+
+} // namespace shardx
