@@ -1,0 +1,191 @@
+// Tests of the generic IR: use lists, block edits, func attributes, attributes and types.
+#include <QtTest>
+
+#include "core/ir/Module.h"
+
+using namespace shardx;
+using namespace shardx::ir;
+
+class TestIr : public QObject {
+    Q_OBJECT
+
+private slots:
+    void useListsFollowOperandChanges()
+    {
+        Module m;
+        Op* f = m.body().push_back(std::make_unique<Op>("func.func"));
+        Block& body = f->addRegion()->front();
+        Value* a = body.addArgument(Type::tensor({8}, "f32"));
+        Value* b = body.addArgument(Type::tensor({8}, "f32"));
+        auto add = std::make_unique<Op>("stablehlo.add");
+        add->addOperand(a);
+        add->addOperand(a);
+        add->addResult(Type::tensor({8}, "f32"));
+        Op* addOp = body.push_back(std::move(add));
+        QCOMPARE(a->uses().size(), size_t(2));
+        QVERIFY(b->useEmpty());
+
+        addOp->setOperand(1, b);
+        QCOMPARE(a->uses().size(), size_t(1));
+        QVERIFY(b->hasOneUse());
+        QCOMPARE(b->uses()[0].index, 1u);
+
+        a->replaceAllUsesWith(b);
+        QVERIFY(a->useEmpty());
+        QCOMPARE(b->uses().size(), size_t(2));
+        QCOMPARE(addOp->operand(0), b);
+
+        addOp->eraseOperand(0);
+        QCOMPARE(addOp->numOperands(), 1u);
+        QCOMPARE(b->uses().size(), size_t(1));
+        QCOMPARE(b->uses()[0].index, 0u);
+    }
+
+    void insertEraseAndOrder()
+    {
+        Module m;
+        Block& blk = m.body();
+        Op* first = blk.push_back(std::make_unique<Op>("test.a"));
+        Op* last = blk.push_back(std::make_unique<Op>("test.c"));
+        Op* mid = blk.insertAfter(first, std::make_unique<Op>("test.b"));
+        Op* head = blk.insertBefore(first, std::make_unique<Op>("test.0"));
+        QCOMPARE(head->nextInBlock(), first);
+        QCOMPARE(first->nextInBlock(), mid);
+        QCOMPARE(mid->nextInBlock(), last);
+        QCOMPARE(last->nextInBlock(), nullptr);
+        QCOMPARE(first->prevInBlock(), head);
+        QVERIFY(head->isBeforeInBlock(last));
+        QVERIFY(!last->isBeforeInBlock(head));
+
+        // Erasing an op drops its operand uses.
+        Value* v = first->addResult(Type::tensor({}, "i32"));
+        mid->addOperand(v);
+        QVERIFY(v->hasOneUse());
+        mid->erase();
+        QVERIFY(v->useEmpty());
+        QCOMPARE(first->nextInBlock(), last);
+        QCOMPARE(blk.ops().size(), size_t(3));
+        QCOMPARE(std::string(first->dialect()), std::string("test"));
+        QCOMPARE(first->parentOp(), &m.op());
+    }
+
+    void nestedWalkIsPreOrder()
+    {
+        Module m;
+        Op* f = m.body().push_back(std::make_unique<Op>("func.func"));
+        Block& body = f->addRegion()->front();
+        Op* w = body.push_back(std::make_unique<Op>("stablehlo.while"));
+        w->addRegion()->front().push_back(std::make_unique<Op>("stablehlo.return"));
+        body.push_back(std::make_unique<Op>("func.return"));
+        std::vector<std::string> names;
+        m.op().walk([&](Op* op) { names.push_back(op->name()); });
+        std::vector<std::string> expected = {"builtin.module", "func.func", "stablehlo.while", "stablehlo.return",
+                                             "func.return"};
+        QCOMPARE(names, expected);
+        QVERIFY(f->isProperAncestorOf(w->region(0).front().terminator()));
+    }
+
+    void funcArgumentAttributes()
+    {
+        Module m;
+        Op* f = m.body().push_back(std::make_unique<Op>("func.func"));
+        f->setProp("sym_name", makeAttr(StringAttr{"main"}));
+        f->setProp("function_type",
+                   makeAttr(TypeAttr{Type::function({Type::tensor({8}, "f32"), Type::tensor({4}, "f32")},
+                                                    {Type::tensor({8}, "f32")})}));
+        QCOMPARE(m.findFunc("main"), f);
+        QVERIFY(funcArgAttrs(*f, 1).empty());
+
+        TensorSharding s;
+        s.mesh.symbol = "mesh";
+        s.dims = {DimSharding{{AxisRef("x")}, true, std::nullopt}};
+        setFuncArgAttr(*f, 1, "sdy.sharding", makeAttr(ShardingAttr{s}));
+        QVERIFY(f->attr("arg_attrs"));
+        QCOMPARE(f->attr("arg_attrs")->as<ArrayAttr>()->elements.size(), size_t(2));
+        QVERIFY(funcArgAttrs(*f, 0).empty());
+        NamedAttrList attrs = funcArgAttrs(*f, 1);
+        QCOMPARE(attrs.size(), size_t(1));
+        QCOMPARE(attrs[0].value->as<ShardingAttr>()->sharding.toAttrString(),
+                 std::string("#sdy.sharding<@mesh, [{\"x\"}]>"));
+
+        // Removing the last attribute removes the whole arg_attrs array, as MLIR omits it.
+        removeFuncArgAttr(*f, 1, "sdy.sharding");
+        QVERIFY(!f->attr("arg_attrs"));
+
+        setFuncResultAttr(*f, 0, "jax.result_info", makeAttr(StringAttr{"out"}));
+        QCOMPARE(funcResultAttrs(*f, 0).size(), size_t(1));
+    }
+
+    void attributeListsStaySorted()
+    {
+        NamedAttrList list;
+        setAttr(list, "sdy.sharding", makeAttr(UnitAttr{}));
+        setAttr(list, "a", makeAttr(BoolAttr{true}));
+        setAttr(list, "sdy.propagation_edges", makeAttr(UnitAttr{}));
+        QCOMPARE(list[0].name, std::string("a"));
+        QCOMPARE(list[1].name, std::string("sdy.propagation_edges"));
+        QCOMPARE(list[2].name, std::string("sdy.sharding"));
+        setAttr(list, "a", makeAttr(BoolAttr{false}));
+        QCOMPARE(list.size(), size_t(3));
+        QVERIFY(!findAttr(list, "a")->as<BoolAttr>()->value);
+        QVERIFY(removeAttr(list, "sdy.sharding"));
+        QVERIFY(!removeAttr(list, "sdy.sharding"));
+        QVERIFY(!findAttr(list, "zzz"));
+    }
+
+    void attributeEquality()
+    {
+        AttrPtr a = makeAttr(IntegerAttr{2, Type::scalar("i64")});
+        AttrPtr b = makeAttr(IntegerAttr{2, Type::scalar("i64")});
+        AttrPtr c = makeAttr(IntegerAttr{2, Type::scalar("i32")});
+        QVERIFY(attrEquals(a, b));
+        QVERIFY(!attrEquals(a, c));
+        ArrayAttr arr1{{a, c}};
+        ArrayAttr arr2{{b, c}};
+        QVERIFY(attrEquals(makeAttr(arr1), makeAttr(arr2)));
+        QVERIFY(!attrEquals(makeAttr(arr1), makeAttr(ArrayAttr{{a}})));
+        QVERIFY(!attrEquals(a, nullptr));
+        QVERIFY(attrEquals(nullptr, nullptr));
+    }
+
+    void typesSpellAndCompare()
+    {
+        QCOMPARE(Type::tensor({8, Type::kDynamic}, "f32").toString(), std::string("tensor<8x?xf32>"));
+        QCOMPARE(Type::tensor({}, "i1").toString(), std::string("tensor<i1>"));
+        QCOMPARE(Type::unrankedTensor("bf16").toString(), std::string("tensor<*xbf16>"));
+        QCOMPARE(Type::tuple({Type::tensor({2}, "f32"), Type::token()}).toString(),
+                 std::string("tuple<tensor<2xf32>, !stablehlo.token>"));
+        QCOMPARE(Type::function({Type::tensor({2}, "f32")}, {Type::tensor({2}, "f32")}).toString(),
+                 std::string("(tensor<2xf32>) -> tensor<2xf32>"));
+        QCOMPARE(Type::function({}, {}).toString(), std::string("() -> ()"));
+        QVERIFY(Type::tensor({0, 4}, "f32").hasStaticShape());
+        QCOMPARE(Type::tensor({0, 4}, "f32").numElements(), int64_t(0));
+        QCOMPARE(Type::tensor({Type::kDynamic}, "f32").numElements(), int64_t(-1));
+        QVERIFY(Type::tensor({2}, "f32") != Type::tensor({2}, "f16"));
+        QCOMPARE(elementBitWidth("bf16"), 16);
+        QCOMPARE(elementBitWidth("ui64"), 64);
+        QCOMPARE(elementBitWidth("complex<f32>"), 64);
+        QCOMPARE(elementBitWidth("i1"), 1);
+        QVERIFY(isUnsignedElementType("ui8"));
+        QVERIFY(!isIntegerElementType("f32"));
+    }
+
+    void meshConstructionDropsIotaIds()
+    {
+        Mesh iota({{"a", 2}, {"b", 2}}, {0, 1, 2, 3});
+        QVERIFY(iota.deviceIds().empty());
+        QCOMPARE(iota.toString(), std::string("<[\"a\"=2, \"b\"=2]>"));
+        Mesh perm({{"a", 2}, {"b", 2}}, {3, 1, 2, 0});
+        QCOMPARE(perm.deviceIdAt(1), int64_t(1));
+        QCOMPARE(perm.deviceIdAt(3), int64_t(0));
+        QCOMPARE(perm.toString(), std::string("<[\"a\"=2, \"b\"=2], device_ids=[3, 1, 2, 0]>"));
+        Mesh maximal({}, {0});
+        QVERIFY(maximal.isMaximal());
+        QCOMPARE(maximal.toString(), std::string("<[], device_ids=[0]>"));
+        QVERIFY(Mesh().isEmpty());
+        QCOMPARE(Mesh({{"x", 1}}, {0}).toString(), std::string("<[\"x\"=1]>"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestIr)
+#include "tst_ir.moc"
