@@ -1,0 +1,107 @@
+// Round trip over Shardy's conformance units: parse, print, re-parse gives an equal module.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/io/MlirPrinter.h"
+#include "core/io/MlirReader.h"
+#include "core/ir/Equivalence.h"
+
+using namespace shardx;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// ../shared/conformance next to the source tree, or $SHARDX_SHARED_DIR/conformance.
+fs::path conformanceDir()
+{
+    if (const char* env = std::getenv("SHARDX_SHARED_DIR"))
+        return fs::path(env) / "conformance";
+    return fs::path(SHARDX_SOURCE_DIR).parent_path() / "shared" / "conformance";
+}
+
+/// Blanks every `//` comment as the conformance runner does (line numbers kept).
+std::string blankComments(const std::string& text)
+{
+    std::string out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        bool inString = false;
+        for (size_t i = 0; i < line.size(); ++i) {
+            if (line[i] == '"' && (i == 0 || line[i - 1] != '\\'))
+                inString = !inString;
+            if (!inString && line.compare(i, 2, "//") == 0) {
+                line.resize(i);
+                break;
+            }
+        }
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
+} // namespace
+
+class TestRoundTrip : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyParsableUnitRoundTrips()
+    {
+        fs::path dir = conformanceDir() / "cases";
+        if (!fs::exists(dir))
+            QSKIP("../shared/conformance is not present");
+        std::vector<fs::path> files;
+        for (const auto& e : fs::recursive_directory_iterator(dir))
+            if (e.path().extension() == ".mlir")
+                files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        QVERIFY(!files.empty());
+
+        int parsed = 0;
+        QStringList failures;
+        for (const fs::path& p : files) {
+            std::ifstream in(p);
+            std::stringstream ss;
+            ss << in.rdbuf();
+            std::string raw = ss.str();
+            io::ReadOptions opts;
+            opts.allowUnregisteredDialects = raw.find("-allow-unregistered-dialect") != std::string::npos;
+            std::string text = blankComments(raw);
+
+            DiagnosticList d1;
+            auto m1 = io::parseMlir(text, p.filename().string(), d1, opts);
+            if (!m1 || d1.hasErrors())
+                continue;  // units that test parse errors
+            ++parsed;
+            std::string printed = io::printModule(*m1);
+            DiagnosticList d2;
+            auto m2 = io::parseMlir(printed, "printed", d2, opts);
+            if (!m2 || d2.hasErrors()) {
+                failures << QString::fromStdString(p.filename().string() + ": printed text does not parse: " +
+                                                   d2.formatAll());
+                continue;
+            }
+            std::string why;
+            if (!ir::modulesEquivalent(*m1, *m2, &why)) {
+                failures << QString::fromStdString(p.filename().string() + ": " + why);
+                continue;
+            }
+            if (io::printModule(*m2) != printed)
+                failures << QString::fromStdString(p.filename().string() + ": printing is not stable");
+        }
+        qInfo("%d of %zu units parse; %lld of them fail the round trip", parsed, files.size(),
+              static_cast<long long>(failures.size()));
+        for (int i = 0; i < std::min<qsizetype>(failures.size(), 20); ++i)
+            qWarning("%s", qPrintable(failures[i]));
+        QVERIFY(parsed > 0);
+        QCOMPARE(failures.size(), qsizetype(0));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRoundTrip)
+#include "tst_roundtrip.moc"
