@@ -1,0 +1,150 @@
+// Tests of the shardx-opt driver as a user runs it: flags, errors, exit codes, output.
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+class TestShardxOpt : public QObject {
+    Q_OBJECT
+
+private:
+    struct Result {
+        int exitCode = -1;
+        QString out;
+        QString err;
+    };
+
+    QString tool() const { return QStringLiteral(SHARDX_BINARY_DIR "/app/cli/shardx-opt"); }
+
+    Result run(const QStringList& args, const QByteArray& stdinData = {})
+    {
+        QProcess p;
+        p.start(tool(), args);
+        if (!stdinData.isEmpty())
+            p.write(stdinData);
+        p.closeWriteChannel();
+        if (!p.waitForFinished(30000))
+            return {};
+        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+    }
+
+    QString writeFile(const QString& name, const QByteArray& text)
+    {
+        QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            return {};
+        f.write(text);
+        return path;
+    }
+
+    QTemporaryDir m_dir;
+
+    static constexpr const char* kValid =
+        "sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"
+        "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> "
+        "tensor<8x8xf32> {\n"
+        "  %0 = stablehlo.add %arg0, %arg0 : tensor<8x8xf32>\n"
+        "  return %0 : tensor<8x8xf32>\n"
+        "}\n";
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(QFile::exists(tool()), "build shardx-opt first");
+    }
+
+    void printsAValidModuleWithTheModuleWrapper()
+    {
+        QString in = writeFile("valid.mlir", kValid);
+        Result r = run({in});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        QVERIFY(r.out.startsWith("module {\n"));
+        QVERIFY(r.out.contains("  sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"));
+        QVERIFY(r.out.contains("%0 = stablehlo.add %arg0, %arg0 : tensor<8x8xf32>"));
+        QVERIFY(r.out.contains("return %0 : tensor<8x8xf32>"));
+    }
+
+    void readsStandardInputAndWritesAFile()
+    {
+        QString outPath = m_dir.filePath("out.mlir");
+        Result r = run({"-", "-o", outPath}, kValid);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.isEmpty());
+        QFile f(outPath);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().startsWith("module {"));
+    }
+
+    void unknownPassListsTheKnownOnes()
+    {
+        QString in = writeFile("valid2.mlir", kValid);
+        Result r = run({in, "-no-such-pass"});
+        QVERIFY(r.exitCode != 0);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("unknown pass or option '-no-such-pass'"), qPrintable(r.err));
+        QVERIFY(r.err.contains("known passes"));
+    }
+
+    void syntaxErrorHasFileLineColumn()
+    {
+        QString in = writeFile("bad.mlir", "sdy.mesh @mesh = <[\"x\"=2]>\n"
+                                            "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                            "  %0 = stablehlo.add %arg0, %arg0 : tensor<8xf32\n"
+                                            "  return %0 : tensor<8xf32>\n"
+                                            "}\n");
+        Result r = run({in});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        // The error is reported on line 3 or 4 (where the missing '>' is detected).
+        QRegularExpression re(QRegularExpression::escape(in) + ":(3|4):[0-9]+: error: ");
+        QVERIFY2(re.match(r.err).hasMatch(), qPrintable(r.err));
+    }
+
+    void verifierErrorIsReportedAtTheFunction()
+    {
+        QString in = writeFile("unknown_axis.mlir",
+                               "sdy.mesh @mesh = <[\"x\"=2]>\n"
+                               "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"q\"}]>}) "
+                               "-> tensor<8xf32> {\n"
+                               "  return %arg0 : tensor<8xf32>\n"
+                               "}\n");
+        Result r = run({in});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(in + ":2:"), qPrintable(r.err));
+        QVERIFY(r.err.contains("error:"));
+    }
+
+    void missingFileIsAClearError()
+    {
+        Result r = run({m_dir.filePath("does-not-exist.mlir")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("cannot open input file"));
+    }
+
+    void unregisteredDialectNeedsTheFlag()
+    {
+        QString in = writeFile("foreign.mlir", "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                               "  %0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                                               "  return %0 : tensor<8xf32>\n"
+                                               "}\n");
+        Result bad = run({in});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(in + ":2:"), qPrintable(bad.err));
+        Result good = run({in, "-allow-unregistered-dialect"});
+        QCOMPARE(good.exitCode, 0);
+        QVERIFY2(good.out.contains("%0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>"), qPrintable(good.out));
+    }
+
+    void helpListsDriverFlags()
+    {
+        Result r = run({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("-allow-unregistered-dialect"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestShardxOpt)
+#include "tst_shardxopt.moc"
