@@ -1,13 +1,21 @@
 // Pass registry. Passes land here as their layers are implemented.
 #include "core/ir/Pass.h"
 
+#include "core/ir/Canonicalizer.h"
+#include "core/rules/PopulateRulesPass.h"
+
 namespace shardx::ir {
 
 const std::vector<PassInfo>& registeredPasses()
 {
     static const std::vector<PassInfo> passes = [] {
         std::vector<PassInfo> list;
-        // No transformation passes yet: parsing, verification and printing are built in.
+        list.push_back(PassInfo{"canonicalize",
+                                "fold and simplify reshards and collectives, inline trivial manual "
+                                "computations, remove dead pure ops, unique constants",
+                                {},
+                                [](Module& m, const PassOptions&, DiagnosticList&) { return canonicalize(m); }});
+        list.push_back(populateOpShardingRulesPassInfo());
         return list;
     }();
     return passes;
