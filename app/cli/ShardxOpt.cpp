@@ -9,6 +9,7 @@
 
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
+#include "core/io/ModuleLoader.h"
 #include "core/ir/Pass.h"
 #include "core/ir/Verifier.h"
 
@@ -24,7 +25,7 @@ struct PassRequest {
 void printUsage(std::ostream& os)
 {
     os << "usage: shardx-opt [FILE|-] [flags...]\n"
-          "Reads MLIR text (func, stablehlo, sdy), verifies it, runs the passes named by the\n"
+          "Reads MLIR text (func, stablehlo, sdy) or a shardx JSON document, verifies it, runs the passes named by the\n"
           "flags in order and prints the module to stdout.\n\n"
           "flags:\n"
           "  -o FILE                      write the output to FILE\n"
@@ -152,21 +153,9 @@ int main(int argc, char** argv)
         passes.push_back(std::move(req));
     }
 
-    std::string text;
-    std::string fileName = inputPath.empty() || inputPath == "-" ? std::string("<stdin>") : inputPath;
-    if (inputPath.empty() || inputPath == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-        std::ifstream in(inputPath, std::ios::binary);
-        if (!in) {
-            std::cerr << "shardx-opt: error: cannot open input file '" << inputPath << "'\n";
-            return 1;
-        }
-        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-
     DiagnosticList diags;
-    std::unique_ptr<ir::Module> module = io::parseMlir(text, fileName, diags, readOptions);
+    std::unique_ptr<ir::Module> module =
+        io::loadModuleFile(inputPath.empty() ? std::string("-") : inputPath, diags, readOptions);
     bool ok = module && !diags.hasErrors();
     if (ok)
         ok = ir::verifyModule(*module, diags);

@@ -1,0 +1,233 @@
+// shardx-cli: headless, scriptable front end (generate, check, convert; more as layers land).
+#include <cstdio>
+#include <fstream>
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/io/JsonDocument.h"
+#include "core/io/MlirPrinter.h"
+#include "core/io/ModelGenerator.h"
+#include "core/io/ModuleLoader.h"
+#include "core/ir/Verifier.h"
+
+using namespace shardx;
+
+namespace {
+
+/// Command-line arguments of one subcommand: positional values and `--name value` options.
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> options;
+    std::string error;
+
+    bool has(const std::string& k) const { return options.count(k) != 0; }
+    std::string get(const std::string& k, const std::string& def = {}) const
+    {
+        auto it = options.find(k);
+        return it == options.end() ? def : it->second;
+    }
+};
+
+Args parseArgs(int argc, char** argv, int first, const std::vector<std::string>& valueOptions)
+{
+    Args a;
+    for (int i = first; i < argc; ++i) {
+        std::string s = argv[i];
+        if (s.size() > 1 && s[0] == '-' && s != "-") {
+            std::string key = s.substr(s.find_first_not_of('-'));
+            std::string value;
+            size_t eq = key.find('=');
+            if (eq != std::string::npos) {
+                value = key.substr(eq + 1);
+                key = key.substr(0, eq);
+            } else if (std::find(valueOptions.begin(), valueOptions.end(), key) != valueOptions.end()) {
+                if (i + 1 >= argc) {
+                    a.error = "option --" + key + " needs a value";
+                    return a;
+                }
+                value = argv[++i];
+            } else {
+                value = "true";
+            }
+            if (key == "o")
+                key = "output";
+            a.options[key] = value;
+        } else {
+            a.positional.push_back(s);
+        }
+    }
+    return a;
+}
+
+bool writeOutput(const Args& args, const std::string& text)
+{
+    std::string path = args.get("output", "-");
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return true;
+    }
+    std::ofstream f(path, std::ios::binary);
+    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size()))) {
+        std::cerr << "shardx-cli: error: cannot write '" << path << "'\n";
+        return false;
+    }
+    return true;
+}
+
+bool parseInt(const std::string& text, int64_t& out)
+{
+    if (text.empty() || text.size() > 12)
+        return false;
+    out = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9')
+            return false;
+        out = out * 10 + (c - '0');
+    }
+    return true;
+}
+
+int cmdGenerate(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2,
+                          {"layers", "hidden", "heads", "seq", "batch", "mesh", "style", "output", "o"});
+    if (!args.error.empty()) {
+        std::cerr << "shardx-cli generate: error: " << args.error << "\n";
+        return 2;
+    }
+    if (args.positional.size() != 1 || args.positional[0] != "transformer") {
+        std::cerr << "usage: shardx-cli generate transformer [--layers L] [--hidden H] [--heads A] [--seq S] "
+                     "[--batch B] [--mesh data=2,fsdp=4,tensor=4] [--style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n";
+        return 2;
+    }
+    io::TransformerSpec spec;
+    struct IntOpt {
+        const char* name;
+        int64_t* target;
+    };
+    int64_t layers = spec.layers;
+    for (IntOpt o : {IntOpt{"layers", &layers}, IntOpt{"hidden", &spec.hidden}, IntOpt{"heads", &spec.heads},
+                     IntOpt{"seq", &spec.seq}, IntOpt{"batch", &spec.batch}}) {
+        if (!args.has(o.name))
+            continue;
+        if (!parseInt(args.get(o.name), *o.target)) {
+            std::cerr << "shardx-cli generate: error: --" << o.name << " expects a positive integer, got '"
+                      << args.get(o.name) << "'\n";
+            return 2;
+        }
+    }
+    spec.layers = static_cast<int>(layers);
+    if (args.has("mesh")) {
+        auto mesh = io::parseMeshSpec(args.get("mesh"));
+        if (!mesh) {
+            std::cerr << "shardx-cli generate: error: " << mesh.error().message << "\n";
+            return 2;
+        }
+        spec.mesh = *mesh;
+    }
+    if (args.has("style")) {
+        auto style = io::parseShardingStyle(args.get("style"));
+        if (!style) {
+            std::cerr << "shardx-cli generate: error: " << style.error().message << "\n";
+            return 2;
+        }
+        spec.style = *style;
+    }
+    auto text = io::generateTransformer(spec);
+    if (!text) {
+        std::cerr << "shardx-cli generate: error: " << text.error().message << "\n";
+        return 2;
+    }
+    return writeOutput(args, *text) ? 0 : 1;
+}
+
+/// Loads and verifies; prints every problem found. Returns the module or nullptr.
+std::unique_ptr<ir::Module> loadVerified(const std::string& path, bool allowUnregistered)
+{
+    DiagnosticList diags;
+    io::ReadOptions options;
+    options.allowUnregisteredDialects = allowUnregistered;
+    auto module = io::loadModuleFile(path, diags, options);
+    if (module && !diags.hasErrors())
+        ir::verifyModule(*module, diags);
+    std::cerr << diags.formatAll();
+    if (!module || diags.hasErrors())
+        return nullptr;
+    return module;
+}
+
+int cmdCheck(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {});
+    if (args.positional.empty()) {
+        std::cerr << "usage: shardx-cli check FILE... [--allow-unregistered-dialect]\n";
+        return 2;
+    }
+    int failures = 0;
+    for (const std::string& path : args.positional) {
+        auto module = loadVerified(path, args.has("allow-unregistered-dialect"));
+        if (!module) {
+            ++failures;
+            continue;
+        }
+        size_t ops = 0;
+        module->op().walk([&](ir::Op*) { ++ops; });
+        std::cout << path << ": ok (" << module->meshes().size() << " meshes, " << module->funcs().size()
+                  << " functions, " << ops - 1 << " ops)\n";
+    }
+    return failures ? 1 : 0;
+}
+
+int cmdConvert(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"to", "output", "o"});
+    if (args.positional.size() != 1 || (args.get("to") != "json" && args.get("to") != "mlir")) {
+        std::cerr << "usage: shardx-cli convert FILE --to json|mlir [-o FILE]\n";
+        return 2;
+    }
+    auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
+    if (!module)
+        return 1;
+    std::string text = args.get("to") == "json" ? io::writeJsonDocument(*module, 1) : io::printModule(*module);
+    return writeOutput(args, text) ? 0 : 1;
+}
+
+void printUsage(std::ostream& os)
+{
+    os << "usage: shardx-cli COMMAND [ARGS]\n\n"
+          "commands:\n"
+          "  generate transformer [--layers L --hidden H --heads A --seq S --batch B\n"
+          "           --mesh data=2,fsdp=4,tensor=4 --style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n"
+          "                     write a JAX-style decoder stack with Shardy annotations\n"
+          "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
+          "  convert FILE --to json|mlir [-o FILE]\n"
+          "                     convert between MLIR text and shardx's JSON document format\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        printUsage(std::cerr);
+        return 2;
+    }
+    std::string cmd = argv[1];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        printUsage(std::cout);
+        return 0;
+    }
+    static const std::map<std::string, std::function<int(int, char**)>> commands = {
+        {"generate", cmdGenerate}, {"check", cmdCheck}, {"convert", cmdConvert}};
+    auto it = commands.find(cmd);
+    if (it == commands.end()) {
+        std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";
+        printUsage(std::cerr);
+        return 2;
+    }
+    return it->second(argc, argv);
+}
