@@ -36,9 +36,10 @@ Block* Region::addBlock()
 
 Block::~Block()
 {
-    // Drop every reference first so that values can be destroyed in any order.
-    for (auto& op : m_ops)
-        op->dropAllReferences();
+    // Drop every reference first so that values can be destroyed in any order; last op first,
+    // so that each removed use is at the back of its value's use list.
+    for (auto it = m_ops.rbegin(); it != m_ops.rend(); ++it)
+        (*it)->dropAllReferences();
     m_ops.clear();
 }
 
@@ -103,10 +104,15 @@ void removeUseOf(Value* v, Op* user, unsigned index)
 {
     if (!v)
         return;
+    // Search from the back: uses are appended in creation order and programs are torn down
+    // (and mostly edited) from the end, so the use is almost always near the back.
     auto& uses = v->m_uses;
-    auto it = std::find(uses.begin(), uses.end(), Use{user, index});
-    if (it != uses.end())
-        uses.erase(it);
+    for (size_t i = uses.size(); i-- > 0;) {
+        if (uses[i].user == user && uses[i].index == index) {
+            uses.erase(uses.begin() + static_cast<std::ptrdiff_t>(i));
+            return;
+        }
+    }
 }
 
 void Op::addOperand(Value* v)
@@ -147,13 +153,13 @@ void Op::eraseOperand(unsigned i)
 
 void Op::dropAllReferences()
 {
-    for (unsigned i = 0; i < m_operands.size(); ++i)
+    for (auto r = m_regions.rbegin(); r != m_regions.rend(); ++r)
+        for (auto b = (*r)->blocks().rbegin(); b != (*r)->blocks().rend(); ++b)
+            for (auto op = (*b)->ops().rbegin(); op != (*b)->ops().rend(); ++op)
+                (*op)->dropAllReferences();
+    for (unsigned i = static_cast<unsigned>(m_operands.size()); i-- > 0;)
         removeUseOf(m_operands[i], this, i);
     m_operands.clear();
-    for (auto& r : m_regions)
-        for (auto& b : r->blocks())
-            for (auto& op : b->ops())
-                op->dropAllReferences();
 }
 
 Value* Op::addResult(Type type)

@@ -1,0 +1,217 @@
+// Internal: the MLIR text parser shared by MlirReader*.cpp / Reader*.cpp (not a public API).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/io/MlirLexer.h"
+#include "core/io/MlirReader.h"
+#include "core/ir/Module.h"
+
+namespace shardx::io::detail {
+
+using ir::AttrPtr;
+using ir::Op;
+using ir::Type;
+using ir::Value;
+using Kind = Token::Kind;
+
+/// Thrown after the first diagnostic has been recorded; caught at the API boundary.
+struct ParseFailure {};
+
+/// `%name` or `%name#3` as written at a use.
+struct OperandRef {
+    std::string name;
+    unsigned index = 0;
+    SourcePos pos;
+};
+
+/// One entry of a result list `%a, %b:2 =`.
+struct ResultDef {
+    std::string name;
+    unsigned count = 1;
+    SourcePos pos;
+};
+
+/// A parsed `dense<...>` literal before its type is known.
+struct DenseLiteral {
+    struct Elem {
+        enum class K { Int, Float, Bool, Complex, String } k = K::Int;
+        bool neg = false;
+        uint64_t mag = 0;       ///< Int magnitude
+        bool hexInt = false;    ///< written as 0x... (bit pattern for floats)
+        double f = 0;           ///< Float
+        bool b = false;
+        double re = 0, im = 0;  ///< Complex (parts as doubles)
+        bool complexInt = false;
+        int64_t reI = 0, imI = 0;
+        std::string s;
+        size_t tokBegin = 0;
+    };
+    std::vector<Elem> elems;
+    std::vector<int64_t> shape;  ///< nesting shape of the literal (empty for a scalar)
+    bool isHex = false;
+    std::vector<uint8_t> hexBytes;
+    size_t begin = 0;
+};
+
+class Parser {
+public:
+    Parser(std::string_view text, std::string fileName, DiagnosticList& diags, const ReadOptions& opts);
+    ~Parser();
+
+    std::unique_ptr<ir::Module> parseModuleTop();
+    AttrPtr parseStandaloneAttr();
+    bool parseStandaloneType(Type& out);
+
+    // ---- token stream ------------------------------------------------------------------
+    const Token& tok() const { return m_tok; }
+    void next();
+    void resetTo(size_t pos);
+    Token peek() const;  ///< the token after the current one
+    bool at(Kind k) const { return m_tok.kind == k; }
+    bool atKeyword(std::string_view kw) const { return m_tok.isKeyword(kw); }
+    bool consumeIf(Kind k);
+    bool consumeKeyword(std::string_view kw);
+    void expect(Kind k, std::string_view context);
+    void expectKeyword(std::string_view kw, std::string_view context);
+    std::string expectBareId(std::string_view context);
+    std::string expectString(std::string_view context);
+    SourcePos posOf(size_t offset) const;
+    SourcePos pos() const { return posOf(m_tok.begin); }
+    [[noreturn]] void error(const SourcePos& p, const std::string& msg);
+    [[noreturn]] void errorHere(const std::string& msg) { error(pos(), msg); }
+    [[noreturn]] void errorExpected(std::string_view what, std::string_view context = {});
+    /// Recursion guard (throws past the limit).
+    struct DepthGuard {
+        Parser& p;
+        explicit DepthGuard(Parser& parser);
+        ~DepthGuard() { --p.m_depth; }
+    };
+
+    // ---- numbers --------------------------------------------------------------------------
+    /// Parses an optionally negative integer literal into int64 (overflow is an error).
+    int64_t parseInt64(std::string_view context);
+    uint64_t parseUInt(const Token& t, bool& overflow) const;
+
+    // ---- types (ReaderTypes.cpp) --------------------------------------------------------
+    Type parseType();
+    std::optional<Type> parseOptionalType();
+    std::vector<Type> parseTypeListParens();  ///< `(t, t)` or `()`
+    Type parseFunctionType();                 ///< `(ins) -> outs`
+    std::vector<Type> parseFunctionResults(); ///< after `->`: `t` or `(t, ...)`
+    std::string parseElementTypeSpelling();
+    std::string captureBalanced(char open, char close);  ///< text from current `<` to the matching `>`
+    bool atTypeStart() const;
+
+    // ---- attributes (ReaderAttributes.cpp) ----------------------------------------------
+    AttrPtr parseAttr();
+    std::optional<AttrPtr> parseOptionalAttr();
+    ir::NamedAttrList parseAttrDict();  ///< `{a = 1, b}` (current token must be `{`)
+    AttrPtr parseAliasRef(const Token& t);
+    AttrPtr parseDenseAttrAfterKeyword();
+    DenseLiteral parseDenseLiteral();
+    ir::DenseElementsAttr buildDense(const DenseLiteral& lit, const Type& type, const SourcePos& typePos);
+    AttrPtr parseDenseArray();
+    AttrPtr parseIntegerOrFloatAttr();
+    AttrPtr parseDialectAttr(const Token& hashTok);
+    AttrPtr parseSdyAttr(const std::string& mnemonic, const SourcePos& p);
+    std::string normalizedBody(size_t begin, size_t end) const;
+    // sdy payloads (stripped forms)
+    Mesh parseMeshBody(const SourcePos& errPos);
+    MeshRef parseMeshOrRef();
+    TensorSharding parseShardingBody();        ///< `<@m, [...], ...>`
+    ShardingPerValue parseShardingList();      ///< `[<...>, ...]`
+    AxisRef parseAxisRef();
+    std::vector<AxisRef> parseAxisList();      ///< `{...}`
+    std::vector<std::vector<AxisRef>> parseAxisListList();  ///< `[{...}, ...]`
+    std::vector<ir::AllToAllParam> parseAllToAllParams();
+    std::vector<std::string> parseManualAxes();
+    OpShardingRule parseRuleBody();
+    ir::PropagationEdgesAttr parseEdgesBody();
+    DimSharding parseDimSharding();
+    // locations
+    AttrPtr parseLocation();       ///< `loc(...)` (current token `loc`)
+    AttrPtr parseLocationInner();
+    void parseOptionalTrailingLoc(AttrPtr& out);
+
+    // ---- ops and regions (MlirReader.cpp) -----------------------------------------------
+    void parseTopLevel();
+    void parseOperation(ir::Block& block);
+    std::unique_ptr<Op> parseGenericOp(const SourcePos& p);
+    std::unique_ptr<Op> parseCustomOp(const std::string& name, const SourcePos& p);
+    void parseRegion(ir::Region& region, bool isolated, std::vector<std::pair<ResultDef, Type>>* entryArgs,
+                     std::vector<ir::Value*>* entryValues = nullptr);
+    void parseRegionBody(ir::Region& region, ir::Block* entry);
+    void parseBlockArgList(std::vector<std::pair<ResultDef, Type>>& args, std::vector<AttrPtr>* locs);
+    OperandRef parseOperandRef();
+    std::vector<OperandRef> parseOperandRefs();  ///< comma list; empty if none
+    Value* resolve(const OperandRef& ref, const Type* type);
+    void addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types,
+                     const SourcePos& p);
+    void defineValues(const ResultDef& def, const std::vector<Value*>& values);
+    void pushScope(bool isolated);
+    void popScope();
+    void moveInherentAttrs(Op& op, ir::NamedAttrList& dict);
+    void parseOptionalAttrDictInto(Op& op);
+    ir::Block* blockForLabel(const std::string& label, const SourcePos& p);
+    std::string resolveOpName(const std::string& name) const;
+    void parseResources();
+
+    // custom forms (ReaderOps.cpp)
+    std::unique_ptr<Op> parseFuncOp(const SourcePos& p);
+    std::unique_ptr<Op> parseModuleOp(const SourcePos& p, bool& isTopModule);
+    std::unique_ptr<Op> parseStablehloOp(const std::string& name, const SourcePos& p);
+    std::unique_ptr<Op> parseSdyOp(const std::string& name, const SourcePos& p);
+    std::unique_ptr<Op> parseElementwise(std::unique_ptr<Op> op, const SourcePos& p, bool attrsFirst = false);
+    void parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p);
+    std::unique_ptr<Op> parseReduce(std::unique_ptr<Op> op, const SourcePos& p);
+    std::unique_ptr<Op> parseWhile(std::unique_ptr<Op> op, const SourcePos& p);
+    std::unique_ptr<Op> parseConvolution(std::unique_ptr<Op> op, const SourcePos& p);
+    std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
+    AttrPtr parseI64ListAsArray();  ///< `[1, 2]` -> array<i64>
+    std::vector<int64_t> parseI64List();
+
+    // ---- state ------------------------------------------------------------------------------
+    struct Scope {
+        bool isolated = false;
+        std::unordered_map<std::string, std::vector<Value*>> values;
+        std::unordered_map<std::string, std::pair<Op*, SourcePos>> forwardRefs;  ///< placeholders
+        std::map<std::string, ir::Block*> labels;
+        std::map<std::string, SourcePos> pendingLabels;
+    };
+
+    MlirLexer m_lex;
+    Token m_tok;
+    std::string m_file;
+    DiagnosticList& m_diags;
+    ReadOptions m_opts;
+    int m_depth = 0;
+    bool m_inFuncBody = false;
+    std::vector<std::unique_ptr<Op>> m_placeholders;  // destroyed after m_module (declared first)
+    std::unique_ptr<ir::Module> m_module;
+    std::vector<Scope> m_scopes;
+    std::vector<ir::Region*> m_regionStack;
+    std::map<std::string, size_t> m_aliasOffsets;  ///< pre-scanned `#name = ` definitions
+    std::map<std::string, AttrPtr> m_aliasValues;
+    std::set<std::string> m_aliasInProgress;
+    std::map<std::string, std::string> m_typeAliasText;  ///< `!name = type`
+    std::map<std::string, size_t> m_typeAliasOffsets;
+    std::map<std::string, Type> m_typeAliasValues;
+};
+
+/// Builds an OpaqueAttr payload.
+AttrPtr opaque(std::string dialect, std::string mnemonic, std::string body);
+AttrPtr i64Attr(int64_t v);
+AttrPtr i32Attr(int64_t v);
+AttrPtr denseI64(std::vector<int64_t> v);
+
+constexpr int kMaxDepth = 200;
+
+} // namespace shardx::io::detail

@@ -1,0 +1,911 @@
+// Custom (pretty) op forms of the func, stablehlo and sdy dialects, parsed into generic ir::Op.
+//
+// ===== PROP NAMES (contract with the printer; keep accurate) ================================
+// Every op: inherent attributes are in Op::props (sorted), everything else in Op::attrs.
+// Attributes given in a `{...}` dictionary whose name is an inherent attribute of the op (see
+// OpRegistry::inherentAttrs) are moved to props, so props alone reproduce the custom form.
+// Integer props are IntegerAttr with the type noted (i64 unless said otherwise).
+// "DA i64" = DenseArrayAttr{elementType "i64", ints}; "DA i1" = DenseArrayAttr{"i1", ints 0/1}.
+// "Opq(d, m, body)" = OpaqueAttr{dialect d, mnemonic m, body} (body: normalized text, tokens
+// separated by single spaces exactly as MLIR prints them, e.g. "comparison_direction GT").
+//
+// builtin.module   sym_name: StringAttr (only with `module @name`); `attributes {..}` -> attrs
+// func.func        sym_name: StringAttr; function_type: TypeAttr(Type::function);
+//                  sym_visibility: StringAttr ("public"/"private"/"nested", only when written);
+//                  arg_attrs / res_attrs: ArrayAttr of DictionaryAttr (omitted when all empty);
+//                  `attributes {..}` -> attrs. One region; entry block args = func args
+//                  (Value::loc = `loc(..)` of the arg). No body = declaration (region empty).
+// func.call        callee: SymbolRefAttr (path of 1); extra dict -> attrs
+// func.return      (no props); `return {attrs} %a : t` (attr-dict first) also accepted
+// Bare `return` / `call` (no dialect prefix) are read as func.return / func.call.
+// sdy.mesh         sym_name: StringAttr; mesh: MeshAttr
+// sdy.sharding_constraint / sdy.reshard    sharding: ShardingAttr
+// sdy.propagation_barrier   allowed_direction: Opq("sdy", "", "propagation_direction FORWARD")
+//                           (NONE / FORWARD / BACKWARD)
+// sdy.sharding_group        group_id: IntegerAttr i64
+// sdy.data_flow_edge        sharding: ShardingAttr (optional, only when `sharding=` written)
+// sdy.func_data_flow_edge   (no props)
+// sdy.constant              value: DenseElementsAttr (or other elements attr as written)
+// sdy.manual_computation    in_shardings, out_shardings: ShardingPerValueAttr;
+//                           manual_axes: ManualAxesAttr. One region, entry block args = the
+//                           `(%argN: t)` list (local types); terminator sdy.return.
+// sdy.named_computation     name: StringAttr; in_shardings / out_shardings:
+//                           ShardingPerValueAttr (each optional, only when written). One region.
+// sdy.all_gather            gathering_axes: ListOfAxisRefListsAttr; out_sharding: ShardingAttr
+// sdy.all_slice             slicing_axes: ListOfAxisRefListsAttr; out_sharding
+// sdy.all_reduce            reduction_axes: AxisRefListAttr; out_sharding;
+//                           reduction_kind: Opq("sdy", "", "reduction_kind max") only when the
+//                           kind keyword is max/min (absent = sum, also for an explicit `sum`)
+// sdy.reduce_scatter        reduce_scatter_axes: ListOfAxisRefListsAttr; out_sharding;
+//                           reduction_kind as all_reduce
+// sdy.all_to_all            params: AllToAllParamListAttr; out_sharding
+// sdy.collective_permute    out_sharding
+// sdy.sharded_to_unreduced  axes: ListOfAxisRefListsAttr; out_sharding
+// sdy.replicated_to_unreduced  axes: AxisRefListAttr; out_sharding
+// sdy.return                (no props). A manual/named computation whose body lacks an
+//                           sdy.return gets an implicit operand-less one (pos = the op's pos).
+// (sdy forms are parsed in ReaderSdyOps.cpp.)
+//
+// stablehlo (custom forms; any stablehlo/chlo op without a special form below is parsed as the
+// element-wise form `%r = op %a, %b {attrs} : T` or `: (T1, T2) -> R`):
+// compare            comparison_direction: Opq("stablehlo", "", "comparison_direction GT");
+//                    compare_type: Opq("stablehlo", "", "comparison_type FLOAT") (optional)
+// constant           value: DenseElementsAttr (or DenseResourceAttr / other, as written)
+// iota               iota_dimension: IntegerAttr i64
+// transpose          permutation: DA i64
+// broadcast_in_dim   broadcast_dimensions: DA i64
+// slice              start_indices, limit_indices, strides: DA i64 (strides all 1 when omitted)
+// dynamic_slice      slice_sizes: DA i64
+// concatenate        dimension: IntegerAttr i64
+// pad                edge_padding_low, edge_padding_high, interior_padding: DA i64
+// reverse            dimensions: DA i64
+// dot                precision_config: ArrayAttr of Opq("stablehlo", "", "precision DEFAULT")
+//                    (only when `precision = [...]` written)
+// dot_general        dot_dimension_numbers: Opq("stablehlo", "dot", body) with body
+//                    "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0],
+//                    lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]"
+//                    (fields with empty lists omitted; order as shown);
+//                    precision_config as dot; algorithm: Opq("stablehlo", "dot_algorithm", body)
+// convolution        dimension_numbers: Opq("stablehlo", "conv", "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]");
+//                    window_strides: DA i64; padding: DenseElementsAttr tensor<Nx2xi64>;
+//                    lhs_dilation, rhs_dilation: DA i64; window_reversal: DA i1 (each only when
+//                    written in `window = {...}`); feature_group_count, batch_group_count:
+//                    IntegerAttr i64 and precision_config come from the dict (moved to props)
+// custom_call        call_target_name: StringAttr; from the dict (moved to props):
+//                    has_side_effect BoolAttr, backend_config (StringAttr or DictionaryAttr),
+//                    api_version IntegerAttr i32, operand_layouts / result_layouts,
+//                    output_operand_aliases, called_computations, custom_call_schedule
+// fft                fft_type: Opq("stablehlo", "", "fft_type FFT"); fft_length: DA i64
+// cholesky           lower: BoolAttr
+// rng_bit_generator  rng_algorithm: Opq("stablehlo", "", "rng_algorithm DEFAULT")
+// reduce_precision   exponent_bits, mantissa_bits: IntegerAttr i32 (`format = e5m10`)
+// get_tuple_element  index: IntegerAttr i32
+// composite          name: StringAttr; composite_attributes: DictionaryAttr; decomposition:
+//                    SymbolRefAttr; version: IntegerAttr i32 (from the dict)
+// reduce             dimensions: DA i64. One region with one block of 2N args (N = number of
+//                    inputs); operands = inputs then inits. Compact `applies stablehlo.add`
+//                    form builds it as MLIR does: args (%a_k: tensor<elt_k>, %a_{k+N}) where the
+//                    arg type is the init's type, body `%0 = stablehlo.add %a0, %aN :
+//                    tensor<elt>` then `stablehlo.return %0`. Full form: `reducer(%a: t, %b: t)
+//                    ...` pairs are block args k and k+N.
+// while              two regions (cond, body); each entry block has one arg per operand with
+//                    the operand's type; `attributes {..}` -> attrs.
+// select, clamp, tuple, after_all, create_token, partition_id, replica_id,
+// optimization_barrier, bitcast_convert, reshape, dynamic_update_slice, return: no props.
+// ===========================================================================================
+
+#include <algorithm>
+#include <functional>
+
+#include "core/io/MlirReaderImpl.h"
+#include "core/ir/OpRegistry.h"
+
+namespace shardx::io::detail {
+
+using namespace ir;
+
+std::vector<int64_t> Parser::parseI64List()
+{
+    std::vector<int64_t> out;
+    expect(Kind::LSquare, "to start integer list");
+    if (consumeIf(Kind::RSquare))
+        return out;
+    while (true) {
+        out.push_back(parseInt64("in integer list"));
+        if (consumeIf(Kind::RSquare))
+            break;
+        expect(Kind::Comma, "or ']' in integer list");
+    }
+    return out;
+}
+
+AttrPtr Parser::parseI64ListAsArray() { return denseI64(parseI64List()); }
+
+// ---- shared pieces -------------------------------------------------------------------------
+
+namespace {
+
+Type resultTypeOfElements(const Attribute& a)
+{
+    if (auto* d = a.as<DenseElementsAttr>())
+        return d->type;
+    if (auto* r = a.as<DenseResourceAttr>())
+        return r->type;
+    return Type();
+}
+
+std::string joinInts(const std::vector<int64_t>& v)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+} // namespace
+
+/// `: T`, `: T -> R` (chlo) or `: (T1, T2) -> R`; T applies to every operand and the one result.
+void Parser::parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p)
+{
+    expect(Kind::Colon, "before operation types");
+    if (at(Kind::LParen)) {
+        Type ft = parseFunctionType();
+        addOperands(op, refs, ft.elements(), p);
+        for (const Type& t : ft.results())
+            op.addResult(t);
+        return;
+    }
+    Type t = parseType();
+    std::vector<Type> ins(refs.size(), t);
+    if (consumeIf(Kind::Arrow)) {
+        for (const Type& r : parseFunctionResults())
+            op.addResult(r);
+    } else {
+        op.addResult(t);
+    }
+    addOperands(op, refs, ins, p);
+}
+
+std::unique_ptr<Op> Parser::parseElementwise(std::unique_ptr<Op> op, const SourcePos& p, bool attrsFirst)
+{
+    if (attrsFirst)
+        parseOptionalAttrDictInto(*op);
+    std::vector<OperandRef> refs = parseOperandRefs();
+    parseOptionalAttrDictInto(*op);
+    parseTrailingTypes(*op, refs, p);
+    return op;
+}
+
+// ---- module and func ---------------------------------------------------------------------------
+
+std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
+{
+    next();  // module
+    std::unique_ptr<Op> owned;
+    Op* target;
+    if (isTopModule) {
+        target = &m_module->op();
+    } else {
+        owned = std::make_unique<Op>("builtin.module");
+        owned->addRegion();
+        target = owned.get();
+    }
+    target->pos = p;
+    if (at(Kind::AtId)) {
+        std::string_view t = m_tok.text.substr(1);
+        target->setProp("sym_name", makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t)
+                                                                                  : std::string(t)}));
+        next();
+    }
+    if (consumeKeyword("attributes")) {
+        NamedAttrList d = parseAttrDict();
+        moveInherentAttrs(*target, d);
+    }
+    if (isTopModule) {
+        expect(Kind::LBrace, "to begin the module body");
+        parseRegionBody(target->region(0), &m_module->body());
+        parseOptionalTrailingLoc(target->loc);
+        return nullptr;
+    }
+    std::vector<std::pair<ResultDef, Type>> none;
+    bool saved = m_inFuncBody;
+    m_inFuncBody = false;
+    parseRegion(target->region(0), true, &none);
+    m_inFuncBody = saved;
+    return owned;
+}
+
+std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
+{
+    next();  // func.func
+    auto op = std::make_unique<Op>("func.func");
+    if (atKeyword("public") || atKeyword("private") || atKeyword("nested")) {
+        op->setProp("sym_visibility", makeAttr(StringAttr{std::string(m_tok.text)}));
+        next();
+    }
+    if (!at(Kind::AtId))
+        errorExpected("function name '@name'");
+    std::string_view nm = m_tok.text.substr(1);
+    op->setProp("sym_name", makeAttr(StringAttr{!nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm)
+                                                                          : std::string(nm)}));
+    next();
+    std::vector<std::pair<ResultDef, Type>> args;
+    std::vector<AttrPtr> argLocs;
+    std::vector<Type> inTypes, outTypes;
+    std::vector<AttrPtr> argDicts, resDicts;
+    bool anyAttr = false;
+    expect(Kind::LParen, "to start function arguments");
+    if (!consumeIf(Kind::RParen)) {
+        bool named = at(Kind::PercentId);
+        while (true) {
+            ResultDef d;
+            if (named) {
+                if (!at(Kind::PercentId))
+                    errorExpected("SSA argument name", "in function signature");
+                d.pos = pos();
+                d.name = std::string(m_tok.text.substr(1));
+                next();
+                expect(Kind::Colon, "after argument name");
+            }
+            Type t = parseType();
+            NamedAttrList dict;
+            if (at(Kind::LBrace)) {
+                dict = parseAttrDict();
+                anyAttr = anyAttr || !dict.empty();
+            }
+            argDicts.push_back(makeAttr(DictionaryAttr{dict}));
+            AttrPtr loc;
+            parseOptionalTrailingLoc(loc);
+            argLocs.push_back(loc);
+            inTypes.push_back(t);
+            if (named)
+                args.emplace_back(d, t);
+            if (consumeIf(Kind::RParen))
+                break;
+            expect(Kind::Comma, "or ')' in function arguments");
+        }
+    }
+    bool anyResAttr = false;
+    if (consumeIf(Kind::Arrow)) {
+        if (consumeIf(Kind::LParen)) {
+            if (!consumeIf(Kind::RParen)) {
+                while (true) {
+                    outTypes.push_back(parseType());
+                    NamedAttrList dict;
+                    if (at(Kind::LBrace)) {
+                        dict = parseAttrDict();
+                        anyResAttr = anyResAttr || !dict.empty();
+                    }
+                    resDicts.push_back(makeAttr(DictionaryAttr{dict}));
+                    if (consumeIf(Kind::RParen))
+                        break;
+                    expect(Kind::Comma, "or ')' in function results");
+                }
+            }
+        } else {
+            outTypes.push_back(parseType());
+            resDicts.push_back(makeAttr(DictionaryAttr{}));
+        }
+    }
+    if (consumeKeyword("attributes")) {
+        NamedAttrList d = parseAttrDict();
+        moveInherentAttrs(*op, d);
+    }
+    op->setProp("function_type", makeAttr(TypeAttr{Type::function(inTypes, outTypes)}));
+    if (anyAttr)
+        op->setProp("arg_attrs", makeAttr(ArrayAttr{argDicts}));
+    if (anyResAttr)
+        op->setProp("res_attrs", makeAttr(ArrayAttr{resDicts}));
+    Region* body = op->addRegion();
+    if (at(Kind::LBrace)) {
+        if (args.size() != inTypes.size())
+            errorHere("expected named arguments '%name: type' for a function with a body");
+        bool saved = m_inFuncBody;
+        m_inFuncBody = true;
+        std::vector<Value*> vals;
+        parseRegion(*body, true, &args, &vals);
+        m_inFuncBody = saved;
+        for (size_t i = 0; i < vals.size(); ++i)
+            vals[i]->loc = argLocs[i];
+    }
+    (void)p;
+    return op;
+}
+
+// ---- stablehlo (and func.call / func.return) ----------------------------------------------------
+
+std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const SourcePos& p)
+{
+    next();  // op name
+    auto op = std::make_unique<Op>(name);
+    const std::string shortName = name.substr(name.find('.') + 1);
+    const bool isFunc = name.rfind("func.", 0) == 0;
+
+    // `, key = value` clauses after the operands.
+    auto keywordArgs = [&](const std::function<void(const std::string&, const SourcePos&)>& handle) {
+        while (at(Kind::Comma) && peek().kind == Kind::BareId) {
+            next();
+            SourcePos kp = pos();
+            std::string key(m_tok.text);
+            next();
+            expect(Kind::Equal, "after '" + key + "'");
+            handle(key, kp);
+        }
+    };
+    auto precisionList = [&]() {
+        expect(Kind::LSquare, "to start precision list");
+        ArrayAttr a;
+        if (!consumeIf(Kind::RSquare)) {
+            while (true) {
+                a.elements.push_back(opaque("stablehlo", "", "precision " + expectBareId("(precision)")));
+                if (consumeIf(Kind::RSquare))
+                    break;
+                expect(Kind::Comma, "or ']' in precision list");
+            }
+        }
+        return makeAttr(std::move(a));
+    };
+    auto unknownKey = [&](const std::string& key, const SourcePos& kp) {
+        error(kp, "unexpected keyword '" + key + "' in '" + name + "'");
+    };
+
+    if (isFunc && shortName == "return") {
+        parseOptionalAttrDictInto(*op);
+        std::vector<OperandRef> refs = parseOperandRefs();
+        parseOptionalAttrDictInto(*op);
+        std::vector<Type> types;
+        if (!refs.empty()) {
+            expect(Kind::Colon, "before return types");
+            types.push_back(parseType());
+            while (consumeIf(Kind::Comma))
+                types.push_back(parseType());
+        }
+        addOperands(*op, refs, types, p);
+        return op;
+    }
+    if (isFunc && shortName == "call") {
+        if (!at(Kind::AtId))
+            errorExpected("callee '@name'");
+        std::string_view t = m_tok.text.substr(1);
+        op->setProp("callee", makeAttr(SymbolRefAttr{{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t)
+                                                                              : std::string(t)}}));
+        next();
+        expect(Kind::LParen, "to start call operands");
+        std::vector<OperandRef> refs = parseOperandRefs();
+        expect(Kind::RParen, "to end call operands");
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before call type");
+        Type ft = parseFunctionType();
+        addOperands(*op, refs, ft.elements(), p);
+        for (const Type& r : ft.results())
+            op->addResult(r);
+        return op;
+    }
+    if (isFunc)
+        errorHere("custom op '" + name + "' is unknown");
+
+    if (shortName == "return") {
+        parseOptionalAttrDictInto(*op);
+        std::vector<OperandRef> refs = parseOperandRefs();
+        parseOptionalAttrDictInto(*op);
+        std::vector<Type> types;
+        if (!refs.empty()) {
+            expect(Kind::Colon, "before return types");
+            types.push_back(parseType());
+            while (consumeIf(Kind::Comma))
+                types.push_back(parseType());
+        }
+        addOperands(*op, refs, types, p);
+        return op;
+    }
+    if (shortName == "constant") {
+        parseOptionalAttrDictInto(*op);
+        SourcePos vp = pos();
+        AttrPtr v = parseAttr();
+        Type t = resultTypeOfElements(*v);
+        if (t.isNone())
+            error(vp, "expected elements attribute with a type for '" + name + "'");
+        op->setProp("value", v);
+        op->addResult(t);
+        return op;
+    }
+    if (shortName == "iota") {
+        expectKeyword("dim", "in iota");
+        expect(Kind::Equal, "after 'dim'");
+        op->setProp("iota_dimension", i64Attr(parseInt64("as iota dimension")));
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before iota type");
+        op->addResult(parseType());
+        return op;
+    }
+    if (shortName == "create_token" || shortName == "partition_id" || shortName == "replica_id") {
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before result type");
+        op->addResult(parseType());
+        return op;
+    }
+    if (shortName == "after_all") {
+        std::vector<OperandRef> refs = parseOperandRefs();
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before result type");
+        Type t = parseType();
+        addOperands(*op, refs, std::vector<Type>(refs.size(), Type::token()), p);
+        op->addResult(t);
+        return op;
+    }
+    if (shortName == "compare") {
+        std::string dir = expectBareId("(comparison direction EQ, NE, GE, GT, LE or LT)");
+        static const char* const kDirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+        if (std::find(std::begin(kDirs), std::end(kDirs), dir) == std::end(kDirs))
+            error(p, "invalid comparison direction '" + dir + "' (expected EQ, NE, GE, GT, LE or LT)");
+        op->setProp("comparison_direction", opaque("stablehlo", "", "comparison_direction " + dir));
+        expect(Kind::Comma, "after comparison direction");
+        std::vector<OperandRef> refs = parseOperandRefs();
+        if (at(Kind::Comma) && peek().kind == Kind::BareId) {
+            next();
+            op->setProp("compare_type", opaque("stablehlo", "", "comparison_type " + expectBareId("(compare type)")));
+        }
+        parseOptionalAttrDictInto(*op);
+        parseTrailingTypes(*op, refs, p);
+        return op;
+    }
+    if (shortName == "select") {
+        std::vector<OperandRef> refs = parseOperandRefs();
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before select types");
+        if (at(Kind::LParen)) {
+            Type ft = parseFunctionType();
+            addOperands(*op, refs, ft.elements(), p);
+            for (const Type& r : ft.results())
+                op->addResult(r);
+            return op;
+        }
+        Type pred = parseType();
+        expect(Kind::Comma, "between predicate type and result type");
+        Type res = parseType();
+        addOperands(*op, refs, {pred, res, res}, p);
+        op->addResult(res);
+        return op;
+    }
+    if (shortName == "tuple") {
+        std::vector<OperandRef> refs = parseOperandRefs();
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before tuple type");
+        SourcePos tp = pos();
+        Type t = parseType();
+        if (!t.isTuple())
+            error(tp, "expected tuple type, found '" + t.toString() + "'");
+        addOperands(*op, refs, t.elements(), p);
+        op->addResult(t);
+        return op;
+    }
+    if (shortName == "get_tuple_element") {
+        OperandRef ref = parseOperandRef();
+        expect(Kind::LSquare, "before tuple index");
+        op->setProp("index", i32Attr(parseInt64("as tuple index")));
+        expect(Kind::RSquare, "after tuple index");
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before types");
+        if (at(Kind::LParen)) {
+            Type ft = parseFunctionType();
+            addOperands(*op, {ref}, ft.elements(), p);
+            for (const Type& r : ft.results())
+                op->addResult(r);
+        } else {
+            Type t = parseType();
+            op->addOperand(resolve(ref, nullptr));
+            op->addResult(t);
+        }
+        return op;
+    }
+    if (shortName == "optimization_barrier") {
+        parseOptionalAttrDictInto(*op);
+        std::vector<OperandRef> refs;
+        if (at(Kind::LParen) && peek().kind == Kind::RParen) {
+            next();
+            next();
+        } else {
+            refs = parseOperandRefs();
+        }
+        expect(Kind::Colon, "before types");
+        std::vector<Type> types;
+        if (at(Kind::LParen)) {
+            Type ft = parseFunctionType();
+            types = ft.elements();
+        } else {
+            types.push_back(parseType());
+            while (consumeIf(Kind::Comma))
+                types.push_back(parseType());
+        }
+        addOperands(*op, refs, types, p);
+        for (const Type& t : types)
+            op->addResult(t);
+        return op;
+    }
+    if (shortName == "slice") {
+        OperandRef ref = parseOperandRef();
+        expect(Kind::LSquare, "to start slice ranges");
+        std::vector<int64_t> starts, limits, strides;
+        if (!consumeIf(Kind::RSquare)) {
+            while (true) {
+                starts.push_back(parseInt64("as slice start"));
+                expect(Kind::Colon, "in slice range");
+                limits.push_back(parseInt64("as slice limit"));
+                strides.push_back(consumeIf(Kind::Colon) ? parseInt64("as slice stride") : 1);
+                if (consumeIf(Kind::RSquare))
+                    break;
+                expect(Kind::Comma, "or ']' in slice ranges");
+            }
+        }
+        op->setProp("start_indices", denseI64(starts));
+        op->setProp("limit_indices", denseI64(limits));
+        op->setProp("strides", denseI64(strides));
+        parseOptionalAttrDictInto(*op);
+        parseTrailingTypes(*op, {ref}, p);
+        return op;
+    }
+    if (shortName == "custom_call") {
+        if (!at(Kind::AtId))
+            errorExpected("call target '@name'", "in custom_call");
+        std::string_view t = m_tok.text.substr(1);
+        op->setProp("call_target_name",
+                    makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}));
+        next();
+        expect(Kind::LParen, "to start custom_call operands");
+        std::vector<OperandRef> refs = parseOperandRefs();
+        expect(Kind::RParen, "to end custom_call operands");
+        parseOptionalAttrDictInto(*op);
+        expect(Kind::Colon, "before custom_call type");
+        Type ft = parseFunctionType();
+        addOperands(*op, refs, ft.elements(), p);
+        for (const Type& r : ft.results())
+            op->addResult(r);
+        return op;
+    }
+    if (shortName == "composite") {
+        op->setProp("name", makeAttr(StringAttr{expectString("(composite name)")}));
+        std::vector<OperandRef> refs = parseOperandRefs();
+        parseOptionalAttrDictInto(*op);
+        parseTrailingTypes(*op, refs, p);
+        return op;
+    }
+    if (shortName == "reduce")
+        return parseReduce(std::move(op), p);
+    if (shortName == "while")
+        return parseWhile(std::move(op), p);
+    if (shortName == "convolution")
+        return parseConvolution(std::move(op), p);
+
+    // Forms `operands [, key = value]* {attrs} : types`.
+    std::vector<OperandRef> refs = parseOperandRefs();
+    if (shortName == "transpose" || shortName == "broadcast_in_dim" || shortName == "reverse") {
+        const char* prop = shortName == "transpose" ? "permutation"
+                           : shortName == "reverse" ? "dimensions"
+                                                    : "broadcast_dimensions";
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "dims")
+                unknownKey(key, kp);
+            op->setProp(prop, parseI64ListAsArray());
+        });
+    } else if (shortName == "dynamic_slice") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "sizes")
+                unknownKey(key, kp);
+            op->setProp("slice_sizes", parseI64ListAsArray());
+        });
+    } else if (shortName == "concatenate") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "dim")
+                unknownKey(key, kp);
+            op->setProp("dimension", i64Attr(parseInt64("as concatenate dimension")));
+        });
+    } else if (shortName == "pad") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key == "low")
+                op->setProp("edge_padding_low", parseI64ListAsArray());
+            else if (key == "high")
+                op->setProp("edge_padding_high", parseI64ListAsArray());
+            else if (key == "interior")
+                op->setProp("interior_padding", parseI64ListAsArray());
+            else
+                unknownKey(key, kp);
+        });
+    } else if (shortName == "dot") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "precision")
+                unknownKey(key, kp);
+            op->setProp("precision_config", precisionList());
+        });
+    } else if (shortName == "dot_general") {
+        std::vector<int64_t> lb, rb, lc, rc;
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key == "batching_dims" || key == "contracting_dims") {
+                auto& l = key == "batching_dims" ? lb : lc;
+                auto& r = key == "batching_dims" ? rb : rc;
+                l = parseI64List();
+                expectKeyword("x", "between lhs and rhs dimensions");
+                r = parseI64List();
+            } else if (key == "precision") {
+                op->setProp("precision_config", precisionList());
+            } else if (key == "algorithm") {
+                std::string body = captureBalanced('<', '>');
+                op->setProp("algorithm", opaque("stablehlo", "dot_algorithm", body.substr(1, body.size() - 2)));
+            } else {
+                unknownKey(key, kp);
+            }
+        });
+        std::string body;
+        auto add = [&](const char* n, const std::vector<int64_t>& v) {
+            if (v.empty())
+                return;
+            if (!body.empty())
+                body += ", ";
+            body += std::string(n) + " = " + joinInts(v);
+        };
+        add("lhs_batching_dimensions", lb);
+        add("rhs_batching_dimensions", rb);
+        add("lhs_contracting_dimensions", lc);
+        add("rhs_contracting_dimensions", rc);
+        op->setProp("dot_dimension_numbers", opaque("stablehlo", "dot", body));
+    } else if (shortName == "fft") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key == "type")
+                op->setProp("fft_type", opaque("stablehlo", "", "fft_type " + expectBareId("(fft type)")));
+            else if (key == "length")
+                op->setProp("fft_length", parseI64ListAsArray());
+            else
+                unknownKey(key, kp);
+        });
+    } else if (shortName == "cholesky") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "lower")
+                unknownKey(key, kp);
+            if (!atKeyword("true") && !atKeyword("false"))
+                errorExpected("'true' or 'false'");
+            op->setProp("lower", makeAttr(BoolAttr{atKeyword("true")}));
+            next();
+        });
+    } else if (shortName == "rng_bit_generator") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "algorithm")
+                unknownKey(key, kp);
+            op->setProp("rng_algorithm", opaque("stablehlo", "", "rng_algorithm " + expectBareId("(rng algorithm)")));
+        });
+    } else if (shortName == "reduce_precision") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "format")
+                unknownKey(key, kp);
+            SourcePos fp = pos();
+            std::string f = expectBareId("(format eXmY)");
+            size_t m = f.find('m');
+            bool ok = f.size() >= 4 && f[0] == 'e' && m != std::string::npos && m > 1 && m + 1 < f.size();
+            for (size_t i = 1; ok && i < f.size(); ++i)
+                ok = i == m || (f[i] >= '0' && f[i] <= '9');
+            if (!ok || f.size() > 12)
+                error(fp, "expected format 'e<bits>m<bits>', found '" + f + "'");
+            op->setProp("exponent_bits", i32Attr(std::stoll(f.substr(1, m - 1))));
+            op->setProp("mantissa_bits", i32Attr(std::stoll(f.substr(m + 1))));
+        });
+    }
+    parseOptionalAttrDictInto(*op);
+    parseTrailingTypes(*op, refs, p);
+    return op;
+}
+
+std::unique_ptr<Op> Parser::parseReduce(std::unique_ptr<Op> op, const SourcePos& p)
+{
+    std::vector<OperandRef> inputs, inits;
+    expect(Kind::LParen, "to start reduce operands");
+    while (true) {
+        inputs.push_back(parseOperandRef());
+        expectKeyword("init", "in reduce operand");
+        expect(Kind::Colon, "after 'init'");
+        inits.push_back(parseOperandRef());
+        expect(Kind::RParen, "to end reduce operand");
+        if (at(Kind::Comma) && peek().kind == Kind::LParen) {
+            next();
+            next();
+            continue;
+        }
+        break;
+    }
+    std::string bodyOp;
+    SourcePos bodyPos;
+    if (consumeKeyword("applies")) {
+        bodyPos = pos();
+        bodyOp = resolveOpName(expectBareId("(reduction op name)"));
+    }
+    expectKeyword("across", "in reduce");
+    expectKeyword("dimensions", "in reduce");
+    expect(Kind::Equal, "after 'dimensions'");
+    op->setProp("dimensions", parseI64ListAsArray());
+    parseOptionalAttrDictInto(*op);
+    expect(Kind::Colon, "before reduce type");
+    Type ft = parseFunctionType();
+    std::vector<OperandRef> refs = inputs;
+    refs.insert(refs.end(), inits.begin(), inits.end());
+    addOperands(*op, refs, ft.elements(), p);
+    for (const Type& r : ft.results())
+        op->addResult(r);
+    const size_t n = inputs.size();
+    Region* region = op->addRegion();
+    if (!bodyOp.empty()) {
+        Block* b = region->addBlock();
+        for (int pass = 0; pass < 2; ++pass)
+            for (size_t k = 0; k < n; ++k)
+                b->addArgument(ft.elements()[n + k]);
+        auto body = std::make_unique<Op>(bodyOp);
+        body->pos = bodyPos;
+        for (size_t k = 0; k < n; ++k) {
+            body->addOperand(b->arg(static_cast<unsigned>(k)));
+            body->addOperand(b->arg(static_cast<unsigned>(n + k)));
+        }
+        for (size_t k = 0; k < n; ++k)
+            body->addResult(ft.elements()[n + k]);
+        Op* raw = b->push_back(std::move(body));
+        auto ret = std::make_unique<Op>("stablehlo.return");
+        ret->pos = bodyPos;
+        for (unsigned k = 0; k < raw->numResults(); ++k)
+            ret->addOperand(raw->result(k));
+        b->push_back(std::move(ret));
+        return op;
+    }
+    expectKeyword("reducer", "in reduce");
+    std::vector<std::pair<ResultDef, Type>> args(2 * n);
+    for (size_t k = 0; k < n; ++k) {
+        std::vector<std::pair<ResultDef, Type>> pair;
+        parseBlockArgList(pair, nullptr);
+        if (pair.size() != 2)
+            errorHere("expected two reducer arguments per reduce input");
+        args[k] = pair[0];
+        args[n + k] = pair[1];
+    }
+    parseRegion(*region, false, &args);
+    return op;
+}
+
+std::unique_ptr<Op> Parser::parseWhile(std::unique_ptr<Op> op, const SourcePos& p)
+{
+    expect(Kind::LParen, "to start while operands");
+    std::vector<ResultDef> names;
+    std::vector<OperandRef> refs;
+    if (!consumeIf(Kind::RParen)) {
+        while (true) {
+            if (!at(Kind::PercentId))
+                errorExpected("SSA name", "in while operands");
+            ResultDef d;
+            d.pos = pos();
+            d.name = std::string(m_tok.text.substr(1));
+            next();
+            expect(Kind::Equal, "in while operand");
+            refs.push_back(parseOperandRef());
+            names.push_back(d);
+            if (consumeIf(Kind::RParen))
+                break;
+            expect(Kind::Comma, "or ')' in while operands");
+        }
+    }
+    std::vector<Type> types;
+    if (!refs.empty()) {
+        expect(Kind::Colon, "before while types");
+        types.push_back(parseType());
+        while (consumeIf(Kind::Comma))
+            types.push_back(parseType());
+    }
+    if (consumeKeyword("attributes")) {
+        NamedAttrList d = parseAttrDict();
+        moveInherentAttrs(*op, d);
+    }
+    addOperands(*op, refs, types, p);
+    for (const Type& t : types)
+        op->addResult(t);
+    std::vector<std::pair<ResultDef, Type>> args;
+    for (size_t i = 0; i < names.size(); ++i)
+        args.emplace_back(names[i], types[i]);
+    expectKeyword("cond", "in while");
+    parseRegion(*op->addRegion(), false, &args);
+    expectKeyword("do", "in while");
+    parseRegion(*op->addRegion(), false, &args);
+    return op;
+}
+
+std::unique_ptr<Op> Parser::parseConvolution(std::unique_ptr<Op> op, const SourcePos& p)
+{
+    expect(Kind::LParen, "to start convolution operands");
+    std::vector<OperandRef> refs = parseOperandRefs();
+    expect(Kind::RParen, "to end convolution operands");
+    expectKeyword("dim_numbers", "in convolution");
+    expect(Kind::Equal, "after 'dim_numbers'");
+    auto dimList = [&]() {
+        expect(Kind::LSquare, "to start convolution dimension list");
+        std::string s = "[";
+        bool first = true;
+        while (!at(Kind::RSquare)) {
+            if (!first)
+                expect(Kind::Comma, "or ']' in convolution dimension list");
+            if (!at(Kind::BareId) && !at(Kind::Integer))
+                errorExpected("dimension name", "in convolution dimension list");
+            s += (first ? "" : ", ") + std::string(m_tok.text);
+            first = false;
+            next();
+        }
+        next();
+        return s + "]";
+    };
+    std::string dn = dimList();
+    expectKeyword("x", "in convolution dimension numbers");
+    dn += "x" + dimList();
+    expect(Kind::Arrow, "in convolution dimension numbers");
+    dn += "->" + dimList();
+    op->setProp("dimension_numbers", opaque("stablehlo", "conv", dn));
+    if (consumeIf(Kind::Comma)) {
+        expectKeyword("window", "in convolution");
+        expect(Kind::Equal, "after 'window'");
+        expect(Kind::LBrace, "to start convolution window");
+        while (!consumeIf(Kind::RBrace)) {
+            SourcePos kp = pos();
+            std::string key = expectBareId("(window attribute)");
+            expect(Kind::Equal, "after window attribute name");
+            if (key == "stride") {
+                op->setProp("window_strides", parseI64ListAsArray());
+            } else if (key == "lhs_dilate") {
+                op->setProp("lhs_dilation", parseI64ListAsArray());
+            } else if (key == "rhs_dilate") {
+                op->setProp("rhs_dilation", parseI64ListAsArray());
+            } else if (key == "reverse") {
+                expect(Kind::LSquare, "to start window reversal");
+                DenseArrayAttr a;
+                a.elementType = "i1";
+                while (!consumeIf(Kind::RSquare)) {
+                    if (!a.ints.empty())
+                        expect(Kind::Comma, "or ']' in window reversal");
+                    if (atKeyword("true") || atKeyword("false"))
+                        a.ints.push_back(atKeyword("true") ? 1 : 0);
+                    else if (at(Kind::Integer))
+                        a.ints.push_back(m_tok.text == "0" ? 0 : 1);
+                    else
+                        errorExpected("boolean", "in window reversal");
+                    next();
+                }
+                op->setProp("window_reversal", makeAttr(std::move(a)));
+            } else if (key == "pad") {
+                expect(Kind::LSquare, "to start window padding");
+                std::vector<int64_t> vals;
+                while (!consumeIf(Kind::RSquare)) {
+                    if (!vals.empty())
+                        expect(Kind::Comma, "or ']' in window padding");
+                    std::vector<int64_t> pr = parseI64List();
+                    if (pr.size() != 2)
+                        errorHere("expected padding pairs [low, high]");
+                    vals.insert(vals.end(), pr.begin(), pr.end());
+                }
+                DenseElementsAttr d;
+                d.type = Type::tensor({static_cast<int64_t>(vals.size() / 2), 2}, "i64");
+                for (int64_t v : vals)
+                    for (int i = 0; i < 8; ++i)
+                        d.data.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i)));
+                bool same = !vals.empty();
+                for (int64_t v : vals)
+                    same = same && v == vals[0];
+                if (same) {
+                    d.splat = true;
+                    d.data.resize(8);
+                }
+                op->setProp("padding", makeAttr(std::move(d)));
+            } else {
+                error(kp, "unknown convolution window attribute '" + key + "'");
+            }
+            if (!at(Kind::RBrace))
+                expect(Kind::Comma, "or '}' in convolution window");
+        }
+    }
+    parseOptionalAttrDictInto(*op);
+    expect(Kind::Colon, "before convolution type");
+    Type ft = parseFunctionType();
+    addOperands(*op, refs, ft.elements(), p);
+    for (const Type& r : ft.results())
+        op->addResult(r);
+    return op;
+}
+
+} // namespace shardx::io::detail

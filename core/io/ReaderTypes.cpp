@@ -1,0 +1,278 @@
+// MLIR text reader: types (tensor, token, tuple, complex, function, dialect types).
+#include "core/io/MlirReaderImpl.h"
+
+namespace shardx::io::detail {
+
+namespace {
+
+bool isDigitC(char c) { return c >= '0' && c <= '9'; }
+
+bool isBuiltinScalarName(std::string_view s)
+{
+    static const char* const kNames[] = {"f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "index", "none",
+                                         "f8E5M2", "f8E4M3", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ",
+                                         "f8E4M3B11FNUZ", "f8E3M4", "f8E8M0FNU", "f4E2M1FN", "f6E2M3FN",
+                                         "f6E3M2FN"};
+    for (const char* n : kNames)
+        if (s == n)
+            return true;
+    size_t p = 0;
+    if (s.rfind("ui", 0) == 0 || s.rfind("si", 0) == 0)
+        p = 2;
+    else if (!s.empty() && s[0] == 'i')
+        p = 1;
+    else
+        return false;
+    if (p >= s.size() || s.size() - p > 8)
+        return false;
+    for (size_t i = p; i < s.size(); ++i)
+        if (!isDigitC(s[i]))
+            return false;
+    return s[p] != '0';
+}
+
+} // namespace
+
+bool Parser::atTypeStart() const
+{
+    if (at(Kind::BangId) || at(Kind::LParen))
+        return true;
+    if (!at(Kind::BareId))
+        return false;
+    std::string_view t = m_tok.text;
+    return t == "tensor" || t == "tuple" || t == "complex" || t == "vector" || t == "memref" ||
+           isBuiltinScalarName(t);
+}
+
+std::string Parser::captureBalanced(char open, char close)
+{
+    std::string_view src = m_lex.source();
+    size_t start = m_tok.begin;
+    if (start >= src.size() || src[start] != open)
+        errorExpected(std::string("'") + open + "'");
+    int depth = 0;
+    size_t i = start;
+    while (i < src.size()) {
+        char c = src[i];
+        if (c == '"') {
+            Token s = m_lex.lexAt(i);
+            if (s.kind != Kind::String)
+                error(posOf(i), "expected '\"' to terminate string literal");
+            i = s.end;
+            continue;
+        }
+        if (c == '-' && i + 1 < src.size() && src[i + 1] == '>') {
+            i += 2;
+            continue;
+        }
+        if (c == '<' || c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if (c == '>' || c == ')' || c == ']' || c == '}') {
+            --depth;
+            if (depth == 0) {
+                if (c != close)
+                    error(posOf(i), std::string("expected '") + close + "', found '" + c + "'");
+                std::string out = normalizedBody(start, i + 1);
+                resetTo(i + 1);
+                return out;
+            }
+            if (depth < 0)
+                break;
+        }
+        if (depth > kMaxDepth)
+            error(posOf(i), "nesting too deep");
+        ++i;
+    }
+    error(posOf(start), std::string("unbalanced '") + open + "': expected '" + close + "' before end of file");
+}
+
+std::vector<Type> Parser::parseTypeListParens()
+{
+    std::vector<Type> out;
+    expect(Kind::LParen, "to start type list");
+    if (consumeIf(Kind::RParen))
+        return out;
+    while (true) {
+        out.push_back(parseType());
+        if (consumeIf(Kind::RParen))
+            break;
+        expect(Kind::Comma, "or ')' in type list");
+    }
+    return out;
+}
+
+std::vector<Type> Parser::parseFunctionResults()
+{
+    if (at(Kind::LParen))
+        return parseTypeListParens();
+    return {parseType()};
+}
+
+Type Parser::parseFunctionType()
+{
+    std::vector<Type> ins = parseTypeListParens();
+    expect(Kind::Arrow, "in function type");
+    std::vector<Type> outs = parseFunctionResults();
+    return Type::function(std::move(ins), std::move(outs));
+}
+
+std::string Parser::parseElementTypeSpelling()
+{
+    Type t = parseType();
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Opaque: return t.name();
+    case Type::Kind::Token: return "!stablehlo.token";
+    default: break;
+    }
+    return t.toString();
+}
+
+std::optional<Type> Parser::parseOptionalType()
+{
+    if (!atTypeStart())
+        return std::nullopt;
+    return parseType();
+}
+
+Type Parser::parseType()
+{
+    DepthGuard guard(*this);
+    if (at(Kind::LParen))
+        return parseFunctionType();
+    if (at(Kind::BangId)) {
+        std::string name(m_tok.text);
+        auto alias = m_typeAliasValues.find(name);
+        if (alias != m_typeAliasValues.end()) {
+            next();
+            return alias->second;
+        }
+        auto off = m_typeAliasOffsets.find(name);
+        if (off != m_typeAliasOffsets.end()) {
+            Token saved = m_tok;
+            SourcePos p = pos();
+            if (m_aliasInProgress.count(name))
+                error(p, "cyclic type alias '" + name + "'");
+            m_aliasInProgress.insert(name);
+            resetTo(off->second);
+            Type t = parseType();
+            m_aliasInProgress.erase(name);
+            m_typeAliasValues[name] = t;
+            m_tok = saved;
+            next();
+            return t;
+        }
+        if (name == "!stablehlo.token") {
+            next();
+            return Type::token();
+        }
+        if (name.find('.') == std::string::npos)
+            errorHere("undefined symbol alias id '" + name + "'");
+        size_t end = m_tok.end;
+        std::string_view src = m_lex.source();
+        if (end < src.size() && src[end] == '<') {
+            resetTo(end);
+            name += captureBalanced('<', '>');
+            return Type::opaque(name);
+        }
+        next();
+        return Type::opaque(name);
+    }
+    if (!at(Kind::BareId))
+        errorExpected("type");
+    std::string_view kw = m_tok.text;
+    if (kw == "tensor") {
+        next();
+        if (!at(Kind::Less))
+            errorExpected("'<'", "in tensor type");
+        next();
+        std::string_view src = m_lex.source();
+        size_t i = m_tok.begin;
+        std::vector<int64_t> shape;
+        bool unranked = false;
+        while (i < src.size()) {
+            char c = src[i];
+            if (c == '*') {
+                if (i + 1 >= src.size() || src[i + 1] != 'x')
+                    error(posOf(i + 1), "expected 'x' in unranked tensor type");
+                unranked = true;
+                i += 2;
+                break;
+            }
+            if (c == '?') {
+                if (i + 1 >= src.size() || src[i + 1] != 'x')
+                    error(posOf(i + 1), "expected 'x' in dimension list");
+                shape.push_back(Type::kDynamic);
+                i += 2;
+                continue;
+            }
+            if (isDigitC(c)) {
+                size_t s = i;
+                int64_t v = 0;
+                while (i < src.size() && isDigitC(src[i])) {
+                    if (v > (INT64_MAX - 9) / 10)
+                        error(posOf(s), "dimension size too large in tensor type");
+                    v = v * 10 + (src[i] - '0');
+                    ++i;
+                }
+                if (i >= src.size() || src[i] != 'x')
+                    error(posOf(i), std::string("expected 'x' after dimension in tensor shape, found ") +
+                                        describeToken(m_lex.lexAt(i)));
+                shape.push_back(v);
+                ++i;
+                continue;
+            }
+            break;
+        }
+        resetTo(i);
+        std::string elt = parseElementTypeSpelling();
+        std::shared_ptr<const ir::Attribute> enc;
+        if (consumeIf(Kind::Comma))
+            enc = parseAttr();
+        if (!at(Kind::Greater))
+            errorExpected("'>'", "to end tensor type");
+        next();
+        Type t = unranked ? Type::unrankedTensor(elt) : Type::tensor(std::move(shape), elt);
+        if (enc)
+            t.setEncoding(enc);
+        return t;
+    }
+    if (kw == "tuple") {
+        next();
+        expect(Kind::Less, "in tuple type");
+        std::vector<Type> elems;
+        if (!consumeIf(Kind::Greater)) {
+            while (true) {
+                elems.push_back(parseType());
+                if (consumeIf(Kind::Greater))
+                    break;
+                expect(Kind::Comma, "or '>' in tuple type");
+            }
+        }
+        return Type::tuple(std::move(elems));
+    }
+    if (kw == "complex") {
+        next();
+        expect(Kind::Less, "in complex type");
+        std::string inner = parseElementTypeSpelling();
+        expect(Kind::Greater, "to end complex type");
+        return Type::scalar("complex<" + inner + ">");
+    }
+    if (kw == "vector" || kw == "memref") {
+        std::string name(kw);
+        size_t end = m_tok.end;
+        resetTo(end);
+        if (!at(Kind::Less) || m_tok.begin != end)
+            errorExpected("'<'", "after '" + name + "'");
+        name += captureBalanced('<', '>');
+        return Type::opaque(name);
+    }
+    if (isBuiltinScalarName(kw)) {
+        std::string n(kw);
+        next();
+        return Type::scalar(n);
+    }
+    errorExpected("type");
+}
+
+} // namespace shardx::io::detail
