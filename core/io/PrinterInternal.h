@@ -1,0 +1,130 @@
+// Internal interface shared by the MLIR printer's files (not part of the public API).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/io/MlirPrinter.h"
+#include "core/ir/Module.h"
+
+namespace shardx::io::detail {
+
+/// True if `s` matches `[A-Za-z_][A-Za-z0-9_$.]*` (printed without quotes as a key or symbol).
+bool isBareIdentifier(const std::string& s);
+/// Appends `"..."` with MLIR's escapes (`\\`, `\22`, `\0A`...).
+void appendQuoted(std::string& out, const std::string& s);
+/// Appends a symbol reference `@name` / `@"odd name"`.
+void appendSymbol(std::string& out, const std::string& name);
+
+/// How much of an attribute's type may be left out (MLIR's AttrTypeElision).
+enum class TypeElision { Never, May };
+void appendAttribute(std::string& out, const ir::Attribute& attr, TypeElision elision = TypeElision::Never);
+void appendType(std::string& out, const ir::Type& type);
+/// A float as MLIR prints an APFloat of `elementType` (f16, bf16, f32, f64).
+void appendFloat(std::string& out, double value, const std::string& elementType);
+/// An integer of `elementType` (unsigned types print unsigned, i1 as true/false).
+void appendInteger(std::string& out, int64_t value, const std::string& elementType);
+/// `dense<...>` without the trailing type.
+void appendDenseLiteral(std::string& out, const ir::DenseElementsAttr& dense);
+/// `name = value` (or just `name` for a unit attribute).
+void appendNamedAttribute(std::string& out, const ir::NamedAttribute& attr);
+/// `loc(...)`.
+void appendLocation(std::string& out, const ir::LocationAttr& loc);
+
+/// The op printer: SSA naming state plus the output buffer.
+class Printer {
+public:
+    explicit Printer(const PrintOptions& options) : m_options(options) {}
+
+    /// The text printed so far.
+    std::string out;
+    /// Current indentation (spaces) of ops in the block being printed.
+    int indent = 0;
+
+    void printModule(const ir::Module& module);
+
+    // ---- helpers used by the custom op forms (PrinterOps.cpp) ----
+    const PrintOptions& options() const { return m_options; }
+    void appendValue(const ir::Value* v);
+    void appendValues(const std::vector<ir::Value*>& vs);
+    /// `t1, t2` for the given values.
+    void appendValueTypes(const std::vector<ir::Value*>& vs);
+    /// `(operand types) -> result types` (a single non-function result printed bare).
+    void appendFunctionalType(const ir::Op& op);
+    void appendFunctionalType(const std::vector<ir::Type>& ins, const std::vector<ir::Type>& outs);
+    /// ` {a = 1, b}` over props+attrs minus `elided`; nothing when empty.
+    void appendAttrDict(const ir::Op& op, const std::vector<std::string>& elided, bool withKeyword = false);
+    /// Prints `{` newline body `}` at the current indent.
+    void appendRegion(const ir::Region& region, bool printEntryBlockArgs, bool printBlockTerminators = true,
+                      bool printEmptyBlock = false);
+    /// `%arg: type {attrs} loc(..)` (a block argument declaration).
+    void appendBlockArgDecl(const ir::Value* arg, const ir::NamedAttrList* attrs = nullptr);
+    /// The op's trailing location (when printing debug info).
+    void appendTrailingLoc(const ir::AttrPtr& loc, const SourcePos& pos = {});
+
+    /// Custom form of `op` (PrinterOps.cpp); false when it has none or its props do not fit
+    /// (the caller then rolls the output back and prints the generic form).
+    bool printCustomOp(const ir::Op& op, bool inFuncBody);
+    /// Custom forms of sdy ops (PrinterSdyOps.cpp).
+    bool printSdyOp(const ir::Op& op);
+    /// `module @name attributes {..} {..}`; false when the op does not fit that form.
+    bool printModuleOp(const ir::Op& op);
+    /// Custom forms of func ops.
+    bool printFuncOp(const ir::Op& op, bool inFuncBody);
+
+private:
+    struct Counters {
+        unsigned value = 0, arg = 0, conflict = 0;
+    };
+    void numberRegion(const ir::Region& region, Counters c);
+    void numberOp(const ir::Op& op, Counters& c);
+    void setName(const ir::Value* v, const std::string& hint, Counters& c);
+    std::string uniqueName(const std::string& hint, Counters& c);
+
+    void printOp(const ir::Op& op, bool inFuncBody);
+    void printGenericOp(const ir::Op& op);
+    void printBlock(const ir::Block& block, bool printHeader, bool printTerminator, bool inFuncBody);
+    void appendBlockName(const ir::Block* b);
+    void appendResultList(const ir::Op& op);
+
+    const PrintOptions& m_options;
+    /// Name of each value: a number, or kNamed | index into m_namedValues.
+    static constexpr uint32_t kNamed = 0x80000000u;
+    /// Open-addressing map from values to names (the printer's hot lookup).
+    class ValueNameMap {
+    public:
+        void reserve(size_t n);
+        void set(const ir::Value* v, uint32_t id);
+        /// Pointer to the id, or nullptr.
+        const uint32_t* find(const ir::Value* v) const;
+
+    private:
+        size_t slot(const ir::Value* v) const;
+        std::vector<const ir::Value*> m_keys;
+        std::vector<uint32_t> m_ids;
+        size_t m_size = 0;
+    };
+    ValueNameMap m_names;
+    std::vector<std::string> m_namedValues;
+    void appendName(uint32_t id);
+    /// Result groups of ops with named results (start indices), only when more than one group.
+    std::unordered_map<const ir::Op*, std::vector<unsigned>> m_groups;
+    /// Names in use in the current scope chain, with the count of scopes that hold them.
+    std::unordered_map<std::string, int> m_used;
+    std::unordered_map<const ir::Block*, unsigned> m_blockIds;
+    /// Names added by each open naming scope.
+    std::vector<std::vector<std::string>> m_scopeNames;
+};
+
+/// Attribute helpers for custom forms.
+const ir::Attribute* findProp(const ir::Op& op, const std::string& name);
+/// Integer list of a DenseArrayAttr / ArrayAttr of ints / DenseElementsAttr of ints.
+bool intList(const ir::Attribute* a, std::vector<int64_t>& out);
+bool intValue(const ir::Attribute* a, int64_t& out);
+bool boolValue(const ir::Attribute* a, bool& out);
+/// Keyword of an enum attribute: `#stablehlo<comparison_direction GT>` -> "GT"; a string attr's value.
+bool enumKeyword(const ir::Attribute* a, std::string& out);
+
+} // namespace shardx::io::detail
