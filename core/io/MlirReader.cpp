@@ -740,6 +740,28 @@ void Parser::parseTopLevel()
     }
     m_regionStack.pop_back();
     popScope();
+    adoptSingleGenericModule();
+}
+
+void Parser::adoptSingleGenericModule()
+{
+    // A file holding one generic `"builtin.module"() ({...})` is that module (as in MLIR):
+    // move its attributes and body into the module instead of nesting it.
+    ir::Block& body = m_module->body();
+    if (body.ops().size() != 1)
+        return;
+    Op* inner = body.ops().front().get();
+    if (inner->name() != "builtin.module" || inner->numRegions() != 1 || inner->region(0).blocks().size() != 1)
+        return;
+    Op& outer = m_module->op();
+    outer.props() = inner->props();
+    outer.attrs() = inner->attrs();
+    outer.pos = inner->pos;
+    outer.loc = inner->loc;
+    std::unique_ptr<Op> owned = body.remove(inner);
+    ir::Block& innerBody = owned->region(0).front();
+    while (!innerBody.ops().empty())
+        body.push_back(innerBody.remove(innerBody.ops().front().get()));
 }
 
 std::unique_ptr<ir::Module> Parser::parseModuleTop()

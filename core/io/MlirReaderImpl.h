@@ -142,6 +142,7 @@ public:
     void parseOptionalTrailingLoc(AttrPtr& out);
 
     // ---- ops and regions (MlirReader.cpp) -----------------------------------------------
+    void adoptSingleGenericModule();
     void parseTopLevel();
     void parseOperation(ir::Block& block);
     std::unique_ptr<Op> parseGenericOp(const SourcePos& p);

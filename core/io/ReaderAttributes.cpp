@@ -315,6 +315,9 @@ AttrPtr Parser::parseIntegerOrFloatAttr()
             v = std::strtod(std::string(lit.text).c_str(), nullptr);
             if (neg)
                 v = -v;
+            // Round to the attribute's type, as MLIR's APFloat does (0.9 : f32 is 0.899999976).
+            if (isFloatType && tn != "f64")
+                v = decodeFloat(encodeFloat(v, ff), ff);
         }
         return makeAttr(FloatAttr{v, type});
     }
@@ -362,6 +365,9 @@ AttrPtr Parser::parseDenseArray()
                     if (!isF)
                         errorHere("floating point value in integer dense array");
                     double v = std::strtod(std::string(m_tok.text).c_str(), nullptr);
+                    FloatFormat eff;
+                    if (a.elementType != "f64" && floatFormat(a.elementType, eff))
+                        v = decodeFloat(encodeFloat(v, eff), eff);
                     a.floats.push_back(neg ? -v : v);
                 } else if (at(Kind::Integer)) {
                     bool ovf = false;

@@ -77,6 +77,8 @@
 //                    output_operand_aliases, called_computations, custom_call_schedule
 // fft                fft_type: Opq("stablehlo", "", "fft_type FFT"); fft_length: DA i64
 // cholesky           lower: BoolAttr
+// get_dimension_size dimension: IntegerAttr i64 (`, dim = N`)
+// complex            `%re, %im : tensor<...xcomplex<T>>`: operands get the element part type T
 // rng_bit_generator  rng_algorithm: Opq("stablehlo", "", "rng_algorithm DEFAULT")
 // reduce_precision   exponent_bits, mantissa_bits: IntegerAttr i32 (`format = e5m10`)
 // get_tuple_element  index: IntegerAttr i32
@@ -157,6 +159,11 @@ void Parser::parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, con
     }
     Type t = parseType();
     std::vector<Type> ins(refs.size(), t);
+    // `stablehlo.complex %re, %im : tensor<4xcomplex<f32>>` names the result type only.
+    const std::string& et = t.elementType();
+    if (op.name() == "stablehlo.complex" && t.isTensor() && et.rfind("complex<", 0) == 0 && et.back() == '>')
+        ins.assign(refs.size(), t.isRankedTensor() ? Type::tensor(t.shape(), et.substr(8, et.size() - 9))
+                                                   : Type::unrankedTensor(et.substr(8, et.size() - 9)));
     if (consumeIf(Kind::Arrow)) {
         for (const Type& r : parseFunctionResults())
             op.addResult(r);
@@ -664,6 +671,12 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
                 errorExpected("'true' or 'false'");
             op->setProp("lower", makeAttr(BoolAttr{atKeyword("true")}));
             next();
+        });
+    } else if (shortName == "get_dimension_size") {
+        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+            if (key != "dim")
+                unknownKey(key, kp);
+            op->setProp("dimension", i64Attr(parseInt64("as dimension")));
         });
     } else if (shortName == "rng_bit_generator") {
         keywordArgs([&](const std::string& key, const SourcePos& kp) {

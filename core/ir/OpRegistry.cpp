@@ -25,7 +25,7 @@ const char* const kElementwise[] = {
     "subtract", "tan", "tanh", "xor", "reshape", "bitcast_convert", "clamp", "select",
     "dynamic_update_slice", "tuple", "get_tuple_element", "create_token", "after_all",
     "optimization_barrier", "broadcast", "dynamic_reshape", "dynamic_broadcast_in_dim",
-    "dynamic_iota", "dynamic_pad", "get_dimension_size", "set_dimension_size", "uniform_quantize",
+    "dynamic_iota", "dynamic_pad", "set_dimension_size", "uniform_quantize",
     "uniform_dequantize", "rng", "real_dynamic_slice"};
 
 std::vector<Row> rows()
@@ -77,6 +77,7 @@ std::vector<Row> rows()
           "operand_layouts", "result_layouts", "output_operand_aliases", "custom_call_schedule"}},
         {"stablehlo.fft", kPure | kCustom, {"fft_type", "fft_length"}},
         {"stablehlo.cholesky", kPure | kCustom, {"lower"}},
+        {"stablehlo.get_dimension_size", kPure | kCustom, {"dimension"}},
         {"stablehlo.rng_bit_generator", kPure | kCustom, {"rng_algorithm"}},
         {"stablehlo.reduce_precision", kPure | kCustom, {"exponent_bits", "mantissa_bits"}},
         {"stablehlo.get_tuple_element", kPure | kCustom, {"index"}},

@@ -50,6 +50,42 @@ class TestRoundTrip : public QObject {
     Q_OBJECT
 
 private slots:
+    void printedFormsReadBack_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("complex") << "func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xcomplex<f32>> {\n"
+                                    "  %0 = \"stablehlo.complex\"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> "
+                                    "tensor<4xcomplex<f32>>\n  return %0 : tensor<4xcomplex<f32>>\n}\n";
+        QTest::newRow("get_dimension_size")
+            << "func.func @f(%d: tensor<4x?xf32>) -> tensor<i32> {\n"
+               "  %0 = \"stablehlo.get_dimension_size\"(%d) {dimension = 1 : i64} : (tensor<4x?xf32>) -> tensor<i32>\n"
+               "  return %0 : tensor<i32>\n}\n";
+        QTest::newRow("f32 rounding") << "func.func @f() -> tensor<2xf32> {\n"
+                                         "  %0 = stablehlo.constant dense<[0.9, 1.1]> : tensor<2xf32>\n"
+                                         "  return %0 : tensor<2xf32>\n}\n";
+        QTest::newRow("generic module") << "\"builtin.module\"() ({\n  sdy.mesh @mesh = <[\"x\"=2]>\n}) {foo = 1 : i64} "
+                                           ": () -> ()\n";
+    }
+
+    void printedFormsReadBack()
+    {
+        QFETCH(QString, text);
+        for (bool generic : {false, true}) {
+            DiagnosticList d1;
+            auto m1 = io::parseMlir(text.toStdString(), "in.mlir", d1);
+            QVERIFY2(m1 && !d1.hasErrors(), d1.formatAll().c_str());
+            io::PrintOptions po;
+            po.genericForm = generic;
+            std::string printed = io::printModule(*m1, po);
+            DiagnosticList d2;
+            auto m2 = io::parseMlir(printed, "printed.mlir", d2);
+            QVERIFY2(m2 && !d2.hasErrors(), (printed + d2.formatAll()).c_str());
+            std::string why;
+            QVERIFY2(ir::modulesEquivalent(*m1, *m2, &why), (printed + why).c_str());
+            QCOMPARE(io::printModule(*m2, po), printed);
+        }
+    }
+
     void everyParsableUnitRoundTrips()
     {
         fs::path dir = conformanceDir() / "cases";
