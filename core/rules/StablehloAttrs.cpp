@@ -1,0 +1,353 @@
+// StablehloAttrs: parsers for dot/gather/scatter/conv dimension numbers and attribute helpers.
+#include "core/rules/StablehloAttrs.h"
+
+#include <cctype>
+#include <map>
+
+namespace shardx::stablehlo {
+
+namespace {
+
+/// A tiny cursor over a normalized attribute body.
+class BodyLexer {
+public:
+    explicit BodyLexer(const std::string& s) : m_s(s) {}
+
+    void skipSpace()
+    {
+        while (m_pos < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_pos])))
+            ++m_pos;
+    }
+    bool atEnd()
+    {
+        skipSpace();
+        return m_pos >= m_s.size();
+    }
+    bool consume(char c)
+    {
+        skipSpace();
+        if (m_pos < m_s.size() && m_s[m_pos] == c) {
+            ++m_pos;
+            return true;
+        }
+        return false;
+    }
+    bool consume(const std::string& word)
+    {
+        skipSpace();
+        if (m_s.compare(m_pos, word.size(), word) == 0) {
+            m_pos += word.size();
+            return true;
+        }
+        return false;
+    }
+    std::string identifier()
+    {
+        skipSpace();
+        size_t start = m_pos;
+        while (m_pos < m_s.size() && (std::isalnum(static_cast<unsigned char>(m_s[m_pos])) || m_s[m_pos] == '_'))
+            ++m_pos;
+        return m_s.substr(start, m_pos - start);
+    }
+    std::optional<int64_t> integer()
+    {
+        skipSpace();
+        size_t start = m_pos;
+        if (m_pos < m_s.size() && m_s[m_pos] == '-')
+            ++m_pos;
+        size_t digits = m_pos;
+        while (m_pos < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_pos])))
+            ++m_pos;
+        if (m_pos == digits) {
+            m_pos = start;
+            return std::nullopt;
+        }
+        return std::stoll(m_s.substr(start, m_pos - start));
+    }
+    size_t pos() const { return m_pos; }
+
+private:
+    const std::string& m_s;
+    size_t m_pos = 0;
+};
+
+/// A parsed `key = [ints]` / `key = int` entry list.
+using KeyValues = std::map<std::string, std::vector<int64_t>>;
+
+std::optional<KeyValues> parseKeyValues(const std::string& body, std::string* error)
+{
+    KeyValues out;
+    BodyLexer lex(body);
+    auto fail = [&](const std::string& what) -> std::optional<KeyValues> {
+        if (error)
+            *error = what + " at offset " + std::to_string(lex.pos()) + " in '" + body + "'";
+        return std::nullopt;
+    };
+    lex.consume("raw");
+    while (!lex.atEnd()) {
+        std::string key = lex.identifier();
+        if (key.empty())
+            return fail("expected a field name");
+        if (!lex.consume('='))
+            return fail("expected '=' after '" + key + "'");
+        std::vector<int64_t> values;
+        if (lex.consume('[')) {
+            if (!lex.consume(']')) {
+                do {
+                    auto v = lex.integer();
+                    if (!v)
+                        return fail("expected an integer");
+                    values.push_back(*v);
+                } while (lex.consume(','));
+                if (!lex.consume(']'))
+                    return fail("expected ']'");
+            }
+        } else {
+            auto v = lex.integer();
+            if (!v)
+                return fail("expected an integer or a list");
+            values.push_back(*v);
+        }
+        out[key] = std::move(values);
+        if (!lex.consume(','))
+            break;
+    }
+    if (!lex.atEnd())
+        return fail("unexpected text");
+    return out;
+}
+
+std::vector<int64_t> listOf(const KeyValues& kv, const char* key)
+{
+    auto it = kv.find(key);
+    return it == kv.end() ? std::vector<int64_t>{} : it->second;
+}
+
+int64_t intOf(const KeyValues& kv, const char* key, int64_t dflt = 0)
+{
+    auto it = kv.find(key);
+    return it == kv.end() || it->second.empty() ? dflt : it->second.front();
+}
+
+/// One `[b, 0, 1, f]` group of the compact conv form: role letter or spatial index per dim.
+bool parseConvGroup(BodyLexer& lex, char a, char b, int64_t& dimA, int64_t& dimB, std::vector<int64_t>& spatial)
+{
+    if (!lex.consume('['))
+        return false;
+    std::map<int64_t, int64_t> spatialByIndex;
+    int64_t dim = 0;
+    bool foundA = false, foundB = false;
+    if (!lex.consume(']')) {
+        do {
+            lex.skipSpace();
+            if (auto n = lex.integer()) {
+                spatialByIndex[*n] = dim;
+            } else {
+                std::string id = lex.identifier();
+                if (id.size() != 1)
+                    return false;
+                if (id[0] == a) {
+                    dimA = dim;
+                    foundA = true;
+                } else if (id[0] == b) {
+                    dimB = dim;
+                    foundB = true;
+                } else {
+                    return false;
+                }
+            }
+            ++dim;
+        } while (lex.consume(','));
+        if (!lex.consume(']'))
+            return false;
+    }
+    spatial.clear();
+    for (int64_t i = 0; i < static_cast<int64_t>(spatialByIndex.size()); ++i) {
+        auto it = spatialByIndex.find(i);
+        if (it == spatialByIndex.end())
+            return false;
+        spatial.push_back(it->second);
+    }
+    return foundA && foundB;
+}
+
+} // namespace
+
+std::optional<DotDimensionNumbers> parseDotDimensionNumbers(const std::string& body, std::string* error)
+{
+    auto kv = parseKeyValues(body, error);
+    if (!kv)
+        return std::nullopt;
+    DotDimensionNumbers d;
+    d.lhsBatching = listOf(*kv, "lhs_batching_dimensions");
+    d.rhsBatching = listOf(*kv, "rhs_batching_dimensions");
+    d.lhsContracting = listOf(*kv, "lhs_contracting_dimensions");
+    d.rhsContracting = listOf(*kv, "rhs_contracting_dimensions");
+    if (d.lhsBatching.size() != d.rhsBatching.size() || d.lhsContracting.size() != d.rhsContracting.size()) {
+        if (error)
+            *error = "lhs and rhs dimension lists differ in length";
+        return std::nullopt;
+    }
+    return d;
+}
+
+std::optional<GatherDimensionNumbers> parseGatherDimensionNumbers(const std::string& body, std::string* error)
+{
+    auto kv = parseKeyValues(body, error);
+    if (!kv)
+        return std::nullopt;
+    GatherDimensionNumbers g;
+    g.offsetDims = listOf(*kv, "offset_dims");
+    g.collapsedSliceDims = listOf(*kv, "collapsed_slice_dims");
+    g.operandBatchingDims = listOf(*kv, "operand_batching_dims");
+    g.startIndicesBatchingDims = listOf(*kv, "start_indices_batching_dims");
+    g.startIndexMap = listOf(*kv, "start_index_map");
+    g.indexVectorDim = intOf(*kv, "index_vector_dim");
+    return g;
+}
+
+std::optional<ScatterDimensionNumbers> parseScatterDimensionNumbers(const std::string& body, std::string* error)
+{
+    auto kv = parseKeyValues(body, error);
+    if (!kv)
+        return std::nullopt;
+    ScatterDimensionNumbers s;
+    s.updateWindowDims = listOf(*kv, "update_window_dims");
+    s.insertedWindowDims = listOf(*kv, "inserted_window_dims");
+    s.inputBatchingDims = listOf(*kv, "input_batching_dims");
+    s.scatterIndicesBatchingDims = listOf(*kv, "scatter_indices_batching_dims");
+    s.scatterDimsToOperandDims = listOf(*kv, "scatter_dims_to_operand_dims");
+    s.indexVectorDim = intOf(*kv, "index_vector_dim");
+    return s;
+}
+
+std::optional<ConvDimensionNumbers> parseConvDimensionNumbers(const std::string& body, std::string* error)
+{
+    ConvDimensionNumbers c;
+    BodyLexer lex(body);
+    lex.skipSpace();
+    if (!lex.consume("raw") && lex.consume('[')) {
+        BodyLexer g(body);
+        if (parseConvGroup(g, 'b', 'f', c.inputBatch, c.inputFeature, c.inputSpatial) && g.consume('x') &&
+            parseConvGroup(g, 'i', 'o', c.kernelInputFeature, c.kernelOutputFeature, c.kernelSpatial) &&
+            g.consume("->") && parseConvGroup(g, 'b', 'f', c.outputBatch, c.outputFeature, c.outputSpatial) &&
+            g.atEnd())
+            return c;
+        if (error)
+            *error = "malformed convolution dimension numbers '" + body + "'";
+        return std::nullopt;
+    }
+    auto kv = parseKeyValues(body, error);
+    if (!kv)
+        return std::nullopt;
+    c.inputBatch = intOf(*kv, "input_batch_dimension");
+    c.inputFeature = intOf(*kv, "input_feature_dimension");
+    c.inputSpatial = listOf(*kv, "input_spatial_dimensions");
+    c.kernelInputFeature = intOf(*kv, "kernel_input_feature_dimension");
+    c.kernelOutputFeature = intOf(*kv, "kernel_output_feature_dimension");
+    c.kernelSpatial = listOf(*kv, "kernel_spatial_dimensions");
+    c.outputBatch = intOf(*kv, "output_batch_dimension");
+    c.outputFeature = intOf(*kv, "output_feature_dimension");
+    c.outputSpatial = listOf(*kv, "output_spatial_dimensions");
+    return c;
+}
+
+std::string enumKeyword(const ir::Attribute* attr)
+{
+    if (!attr)
+        return {};
+    if (const auto* o = attr->as<ir::OpaqueAttr>()) {
+        const std::string& b = o->body;
+        size_t end = b.find_last_not_of(" >");
+        if (end == std::string::npos)
+            return {};
+        size_t start = b.find_last_of(' ', end);
+        return b.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    }
+    if (const auto* s = attr->as<ir::StringAttr>())
+        return s->value;
+    return {};
+}
+
+std::optional<std::vector<int64_t>> intList(const ir::Attribute* attr, int64_t expectedCount)
+{
+    if (!attr)
+        return std::nullopt;
+    if (const auto* da = attr->as<ir::DenseArrayAttr>())
+        return da->ints;
+    if (const auto* arr = attr->as<ir::ArrayAttr>()) {
+        std::vector<int64_t> out;
+        for (const auto& e : arr->elements) {
+            auto v = intValue(e.get());
+            if (!v)
+                return std::nullopt;
+            out.push_back(*v);
+        }
+        return out;
+    }
+    if (const auto* de = attr->as<ir::DenseElementsAttr>()) {
+        const std::string& et = de->type.elementType();
+        if (!ir::isIntegerElementType(et))
+            return std::nullopt;
+        int bits = ir::elementBitWidth(et);
+        size_t bytes = bits <= 8 ? 1 : static_cast<size_t>(bits / 8);
+        if (bytes == 0 || de->data.size() % bytes != 0)
+            return std::nullopt;
+        std::vector<int64_t> out;
+        bool isUnsigned = ir::isUnsignedElementType(et);
+        for (size_t off = 0; off + bytes <= de->data.size(); off += bytes) {
+            uint64_t raw = 0;
+            for (size_t b = 0; b < bytes; ++b)
+                raw |= static_cast<uint64_t>(de->data[off + b]) << (8 * b);
+            int64_t v;
+            if (bytes < 8 && !isUnsigned && bits > 1 && (raw >> (bytes * 8 - 1)) & 1)
+                v = static_cast<int64_t>(raw | (~uint64_t(0) << (bytes * 8)));
+            else
+                v = static_cast<int64_t>(raw);
+            out.push_back(v);
+        }
+        int64_t count = de->type.isRankedTensor() ? de->type.numElements() : -1;
+        if (de->splat || out.size() == 1) {
+            int64_t n = expectedCount > 0 ? expectedCount : (count > 0 ? count : 1);
+            if (!out.empty())
+                out.assign(static_cast<size_t>(n), out.front());
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
+std::optional<int64_t> intValue(const ir::Attribute* attr)
+{
+    if (!attr)
+        return std::nullopt;
+    if (const auto* i = attr->as<ir::IntegerAttr>())
+        return i->value;
+    if (const auto* b = attr->as<ir::BoolAttr>())
+        return b->value ? 1 : 0;
+    return std::nullopt;
+}
+
+std::optional<bool> boolValue(const ir::Attribute* attr)
+{
+    if (!attr)
+        return std::nullopt;
+    if (const auto* b = attr->as<ir::BoolAttr>())
+        return b->value;
+    if (attr->is<ir::UnitAttr>())
+        return true;
+    if (const auto* i = attr->as<ir::IntegerAttr>())
+        return i->value != 0;
+    return std::nullopt;
+}
+
+std::optional<std::string> stringValue(const ir::Attribute* attr)
+{
+    if (!attr)
+        return std::nullopt;
+    if (const auto* s = attr->as<ir::StringAttr>())
+        return s->value;
+    return std::nullopt;
+}
+
+} // namespace shardx::stablehlo

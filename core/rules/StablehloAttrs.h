@@ -1,0 +1,65 @@
+// StablehloAttrs: parsers for the dimension-number attribute bodies of StableHLO ops.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/Attribute.h"
+#include "core/ir/Operation.h"
+
+namespace shardx::stablehlo {
+
+/// `#stablehlo.dot<lhs_batching_dimensions = [0], ...>`.
+struct DotDimensionNumbers {
+    std::vector<int64_t> lhsBatching, rhsBatching, lhsContracting, rhsContracting;
+};
+
+/// `#stablehlo.gather<offset_dims = [..], collapsed_slice_dims = [..], ...>`.
+struct GatherDimensionNumbers {
+    std::vector<int64_t> offsetDims, collapsedSliceDims, operandBatchingDims, startIndicesBatchingDims, startIndexMap;
+    int64_t indexVectorDim = 0;
+};
+
+/// `#stablehlo.scatter<update_window_dims = [..], inserted_window_dims = [..], ...>`.
+struct ScatterDimensionNumbers {
+    std::vector<int64_t> updateWindowDims, insertedWindowDims, inputBatchingDims, scatterIndicesBatchingDims,
+        scatterDimsToOperandDims;
+    int64_t indexVectorDim = 0;
+};
+
+/// `#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>` (or the `raw` key form).
+struct ConvDimensionNumbers {
+    int64_t inputBatch = 0, inputFeature = 0;
+    std::vector<int64_t> inputSpatial;
+    int64_t kernelInputFeature = 0, kernelOutputFeature = 0;
+    std::vector<int64_t> kernelSpatial;
+    int64_t outputBatch = 0, outputFeature = 0;
+    std::vector<int64_t> outputSpatial;
+};
+
+/// Parse the body (text between the outer `<` `>`) of each attribute. The error string
+/// says what was wrong.
+std::optional<DotDimensionNumbers> parseDotDimensionNumbers(const std::string& body, std::string* error = nullptr);
+std::optional<GatherDimensionNumbers> parseGatherDimensionNumbers(const std::string& body,
+                                                                   std::string* error = nullptr);
+std::optional<ScatterDimensionNumbers> parseScatterDimensionNumbers(const std::string& body,
+                                                                     std::string* error = nullptr);
+std::optional<ConvDimensionNumbers> parseConvDimensionNumbers(const std::string& body, std::string* error = nullptr);
+
+/// Keyword of an enum attribute `#stablehlo<transpose TRANSPOSE>` -> "TRANSPOSE" (the last
+/// word of the body), or of a string attribute; empty if absent.
+std::string enumKeyword(const ir::Attribute* attr);
+
+/// Integers of an attribute: DenseArrayAttr ints, ArrayAttr of IntegerAttr, or a
+/// DenseElementsAttr of an integer type (splat expanded to `expectedCount` when > 0).
+std::optional<std::vector<int64_t>> intList(const ir::Attribute* attr, int64_t expectedCount = 0);
+/// Integer value of an IntegerAttr (or BoolAttr), or nullopt.
+std::optional<int64_t> intValue(const ir::Attribute* attr);
+/// Boolean value of a BoolAttr (or UnitAttr = true), or nullopt.
+std::optional<bool> boolValue(const ir::Attribute* attr);
+/// String value of a StringAttr, or nullopt.
+std::optional<std::string> stringValue(const ir::Attribute* attr);
+
+} // namespace shardx::stablehlo

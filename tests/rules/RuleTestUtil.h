@@ -1,0 +1,65 @@
+// Shared helpers of the rule tests: parse a function and compute the rule of one of its ops.
+#pragma once
+
+#include <QtTest>
+
+#include <memory>
+#include <string>
+
+#include "core/io/MlirReader.h"
+#include "core/ir/Module.h"
+#include "core/rules/RuleRegistry.h"
+#include "core/rules/RuleVerifier.h"
+
+namespace shardx::testutil {
+
+/// A parsed module and the first op named `opName` in it.
+struct ParsedOp {
+    std::unique_ptr<ir::Module> module;
+    ir::Op* op = nullptr;
+    std::string error;
+};
+
+inline ParsedOp parseOp(const std::string& text, const std::string& opName)
+{
+    ParsedOp p;
+    DiagnosticList diags;
+    io::ReadOptions ro;
+    ro.allowUnregisteredDialects = true;
+    p.module = io::parseMlir(text, "test.mlir", diags, ro);
+    if (!p.module) {
+        p.error = diags.formatAll();
+        return p;
+    }
+    p.module->op().walk([&](ir::Op* o) {
+        if (!p.op && o->name() == opName)
+            p.op = o;
+    });
+    if (!p.op)
+        p.error = "no op " + opName;
+    return p;
+}
+
+/// The printed rule of `opName` in `text` ("none: REASON" when there is none, "ERROR: ..."
+/// when the rule does not verify against the op's types).
+inline std::string ruleOf(const std::string& text, const std::string& opName, bool conservative = false)
+{
+    ParsedOp p = parseOp(text, opName);
+    if (!p.op)
+        return "PARSE: " + p.error;
+    RuleOptions options;
+    options.conservativePropagation = conservative;
+    RuleResult r = computeOpShardingRule(*p.op, options);
+    if (r.outcome != RuleOutcome::Created)
+        return "none: " + r.reason;
+    std::vector<ir::Type> ops, res;
+    for (const ir::Value* v : p.op->operands())
+        ops.push_back(v->type());
+    for (const auto& v : p.op->results())
+        res.push_back(v->type());
+    if (auto err = verifyOpShardingRule(*r.rule, ops, res))
+        return "ERROR: " + *err + " in " + r.rule->toString();
+    return r.rule->toString();
+}
+
+} // namespace shardx::testutil
