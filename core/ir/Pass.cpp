@@ -2,6 +2,9 @@
 #include "core/ir/Pass.h"
 
 #include "core/ir/Canonicalizer.h"
+#include "core/propagation/DataFlowEdgePasses.h"
+#include "core/propagation/PropagationPasses.h"
+#include "core/propagation/PropagationPipeline.h"
 #include "core/rules/PopulateRulesPass.h"
 
 namespace shardx::ir {
@@ -16,6 +19,11 @@ const std::vector<PassInfo>& registeredPasses()
                                 {},
                                 [](Module& m, const PassOptions&, DiagnosticList&) { return canonicalize(m); }});
         list.push_back(populateOpShardingRulesPassInfo());
+        for (PassInfo& p : propagationPassInfos())
+            list.push_back(std::move(p));
+        for (PassInfo& p : dataFlowEdgePassInfos())
+            list.push_back(std::move(p));
+        list.push_back(propagationPipelinePassInfo());
         return list;
     }();
     return passes;

@@ -1,0 +1,173 @@
+// sdy-add-data-flow-edges and sdy-sink-data-flow-edges (SDY.md 3.5).
+#include "core/propagation/DataFlowEdgePasses.h"
+
+#include <functional>
+
+#include "core/ir/ShardingAccess.h"
+#include "core/propagation/ValueSharding.h"
+
+namespace shardx {
+
+using ir::Op;
+using ir::Value;
+
+namespace {
+
+void walkPostOrder(Op& op, const std::function<void(Op&)>& fn)
+{
+    for (const auto& region : op.regions())
+        for (const auto& block : region->blocks()) {
+            std::vector<Op*> ops;
+            for (const auto& child : block->ops())
+                ops.push_back(child.get());
+            for (Op* child : ops)
+                walkPostOrder(*child, fn);
+        }
+    fn(op);
+}
+
+bool isStaticTensor(const Value* v) { return v->type().isRankedTensor() && v->type().hasStaticShape(); }
+
+void addEdge(Value* owner)
+{
+    auto op = std::make_unique<Op>("sdy.data_flow_edge");
+    op->addOperand(owner);
+    Value* result = op->addResult(owner->type());
+    if (std::optional<TensorSharding> s = getOwnSharding(owner))
+        op->setProp("sharding", ir::makeAttr(ir::ShardingAttr{*s}));
+    Op* raw = nullptr;
+    if (Op* def = owner->definingOp()) {
+        raw = def->parentBlock()->insertAfter(def, std::move(op));
+        raw->pos = def->pos;
+    } else {
+        ir::Block* b = owner->ownerBlock();
+        raw = b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
+    }
+    replaceUses(owner, result, raw);
+}
+
+void setList(Op& op, const std::string& name, ShardingPerValue list)
+{
+    ir::AttrPtr attr = ir::makeAttr(ir::ShardingPerValueAttr{std::move(list)});
+    if (name == "sdy.sharding")
+        op.setDiscardable(name, attr);
+    else
+        op.setProp(name, attr);
+}
+
+/// Collects the edge shardings of `owners`; returns false when none has one.
+bool edgeShardings(const std::vector<Value*>& owners, std::vector<std::optional<TensorSharding>>& out,
+                   MeshRef& mesh)
+{
+    bool any = false;
+    for (Value* owner : owners) {
+        Op* edge = dataFlowEdgeOpOf(owner);
+        std::optional<TensorSharding> s = edge ? getOwnSharding(edge->result(0)) : std::nullopt;
+        if (s && !any) {
+            mesh = s->mesh;
+            any = true;
+        }
+        out.push_back(s);
+    }
+    return any;
+}
+
+void sinkOp(Op& op)
+{
+    const bool manual = op.name() == "sdy.manual_computation";
+    const std::vector<std::string> manualAxes = manual ? manualAxesOf(op) : std::vector<std::string>{};
+    const bool regionOp = manual || op.name() == "sdy.named_computation";
+
+    std::vector<Value*> args = blockArgOwners(op);
+    std::vector<std::optional<TensorSharding>> shardings;
+    MeshRef mesh;
+    if (!args.empty() && edgeShardings(args, shardings, mesh)) {
+        ShardingPerValue list;
+        const ShardingPerValue* old = ir::shardingsAttrOf(op, "in_shardings");
+        for (size_t i = 0; i < args.size(); ++i) {
+            TensorSharding s = shardings[i] ? *shardings[i] : TensorSharding::open(mesh, valueRank(args[i]));
+            if (manual && old && i < old->shardings.size())
+                s = addManualAxes(old->shardings[i], s, manualAxes);
+            list.shardings.push_back(std::move(s));
+        }
+        setList(op, "in_shardings", std::move(list));
+    }
+    std::vector<Value*> results = resultOwners(op);
+    shardings.clear();
+    if (!results.empty() && edgeShardings(results, shardings, mesh)) {
+        ShardingPerValue list;
+        for (size_t i = 0; i < results.size(); ++i)
+            list.shardings.push_back(shardings[i] ? *shardings[i] : TensorSharding::open(mesh, valueRank(results[i])));
+        setList(op, regionOp ? "out_shardings" : "sdy.sharding", std::move(list));
+    }
+}
+
+} // namespace
+
+bool addDataFlowEdges(ir::Module& module)
+{
+    for (Op* func : module.funcs()) {
+        walkPostOrder(*func, [](Op& op) {
+            if (!isDataFlowOp(op))
+                return;
+            std::vector<Value*> results = resultOwners(op);
+            std::vector<Value*> argOwners = blockArgOwners(op);
+            // Block-argument owners then result owners, each group processed in reverse so that
+            // consecutive edges end up in owner order.
+            for (auto it = argOwners.rbegin(); it != argOwners.rend(); ++it)
+                if (isStaticTensor(*it) && !dataFlowEdgeOpOf(*it))
+                    addEdge(*it);
+            for (auto it = results.rbegin(); it != results.rend(); ++it)
+                if (isStaticTensor(*it) && !dataFlowEdgeOpOf(*it))
+                    addEdge(*it);
+        });
+    }
+    return true;
+}
+
+bool sinkDataFlowEdges(ir::Module& module)
+{
+    for (Op* func : module.funcs()) {
+        std::vector<Op*> dataFlowOps;
+        std::vector<Op*> edges;
+        func->walk([&](Op* op) {
+            if (isDataFlowOp(*op))
+                dataFlowOps.push_back(op);
+            else if (op->name() == "sdy.data_flow_edge")
+                edges.push_back(op);
+        });
+        for (Op* op : dataFlowOps)
+            sinkOp(*op);
+        for (Op* edge : edges) {
+            replaceUses(edge->result(0), edge->operand(0));
+            edge->dropAllReferences();
+            edge->erase();
+        }
+    }
+    return true;
+}
+
+std::vector<ir::PassInfo> dataFlowEdgePassInfos()
+{
+    std::vector<ir::PassInfo> list;
+    list.push_back(ir::PassInfo{"sdy-add-data-flow-edges", "insert sdy.data_flow_edge on every data-flow edge owner",
+                                {},
+                                [](ir::Module& m, const ir::PassOptions&, DiagnosticList&) {
+                                    return addDataFlowEdges(m);
+                                }});
+    list.push_back(ir::PassInfo{"sdy-sink-data-flow-edges",
+                                "move data-flow edge shardings back onto their ops and remove the edges",
+                                {"sink-debug-sharding-origins", "sink-debug-propagation-edge-sharding"},
+                                [](ir::Module& m, const ir::PassOptions&, DiagnosticList&) {
+                                    return sinkDataFlowEdges(m);
+                                }});
+    list.push_back(ir::PassInfo{"sdy-apply-sharding-constraints",
+                                "copy fully closed sharding constraints onto their unsharded inputs",
+                                {"debug-sharding-origins", "debug-propagation-edge-sharding"},
+                                [](ir::Module& m, const ir::PassOptions&, DiagnosticList&) {
+                                    return applyShardingConstraints(m);
+                                }});
+    return list;
+}
+
+} // namespace shardx

@@ -1,0 +1,325 @@
+// Pipeline sub-steps that rewrite shardings, meshes, symbols and rules (SDY.md 3.7).
+#include "core/propagation/PipelineSteps.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "core/ir/Canonicalizer.h"
+#include "core/ir/ShardingAccess.h"
+#include "core/rules/RuleRegistry.h"
+
+namespace shardx {
+
+using ir::Op;
+
+namespace {
+
+ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorSharding&)>& fn)
+{
+    if (!a)
+        return nullptr;
+    if (const auto* s = a->as<ir::ShardingAttr>()) {
+        TensorSharding copy = s->sharding;
+        return fn(copy) ? ir::makeAttr(ir::ShardingAttr{std::move(copy)}) : nullptr;
+    }
+    if (const auto* l = a->as<ir::ShardingPerValueAttr>()) {
+        ShardingPerValue copy = l->value;
+        bool any = false;
+        for (TensorSharding& s : copy.shardings)
+            any = fn(s) || any;
+        return any ? ir::makeAttr(ir::ShardingPerValueAttr{std::move(copy)}) : nullptr;
+    }
+    if (const auto* arr = a->as<ir::ArrayAttr>()) {
+        ir::ArrayAttr copy = *arr;
+        bool any = false;
+        for (ir::AttrPtr& e : copy.elements)
+            if (ir::AttrPtr n = transformAttr(e, fn)) {
+                e = n;
+                any = true;
+            }
+        return any ? ir::makeAttr(std::move(copy)) : nullptr;
+    }
+    if (const auto* d = a->as<ir::DictionaryAttr>()) {
+        ir::DictionaryAttr copy = *d;
+        bool any = false;
+        for (ir::NamedAttribute& e : copy.entries)
+            if (ir::AttrPtr n = transformAttr(e.value, fn)) {
+                e.value = n;
+                any = true;
+            }
+        return any ? ir::makeAttr(std::move(copy)) : nullptr;
+    }
+    return nullptr;
+}
+
+void transformList(ir::NamedAttrList& list, const std::function<bool(TensorSharding&)>& fn)
+{
+    for (ir::NamedAttribute& e : list)
+        if (ir::AttrPtr n = transformAttr(e.value, fn))
+            e.value = n;
+}
+
+std::string calleeOf(const Op& call)
+{
+    const ir::Attribute* a = call.attr("callee");
+    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
+    return ref && !ref->path.empty() ? ref->path.back() : std::string();
+}
+
+bool isPrivate(const Op& func)
+{
+    const ir::Attribute* a = func.attr("sym_visibility");
+    const ir::StringAttr* s = a ? a->as<ir::StringAttr>() : nullptr;
+    return s && s->value == "private";
+}
+
+const Mesh* meshOfOp(const Op& meshOp)
+{
+    const ir::Attribute* a = meshOp.attr("mesh");
+    const ir::MeshAttr* m = a ? a->as<ir::MeshAttr>() : nullptr;
+    return m ? &m->mesh : nullptr;
+}
+
+} // namespace
+
+void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn)
+{
+    module.op().walk([&](Op* op) {
+        transformList(op->props(), fn);
+        transformList(op->attrs(), fn);
+    });
+}
+
+void symbolDce(ir::Module& module)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        std::set<std::string> used;
+        module.op().walk([&](Op* op) {
+            if (op->name() == "func.call")
+                used.insert(calleeOf(*op));
+        });
+        for (Op* func : module.funcs()) {
+            if (isPrivate(*func) && !used.count(ir::symbolName(*func))) {
+                func->dropAllReferences();
+                func->erase();
+                changed = true;
+            }
+        }
+    }
+}
+
+void liftInlinedMeshes(ir::Module& module)
+{
+    // De-duplicate identical mesh ops.
+    std::vector<Op*> meshes = module.meshes();
+    std::map<std::string, std::string> renames;
+    std::vector<Op*> kept;
+    for (Op* m : meshes) {
+        const Mesh* mesh = meshOfOp(*m);
+        auto it = std::find_if(kept.begin(), kept.end(), [&](Op* k) {
+            const Mesh* km = meshOfOp(*k);
+            return km && mesh && *km == *mesh;
+        });
+        if (it != kept.end()) {
+            renames[ir::symbolName(*m)] = ir::symbolName(**it);
+            m->erase();
+        } else {
+            kept.push_back(m);
+        }
+    }
+    if (!renames.empty())
+        forEachSharding(module, [&](TensorSharding& s) {
+            auto it = renames.find(s.mesh.symbol);
+            if (s.mesh.isInline() || it == renames.end())
+                return false;
+            s.mesh.symbol = it->second;
+            return true;
+        });
+    // Give every inline mesh a symbol.
+    forEachSharding(module, [&](TensorSharding& s) {
+        if (!s.mesh.isInline())
+            return false;
+        const Mesh inlineMesh = *s.mesh.inlineMesh;
+        for (Op* m : module.meshes())
+            if (const Mesh* mm = meshOfOp(*m); mm && *mm == inlineMesh) {
+                s.mesh = MeshRef{ir::symbolName(*m), std::nullopt};
+                return true;
+            }
+        std::string name;
+        if (inlineMesh.isMaximal()) {
+            name = "maximal_mesh_" + std::to_string(inlineMesh.deviceIds().front());
+        } else if (inlineMesh.isEmpty()) {
+            name = "empty_mesh";
+        } else {
+            name = "mesh";
+            for (int i = 0; module.findMeshOp(name) || module.findFunc(name); ++i)
+                name = "mesh_" + std::to_string(i);
+        }
+        auto op = std::make_unique<Op>("sdy.mesh");
+        op->setProp("sym_name", ir::makeAttr(ir::StringAttr{name}));
+        op->setProp("mesh", ir::makeAttr(ir::MeshAttr{inlineMesh}));
+        std::vector<Op*> all = module.meshes();
+        if (all.empty())
+            module.body().insertBefore(module.body().empty() ? nullptr : module.body().ops().front().get(),
+                                       std::move(op));
+        else
+            module.body().insertAfter(all.back(), std::move(op));
+        s.mesh = MeshRef{name, std::nullopt};
+        return true;
+    });
+}
+
+void removeSizeOneAxes(ir::Module& module)
+{
+    bool any = false;
+    for (Op* m : module.meshes())
+        if (const Mesh* mesh = meshOfOp(*m))
+            for (const MeshAxis& a : mesh->axes())
+                any = any || a.size == 1;
+    if (!any)
+        return;
+    forEachSharding(module, [&](TensorSharding& s) {
+        const Mesh* mesh = module.resolveMesh(s.mesh);
+        if (!mesh)
+            return false;
+        auto isOne = [&](const AxisRef& a) { return a.size(*mesh) == 1; };
+        bool changed = false;
+        for (DimSharding& d : s.dims) {
+            const size_t before = d.axes.size();
+            d.axes.erase(std::remove_if(d.axes.begin(), d.axes.end(), isOne), d.axes.end());
+            if (d.axes.size() != before) {
+                changed = true;
+                if (d.axes.empty() && d.closed)
+                    d.priority.reset();
+            }
+        }
+        for (std::vector<AxisRef>* list : {&s.replicated, &s.unreduced}) {
+            const size_t before = list->size();
+            list->erase(std::remove_if(list->begin(), list->end(), isOne), list->end());
+            changed = changed || list->size() != before;
+        }
+        return changed;
+    });
+}
+
+void propagateShardingFromFuncToCall(ir::Module& module)
+{
+    module.op().walk([&](Op* call) {
+        if (call->name() != "func.call" || call->attr("sdy.sharding"))
+            return;
+        Op* callee = module.findFunc(calleeOf(*call));
+        if (!callee)
+            return;
+        std::vector<std::optional<TensorSharding>> results;
+        std::optional<MeshRef> mesh;
+        for (unsigned i = 0; i < call->numResults(); ++i) {
+            const ir::NamedAttrList attrs = ir::funcResultAttrs(*callee, i);
+            const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
+            const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
+            results.push_back(s ? std::optional<TensorSharding>(s->sharding) : std::nullopt);
+            if (s && !mesh)
+                mesh = s->sharding.mesh;
+        }
+        if (!mesh)
+            return;
+        ShardingPerValue list;
+        for (unsigned i = 0; i < call->numResults(); ++i) {
+            const ir::Type& t = call->result(i)->type();
+            list.shardings.push_back(results[i] ? *results[i]
+                                                : TensorSharding::open(*mesh, t.isRankedTensor() ? t.rank() : 0));
+        }
+        call->setDiscardable("sdy.sharding", ir::makeAttr(ir::ShardingPerValueAttr{std::move(list)}));
+    });
+}
+
+void removeShardingGroups(ir::Module& module)
+{
+    std::vector<Op*> groups;
+    module.op().walk([&](Op* op) {
+        if (op->name() == "sdy.sharding_group")
+            groups.push_back(op);
+    });
+    for (Op* g : groups) {
+        g->dropAllReferences();
+        g->erase();
+    }
+}
+
+void shardingConstraintToReshard(ir::Module& module)
+{
+    module.op().walk([&](Op* op) {
+        if (op->name() == "sdy.sharding_constraint")
+            op->setName("sdy.reshard");
+    });
+}
+
+void closeShardings(ir::Module& module)
+{
+    forEachSharding(module, [](TensorSharding& s) {
+        bool changed = !s.replicated.empty();
+        s.replicated.clear();
+        for (DimSharding& d : s.dims) {
+            changed = changed || !d.closed;
+            d.closed = true;
+        }
+        return changed;
+    });
+}
+
+void dropShardingRules(ir::Module& module)
+{
+    module.op().walk([&](Op* op) {
+        const ir::Attribute* a = op->attr(kShardingRuleAttrName);
+        const ir::OpShardingRuleAttr* r = a ? a->as<ir::OpShardingRuleAttr>() : nullptr;
+        if (r && !r->rule.isCustom)
+            op->removeAttribute(kShardingRuleAttrName);
+    });
+}
+
+void canonicalizeCollectives(ir::Module& module)
+{
+    static const std::set<std::string> kCollectives = {"sdy.all_gather",      "sdy.all_slice",  "sdy.all_reduce",
+                                                       "sdy.reduce_scatter",  "sdy.all_to_all", "sdy.collective_permute"};
+    const auto& patterns = ir::sdyCanonicalizationPatterns();
+    for (Op* func : module.funcs()) {
+        if (!func->numRegions() || func->region(0).empty())
+            continue;
+        ir::Rewriter rw;
+        rw.module = &module;
+        std::vector<Op*> order;
+        std::function<void(Op*)> visit = [&](Op* o) {
+            for (const auto& r : o->regions())
+                for (const auto& b : r->blocks())
+                    for (const auto& child : b->ops())
+                        visit(child.get());
+            if (o != func)
+                order.push_back(o);
+        };
+        visit(func);
+        for (auto it = order.rbegin(); it != order.rend(); ++it)
+            rw.enqueue(*it);
+        int budget = 1000000;
+        while (Op* op = rw.pop()) {
+            if (--budget < 0)
+                break;
+            if (ir::isTriviallyDead(*op)) {
+                rw.eraseOp(op);
+                continue;
+            }
+            if (!kCollectives.count(op->name()))
+                continue;
+            auto it = patterns.find(op->name());
+            if (it == patterns.end())
+                continue;
+            for (const ir::CanonicalizationPattern& p : it->second)
+                if (p(*op, rw))
+                    break;
+        }
+    }
+}
+
+} // namespace shardx

@@ -1,0 +1,49 @@
+// The import/export sub-steps of -sdy-propagation-pipeline (SDY.md 3.7).
+#pragma once
+
+#include <functional>
+
+#include "core/ir/Module.h"
+#include "core/support/Diagnostic.h"
+
+namespace shardx {
+
+/// Applies `fn` to every sharding stored anywhere in the module (func argument/result
+/// attributes, op attributes holding a sharding or a list of shardings). `fn` returns true
+/// when it changed the sharding.
+void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn);
+
+/// MLIR's symbol DCE: erases private functions nobody calls (repeatedly).
+void symbolDce(ir::Module& module);
+/// 3.7.1 `sdy-lift-inlined-meshes`.
+void liftInlinedMeshes(ir::Module& module);
+/// 3.7.2 `sdy-remove-size-one-axes`.
+void removeSizeOneAxes(ir::Module& module);
+/// 3.7.3 `sdy-propagate-sharding-from-func-to-call`.
+void propagateShardingFromFuncToCall(ir::Module& module);
+/// 3.7.5 `sdy-constant-or-scalar-splitter`.
+void constantOrScalarSplitter(ir::Module& module);
+/// Step 16 `sdy-constant-or-scalar-merger`.
+void constantOrScalarMerger(ir::Module& module);
+/// 3.7.6 `sdy-sharding-group-import`; false after reporting errors.
+bool shardingGroupImport(ir::Module& module, DiagnosticList& diags);
+/// 3.7.7 `sdy-manual-axes-cleanup`; false after reporting errors.
+bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags);
+/// Step 18: erases every `sdy.sharding_group`.
+void removeShardingGroups(ir::Module& module);
+/// Step 19: every `sdy.sharding_constraint` becomes an `sdy.reshard`.
+void shardingConstraintToReshard(ir::Module& module);
+/// 3.7.9 `sdy-update-non-divisible-input-output-shardings`.
+void updateNonDivisibleInputOutputShardings(ir::Module& module);
+/// 3.7.10 `sdy-remove-sub-axes-in-input-output-shardings` (main function only).
+void removeSubAxesInInputOutputShardings(ir::Module& module);
+/// Step 22 `sdy-close-shardings`.
+void closeShardings(ir::Module& module);
+/// 3.7.11 `sdy-verify-unreduced-axes`: false after reporting the first error.
+bool verifyUnreducedAxes(ir::Module& module, DiagnosticList& diags);
+/// Step 26 `sdy-drop-sharding-rules`.
+void dropShardingRules(ir::Module& module);
+/// Step 25: the canonicalizer restricted to the collective patterns, plus dead-code removal.
+void canonicalizeCollectives(ir::Module& module);
+
+} // namespace shardx

@@ -1,0 +1,215 @@
+// Pipeline sub-steps that rewrite ops: constants, sharding groups, manual axes, I/O shardings (SDY.md 3.7).
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "core/ir/OpRegistry.h"
+#include "core/ir/ShardingAccess.h"
+#include "core/propagation/PipelineSteps.h"
+#include "core/propagation/PropagationDriver.h"
+#include "core/propagation/ValueSharding.h"
+
+namespace shardx {
+
+using ir::Op;
+using ir::Value;
+
+namespace {
+
+bool isPure(const Op& op)
+{
+    const ir::OpInfo* info = ir::OpRegistry::instance().lookup(op.name());
+    return info && info->isPure;
+}
+
+bool isScalarExpansion(const Op& op)
+{
+    return op.name() == "stablehlo.broadcast_in_dim" && op.numOperands() == 1 && op.operand(0)->type().isRankedTensor() &&
+           op.operand(0)->type().rank() == 0;
+}
+
+class ConstantSplitter {
+public:
+    bool isConstExpr(const Op* op)
+    {
+        if (!op)
+            return false;
+        auto it = m_memo.find(op);
+        if (it != m_memo.end())
+            return it->second;
+        bool result = false;
+        const std::string& n = op->name();
+        if (n == "sdy.constant" || n == "stablehlo.iota") {
+            result = true;
+        } else if (isPure(*op) && op->numRegions() == 0 &&
+                   (n == "stablehlo.broadcast_in_dim" || n == "stablehlo.reshape" || n == "stablehlo.slice" ||
+                    isElementwiseOp(*op))) {
+            result = true;
+            for (const Value* v : op->operands())
+                result = result && isConstExpr(v->definingOp());
+        }
+        m_memo[op] = result;
+        return result;
+    }
+
+    bool isSplittable(const Op* op) { return op && (isConstExpr(op) || isScalarExpansion(*op)); }
+
+    Value* cloneValue(Value* v)
+    {
+        Op* def = v->definingOp();
+        auto clone = std::make_unique<Op>(def->name());
+        for (Value* operand : def->operands()) {
+            const bool scalar = operand->type().isRankedTensor() && operand->type().rank() == 0;
+            if (!scalar && isSplittable(operand->definingOp()))
+                clone->addOperand(cloneValue(operand));
+            else
+                clone->addOperand(operand);
+        }
+        for (const auto& r : def->results())
+            clone->addResult(r->type());
+        clone->props() = def->props();
+        clone->attrs() = def->attrs();
+        clone->pos = def->pos;
+        clone->loc = def->loc;
+        Op* raw = def->parentBlock()->insertBefore(def, std::move(clone));
+        m_memo[raw] = isConstExpr(def);
+        m_originals.insert(def);
+        Value* result = raw->result(v->index());
+        // Sharding groups of the original value are cloned for the clone.
+        const std::vector<ir::Use> uses = v->uses();
+        for (const ir::Use& u : uses) {
+            if (u.user->name() != "sdy.sharding_group")
+                continue;
+            auto g = std::make_unique<Op>("sdy.sharding_group");
+            g->addOperand(result);
+            g->props() = u.user->props();
+            g->attrs() = u.user->attrs();
+            u.user->parentBlock()->insertAfter(u.user, std::move(g));
+        }
+        return result;
+    }
+
+    void run(Op& func)
+    {
+        std::vector<Op*> order;
+        func.walk([&](Op* op) {
+            if (op != &func)
+                order.push_back(op);
+        });
+        for (Op* op : order) {
+            if (isSplittable(op) || op->name() == "sdy.sharding_group")
+                continue;
+            for (unsigned i = 0; i < op->numOperands(); ++i) {
+                Value* v = op->operand(i);
+                const bool scalar = v->type().isRankedTensor() && v->type().rank() == 0;
+                if (scalar || !isSplittable(v->definingOp()))
+                    continue;
+                op->setOperand(i, cloneValue(v));
+            }
+        }
+        // Erase originals used only by sharding groups (users first).
+        bool changed = true;
+        while (changed) {
+            changed = false;
+            for (auto it = order.rbegin(); it != order.rend(); ++it) {
+                Op* op = *it;
+                if (!m_originals.count(op))
+                    continue;
+                bool onlyGroups = true;
+                for (const auto& r : op->results())
+                    for (const ir::Use& u : r->uses())
+                        onlyGroups = onlyGroups && u.user->name() == "sdy.sharding_group";
+                if (!onlyGroups)
+                    continue;
+                for (const auto& r : op->results()) {
+                    const std::vector<ir::Use> uses = r->uses();
+                    for (const ir::Use& u : uses) {
+                        u.user->dropAllReferences();
+                        u.user->erase();
+                    }
+                }
+                m_originals.erase(op);
+                op->dropAllReferences();
+                op->erase();
+                changed = true;
+            }
+        }
+    }
+
+private:
+    std::map<const Op*, bool> m_memo;
+    std::set<Op*> m_originals;
+};
+
+bool sameOp(const Op& a, const Op& b)
+{
+    if (a.name() != b.name() || a.numOperands() != b.numOperands() || a.numResults() != b.numResults() ||
+        a.numRegions() != 0 || b.numRegions() != 0)
+        return false;
+    for (unsigned i = 0; i < a.numOperands(); ++i)
+        if (a.operand(i) != b.operand(i))
+            return false;
+    for (unsigned i = 0; i < a.numResults(); ++i)
+        if (a.result(i)->type() != b.result(i)->type())
+            return false;
+    auto sameList = [](const ir::NamedAttrList& x, const ir::NamedAttrList& y) {
+        if (x.size() != y.size())
+            return false;
+        for (size_t i = 0; i < x.size(); ++i)
+            if (x[i].name != y[i].name || !ir::attrEquals(x[i].value, y[i].value))
+                return false;
+        return true;
+    };
+    return sameList(a.props(), b.props()) && sameList(a.attrs(), b.attrs());
+}
+
+void mergeInBlock(ir::Block& block)
+{
+    std::vector<Op*> seen;
+    std::vector<Op*> ops;
+    for (const auto& op : block.ops())
+        ops.push_back(op.get());
+    for (Op* op : ops) {
+        for (const auto& r : op->regions())
+            for (const auto& b : r->blocks())
+                mergeInBlock(*b);
+        const bool constant = op->name() == "sdy.constant" || op->name() == "stablehlo.constant";
+        if (!constant && !isScalarExpansion(*op))
+            continue;
+        auto it = std::find_if(seen.begin(), seen.end(), [&](Op* s) { return sameOp(*s, *op); });
+        if (it == seen.end()) {
+            seen.push_back(op);
+            continue;
+        }
+        for (unsigned i = 0; i < op->numResults(); ++i)
+            replaceUses(op->result(i), (*it)->result(i));
+        op->dropAllReferences();
+        op->erase();
+    }
+}
+
+} // namespace
+
+void constantOrScalarSplitter(ir::Module& module)
+{
+    module.op().walk([](Op* op) {
+        if (op->name() == "stablehlo.constant")
+            op->setName("sdy.constant");
+    });
+    for (Op* func : module.funcs()) {
+        ConstantSplitter splitter;
+        splitter.run(*func);
+    }
+}
+
+void constantOrScalarMerger(ir::Module& module)
+{
+    for (Op* func : module.funcs())
+        for (const auto& r : func->regions())
+            for (const auto& b : r->blocks())
+                mergeInBlock(*b);
+}
+
+} // namespace shardx

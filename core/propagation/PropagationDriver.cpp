@@ -1,0 +1,274 @@
+// PropagationDriver: worklist, notifications, runs and the end of a pass (SDY.md 4.8).
+#include "core/propagation/PropagationDriver.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/ir/Canonicalizer.h"
+#include "core/ir/OpRegistry.h"
+#include "core/propagation/ValueSharding.h"
+#include "core/rules/RuleRegistry.h"
+
+namespace shardx {
+
+using ir::Op;
+using ir::Value;
+
+bool isElementwiseOp(const Op& op)
+{
+    static const std::set<std::string> kNames = {
+        "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex", "convert", "cosine",
+        "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor", "imag", "is_finite",
+        "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power",
+        "real", "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
+        "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan",
+        "tanh", "uniform_dequantize", "uniform_quantize", "xor"};
+    const std::string& n = op.name();
+    if (n == "sdy.propagation_barrier" || n == "sdy.sharding_constraint" || n == "sdy.reshard")
+        return true;
+    if (n.rfind("stablehlo.", 0) != 0)
+        return false;
+    const std::string shortName = n.substr(10);
+    if (shortName == "bitcast_convert")
+        return op.numOperands() == 1 && op.numResults() == 1 &&
+               op.operand(0)->type().shape() == op.result(0)->type().shape();
+    return kNames.count(shortName) != 0;
+}
+
+PropagationDriver::PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags)
+    : m_module(module), m_options(options), m_diags(diags)
+{
+}
+
+Op* PropagationDriver::mainFunc() const
+{
+    std::vector<Op*> funcs = m_module.funcs();
+    if (funcs.size() == 1)
+        return funcs.front();
+    return m_module.findFunc("main");
+}
+
+bool PropagationDriver::prepare()
+{
+    bool ok = true;
+    m_module.op().walk([&](Op* op) {
+        for (const auto& r : op->results()) {
+            const ir::Type& t = r->type();
+            if (t.isTuple() || (t.isTensor() && !t.hasStaticShape())) {
+                SourcePos pos = op->pos;
+                if (pos.file.empty())
+                    pos.file = m_module.fileName;
+                m_diags.error(pos, "propagation requires statically shaped, non-tuple results; got " + t.toString());
+                ok = false;
+                return;
+            }
+        }
+    });
+    if (!ok)
+        return false;
+    buildGroups();
+    return syncGroups();
+}
+
+// ---- worklist -----------------------------------------------------------------------------
+
+void PropagationDriver::push(Op* op)
+{
+    if (m_inWorklist.count(op))
+        return;
+    m_inWorklist[op] = m_worklist.size();
+    m_worklist.push_back(op);
+}
+
+void PropagationDriver::queue(Op* op)
+{
+    for (Op* o = op; o && o != &m_module.op(); o = o->parentOp())
+        push(o);
+}
+
+Op* PropagationDriver::pop()
+{
+    while (!m_worklist.empty()) {
+        Op* op = m_worklist.back();
+        m_worklist.pop_back();
+        if (op) {
+            m_inWorklist.erase(op);
+            return op;
+        }
+    }
+    return nullptr;
+}
+
+void PropagationDriver::removeFromWorklist(Op* op)
+{
+    auto it = m_inWorklist.find(op);
+    if (it == m_inWorklist.end())
+        return;
+    m_worklist[it->second] = nullptr;
+    m_inWorklist.erase(it);
+}
+
+void PropagationDriver::eraseDeadOp(Op* op)
+{
+    if (m_options.observer)
+        m_options.observer->opErased(op);
+    std::vector<Op*> nested;
+    op->walk([&](Op* o) { nested.push_back(o); });
+    std::reverse(nested.begin(), nested.end());  // post-order-ish: nested before parent
+    for (Op* o : nested) {
+        for (Value* operand : o->operands()) {
+            Op* def = operand ? operand->definingOp() : nullptr;
+            if (!def)
+                continue;
+            std::set<Op*> others;
+            for (const ir::Use& u : operand->uses())
+                if (u.user != o)
+                    others.insert(u.user);
+            if (others.size() <= 1)
+                queue(def);
+        }
+        removeFromWorklist(o);
+    }
+    for (const auto& r : op->results())
+        m_groupOf.erase(r.get());
+    op->dropAllReferences();
+    op->erase();
+}
+
+// ---- notifications ------------------------------------------------------------------------
+
+void PropagationDriver::queueUsers(Value* v, int depth)
+{
+    if (!v || depth > 16)
+        return;
+    const std::vector<ir::Use> uses = v->uses();
+    for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
+        Op* user = it->user;
+        if (isDataFlowSourceUser(*user)) {
+            for (Op* edge : edgeOpsOfSourceUse(*user, it->index))
+                queue(edge);
+            continue;
+        }
+        if (user->name() == "func.return") {
+            Op* func = user->parentOp();
+            bool called = false;
+            if (func) {
+                const std::string name = ir::symbolName(*func);
+                m_module.op().walk([&](Op* o) {
+                    if (o->name() != "func.call")
+                        return;
+                    const ir::Attribute* callee = o->attr("callee");
+                    const ir::SymbolRefAttr* ref = callee ? callee->as<ir::SymbolRefAttr>() : nullptr;
+                    if (!ref || ref->path.empty() || ref->path.back() != name)
+                        return;
+                    called = true;
+                    if (it->index < o->numResults())
+                        queueUsers(o->result(it->index), depth + 1);
+                });
+                if (!called)
+                    queue(func);
+            }
+            continue;
+        }
+        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(user->name());
+        if (info && info->isTerminator) {
+            if (Op* parent = user->parentOp())
+                queue(parent);
+            continue;
+        }
+        if (user->name() == "func.call") {
+            const ir::Attribute* callee = user->attr("callee");
+            const ir::SymbolRefAttr* ref = callee ? callee->as<ir::SymbolRefAttr>() : nullptr;
+            Op* func = ref && !ref->path.empty() ? m_module.findFunc(ref->path.back()) : nullptr;
+            if (func && func->numRegions() && !func->region(0).empty()) {
+                ir::Block* entry = func->region(0).blocks().front().get();
+                if (it->index < entry->numArgs())
+                    queueUsers(entry->arg(it->index), depth + 1);
+            }
+            continue;
+        }
+        queue(user);
+    }
+}
+
+void PropagationDriver::notifyChanged(Value* v, Op* current, bool inWorklist)
+{
+    if (inWorklist) {
+        Op* def = v->definingOp();
+        if (def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1)
+            for (Value* t : edgeNonOwnerTargets(def->operand(0)))
+                queueUsers(t);
+        Op* owner = def ? def : v->ownerBlock()->parentOp();
+        if (owner && owner != current)
+            queue(owner);
+        queueUsers(v);
+    }
+}
+
+void PropagationDriver::copyToGroup(Value* v, Op* current, bool inWorklist)
+{
+    auto it = m_groupOf.find(v);
+    if (it == m_groupOf.end())
+        return;
+    std::optional<TensorSharding> s = getSharding(v);
+    if (!s)
+        return;
+    for (Value* w : m_groups[it->second]) {
+        if (w == v)
+            continue;
+        std::optional<TensorSharding> old = getSharding(w);
+        if (old && *old == *s)
+            continue;
+        setSharding(w, *s);
+        if (m_options.observer)
+            m_options.observer->shardingGroupCopy(it->second, v, w);
+        notifyChanged(w, current, inWorklist);
+    }
+}
+
+// ---- runs -----------------------------------------------------------------------------------
+
+void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
+{
+    m_strategy = strategy;
+    m_direction = std::move(direction);
+    if (m_options.observer)
+        m_options.observer->runBegin(strategy == FactorStrategy::Basic ? "basic" : "aggressive");
+    Op* main = mainFunc();
+    if (main)
+        funcResultSteps(main);
+
+    m_worklist.clear();
+    m_inWorklist.clear();
+    std::vector<Op*> order;
+    for (const auto& top : m_module.body().ops())
+        top->walkPreOrder([&](Op* o) {
+            order.push_back(o);
+            return true;
+        });
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+        push(*it);
+    while (Op* op = pop()) {
+        if (ir::isTriviallyDead(*op)) {
+            eraseDeadOp(op);
+            continue;
+        }
+        visit(op);
+    }
+    if (main)
+        funcResultSteps(main);
+}
+
+void PropagationDriver::finish()
+{
+    if (m_options.keepShardingRules)
+        return;
+    m_module.op().walk([&](Op* op) {
+        const ir::Attribute* a = op->attr(kShardingRuleAttrName);
+        const ir::OpShardingRuleAttr* r = a ? a->as<ir::OpShardingRuleAttr>() : nullptr;
+        if (r && !r->rule.isCustom)
+            op->removeAttribute(kShardingRuleAttrName);
+    });
+}
+
+} // namespace shardx

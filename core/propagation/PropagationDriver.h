@@ -1,0 +1,102 @@
+// PropagationDriver: one propagation pass over a module (SDY.md 4.8): func-result steps, the
+// worklist fixpoint, sharding groups, rule attachment and removal.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ir/Module.h"
+#include "core/propagation/FactorPropagation.h"
+#include "core/propagation/PropagationObserver.h"
+#include "core/support/Diagnostic.h"
+
+namespace shardx {
+
+/// Factor propagation strategy of one run.
+enum class FactorStrategy { Basic, Aggressive };
+
+/// Direction of factor `f` of `op` with `rule` imposed by the op-priority heuristics.
+using OpDirectionFn = std::function<PropagationDirection(const ir::Op& op, const OpShardingRule& rule, int64_t f)>;
+
+/// Options shared by all propagation passes.
+struct PropagationOptions {
+    bool conservative = false;       ///< `conservative-propagation`
+    bool keepShardingRules = false;  ///< `keep-sharding-rules`
+    PropagationObserver* observer = nullptr;
+};
+
+/// True for element-wise ops in the sense of SDY.md 4.11.
+bool isElementwiseOp(const ir::Op& op);
+
+/// Runs propagation over one module. Usage: `prepare()`, any number of `run()`, `finish()`.
+class PropagationDriver {
+public:
+    PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags);
+
+    /// Checks shapes and builds/synchronises sharding groups. False after reporting errors.
+    bool prepare();
+    /// One complete run (func results, worklist fixpoint, func results).
+    void run(FactorStrategy strategy, OpDirectionFn direction = {});
+    /// End of the pass: removes non-custom sharding rules unless keep-sharding-rules.
+    void finish();
+
+    ir::Module& module() { return m_module; }
+    /// The main function (the only one, or `@main`), or nullptr.
+    ir::Op* mainFunc() const;
+
+private:
+    /// One tensor of a step: a value (possibly seen through a manual computation's view), or
+    /// a function result attribute.
+    struct StepTensor {
+        enum class View { Plain, LocalAsGlobal, GlobalAsLocal };
+        ir::Value* value = nullptr;
+        ir::Op* func = nullptr;  ///< for a function result attribute
+        int funcResult = -1;
+        View view = View::Plain;
+        ir::Op* manualOp = nullptr;  ///< for the manual views
+        std::optional<TensorSharding> current;  ///< as presented to the factor propagation
+    };
+    StepTensor plainTensor(ir::Value* v) const;
+    /// Stores `s` for tensor `t`; returns the value to notify (nullptr: nothing stored).
+    ir::Value* store(const StepTensor& t, const TensorSharding& s);
+    // worklist
+    void push(ir::Op* op);
+    void queue(ir::Op* op);
+    ir::Op* pop();
+    void removeFromWorklist(ir::Op* op);
+    void eraseDeadOp(ir::Op* op);
+    // notifications
+    void queueUsers(ir::Value* v, int depth = 0);
+    void notifyChanged(ir::Value* v, ir::Op* current, bool inWorklist);
+    void copyToGroup(ir::Value* v, ir::Op* current, bool inWorklist);
+    // steps
+    void visit(ir::Op* op);
+    void funcResultSteps(ir::Op* func);
+    bool propagateStep(StepKind kind, ir::Op* op, const OpShardingRule& rule, std::vector<StepTensor>& tensors,
+                       int numOperands, const FactorDirectionFn& dir, bool elementwise, bool inWorklist);
+    std::optional<OpShardingRule> ruleOf(ir::Op* op);
+    /// Sources of an `sdy.func_data_flow_edge` on `v` (call operands / callee returned value).
+    std::vector<ir::Value*> funcEdgeSources(ir::Value* v);
+    // groups
+    void buildGroups();
+    bool syncGroups();
+
+    ir::Module& m_module;
+    PropagationOptions m_options;
+    DiagnosticList& m_diags;
+    FactorStrategy m_strategy = FactorStrategy::Basic;
+    OpDirectionFn m_direction;
+
+    std::vector<ir::Op*> m_worklist;
+    std::unordered_map<ir::Op*, size_t> m_inWorklist;
+
+    std::unordered_map<const ir::Value*, int64_t> m_groupOf;
+    std::map<int64_t, std::vector<ir::Value*>> m_groups;
+};
+
+} // namespace shardx

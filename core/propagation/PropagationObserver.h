@@ -1,0 +1,83 @@
+// PropagationObserver: the hook through which a recorder / step-through debugger sees propagation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/Operation.h"
+#include "core/propagation/FactorPropagation.h"
+#include "core/propagation/ShardingProjection.h"
+#include "core/rules/OpShardingRule.h"
+#include "core/sharding/TensorSharding.h"
+
+namespace shardx {
+
+/// What kind of propagation step was taken.
+enum class StepKind {
+    Op,             ///< an op with a sharding rule
+    Barrier,        ///< an sdy.propagation_barrier (identity with a restricted direction)
+    DataFlowEdge,   ///< an sdy.data_flow_edge (sources -> edge)
+    FuncDataFlowEdge, ///< an sdy.func_data_flow_edge
+    FuncResult,     ///< returned value <-> function result attribute
+    ApplyConstraint, ///< sdy-apply-sharding-constraints copied a constraint onto its input
+};
+
+/// One sharding that a step changed.
+struct ShardingChange {
+    int tensor = -1;                     ///< index in the step's tensors (operands first)
+    ir::Value* value = nullptr;          ///< the value (nullptr for a function result attribute)
+    int funcResult = -1;                 ///< result index for a function result attribute
+    std::optional<TensorSharding> before;
+    TensorSharding after;
+};
+
+/// Everything about one propagation step (one call of the factor propagation). `rule` (and the
+/// ops/values) are only guaranteed valid during the observer call: copy what must be kept.
+struct PropagationStep {
+    StepKind kind = StepKind::Op;
+    ir::Op* op = nullptr;                ///< the op, edge op, or func.func (func-result steps)
+    int funcResultIndex = -1;            ///< FuncResult steps: the function result involved
+    const OpShardingRule* rule = nullptr;
+    std::string meshName;
+    bool aggressive = false;
+    int numOperands = 0;                 ///< operands of the step (the rest are results)
+    std::vector<ir::Value*> operandValues;  ///< null entries for non-value tensors
+    std::vector<ir::Value*> resultValues;
+    ShardingProjection before;           ///< factor tables before the factor propagation
+    ShardingProjection after;            ///< and after
+    PropagationDecisions decisions;      ///< per-factor decisions
+    std::vector<ShardingChange> changes; ///< every value whose sharding changed
+};
+
+/// Receives the events of a propagation pass. Every method has an empty default.
+class PropagationObserver {
+public:
+    virtual ~PropagationObserver() = default;
+
+    /// Start / end of a propagation pass (`strategy`: "basic", "aggressive", ...).
+    virtual void passBegin(const std::string& passName, const std::string& strategy) { (void)passName, (void)strategy; }
+    virtual void passEnd(const std::string& passName) { (void)passName; }
+    /// Start of the iteration of user priority `priority` (0 first).
+    virtual void userPriorityBegin(int64_t priority) { (void)priority; }
+    /// Start of op-priority round `level` (0..4).
+    virtual void opPriorityRoundBegin(int level) { (void)level; }
+    /// Start of one run (a complete fixpoint) with the strategy "basic" or "aggressive".
+    virtual void runBegin(const std::string& strategy) { (void)strategy; }
+    /// Synchronisation of sharding group `groupId`: `conflict` when members disagreed and open
+    /// constraints were inserted.
+    virtual void shardingGroupSync(int64_t groupId, bool conflict) { (void)groupId, (void)conflict; }
+    /// A value's sharding was copied to another member of its sharding group.
+    virtual void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to) { (void)groupId, (void)from, (void)to; }
+    /// A dead pure op is about to be erased by the driver.
+    virtual void opErased(ir::Op* op) { (void)op; }
+    /// The driver visited `op` but took no step: `reason` is "no sharding rule", "no common
+    /// mesh" (different meshes, maximal or none), "rank mismatch" or "rule/operand mismatch".
+    virtual void opSkipped(ir::Op* op, const std::string& reason) { (void)op, (void)reason; }
+    /// A propagation step was evaluated (also when it changed nothing: `changes` is empty).
+    /// Func-result steps have kind FuncResult.
+    virtual void step(const PropagationStep& step) { (void)step; }
+};
+
+} // namespace shardx

@@ -1,0 +1,141 @@
+// The propagation passes, op-priority heuristics and pass registration.
+#include "core/propagation/PropagationPasses.h"
+
+#include <algorithm>
+
+#include "core/rules/RuleRegistry.h"
+
+namespace shardx {
+
+namespace {
+
+bool contains(const std::vector<int64_t>& list, int64_t f) { return std::find(list.begin(), list.end(), f) != list.end(); }
+
+bool isPassThroughFactor(const OpShardingRule& rule, int64_t f)
+{
+    return !contains(rule.reductionFactors, f) && !contains(rule.needReplicationFactors, f) &&
+           !contains(rule.permutationFactors, f) && !contains(rule.blockedPropagationFactors, f);
+}
+
+bool isMoveCustomCall(const ir::Op& op)
+{
+    if (op.name() != "stablehlo.custom_call")
+        return false;
+    const ir::Attribute* a = op.attr("call_target_name");
+    const ir::StringAttr* s = a ? a->as<ir::StringAttr>() : nullptr;
+    return s && (s->value == "MoveToDevice" || s->value == "MoveToHost");
+}
+
+bool operandsSingleUse(const ir::Op& op)
+{
+    for (const ir::Value* v : op.operands()) {
+        const bool scalar = !v->type().isRankedTensor() || v->type().rank() == 0;
+        if (!scalar && v->uses().size() > 1)
+            return false;
+    }
+    return true;
+}
+
+PropagationDirection passThroughHeuristic(const ir::Op& op, bool checkUses)
+{
+    const std::string& n = op.name();
+    const bool passThrough = isElementwiseOp(op) || isMoveCustomCall(op) || n == "stablehlo.reshape" ||
+                             n == "stablehlo.transpose" || n == "sdy.data_flow_edge" ||
+                             n == "sdy.func_data_flow_edge";
+    const bool forwardOnly = n == "stablehlo.dynamic_slice" || n == "stablehlo.dynamic_update_slice";
+    if (!passThrough && !forwardOnly)
+        return PropagationDirection::None;
+    if (checkUses && !operandsSingleUse(op))
+        return PropagationDirection::None;
+    return passThrough ? PropagationDirection::Both : PropagationDirection::Forward;
+}
+
+PropagationDirection heuristic(int level, const ir::Op& op, const OpShardingRule& rule, int64_t f)
+{
+    switch (level) {
+    case 0: return passThroughHeuristic(op, true);
+    case 1: return passThroughHeuristic(op, false);
+    case 2:
+        if (op.attr(kShardingRuleAttrName) && !isPassThroughFactor(rule, f))
+            return PropagationDirection::None;
+        return op.name() == "stablehlo.broadcast_in_dim" ? PropagationDirection::Backward : PropagationDirection::Both;
+    case 3:
+        return op.name() == "stablehlo.broadcast_in_dim" ? PropagationDirection::Backward : PropagationDirection::Both;
+    default: return PropagationDirection::Both;
+    }
+}
+
+void runStrategies(PropagationDriver& driver, const PropagationPassOptions& options, const OpDirectionFn& dir)
+{
+    for (FactorStrategy s : options.strategies)
+        driver.run(s, dir);
+}
+
+std::string strategyName(const PropagationPassOptions& options)
+{
+    std::string s;
+    for (FactorStrategy st : options.strategies)
+        s += std::string(s.empty() ? "" : "-then-") + (st == FactorStrategy::Basic ? "basic" : "aggressive");
+    return s;
+}
+
+template <typename Body>
+bool runPass(ir::Module& module, const PropagationPassOptions& options, DiagnosticList& diags, const char* name,
+             const std::string& strategy, Body&& body)
+{
+    PropagationDriver driver(module, options.base, diags);
+    if (options.base.observer)
+        options.base.observer->passBegin(name, strategy);
+    if (!driver.prepare())
+        return false;
+    body(driver);
+    driver.finish();
+    if (options.base.observer)
+        options.base.observer->passEnd(name);
+    return !diags.hasErrors();
+}
+
+} // namespace
+
+PropagationDirection opPriorityDirection(const ir::Op& op, const OpShardingRule& rule, int64_t f, int level)
+{
+    PropagationDirection d = PropagationDirection::None;
+    for (int h = 0; h <= level; ++h)
+        d = unionOf(d, heuristic(h, op, rule, f));
+    return intersectionOf(d, PropagationDirection::Both);
+}
+
+void opPriorityRounds(PropagationDriver& driver, const PropagationPassOptions& options)
+{
+    if (!options.runOpPriorityPropagation) {
+        runStrategies(driver, options, {});
+        return;
+    }
+    for (int level = 0; level <= 4; ++level) {
+        if (options.base.observer)
+            options.base.observer->opPriorityRoundBegin(level);
+        runStrategies(driver, options, [level](const ir::Op& op, const OpShardingRule& rule, int64_t f) {
+            return opPriorityDirection(op, rule, f, level);
+        });
+    }
+}
+
+bool runBasicPropagation(ir::Module& module, const PropagationPassOptions& options, DiagnosticList& diags)
+{
+    return runPass(module, options, diags, "sdy-basic-propagate", "basic",
+                   [](PropagationDriver& d) { d.run(FactorStrategy::Basic); });
+}
+
+bool runAggressivePropagation(ir::Module& module, const PropagationPassOptions& options, DiagnosticList& diags)
+{
+    return runPass(module, options, diags, "sdy-aggressive-propagate", strategyName(options),
+                   [&](PropagationDriver& d) { runStrategies(d, options, {}); });
+}
+
+bool runOpPriorityPropagation(ir::Module& module, const PropagationPassOptions& options, DiagnosticList& diags)
+{
+    return runPass(module, options, diags, "sdy-op-priority-propagate", strategyName(options),
+                   [&](PropagationDriver& d) { opPriorityRounds(d, options); });
+}
+
+} // namespace shardx

@@ -1,0 +1,363 @@
+// PropagationDriver: one propagation step per op kind, func-result steps (SDY.md 4.8, 4.9).
+#include <algorithm>
+
+#include "core/ir/ShardingAccess.h"
+#include "core/propagation/PropagationDriver.h"
+#include "core/propagation/ValueSharding.h"
+#include "core/rules/RuleRegistry.h"
+
+namespace shardx {
+
+using ir::Op;
+using ir::Value;
+
+namespace {
+
+/// The common mesh of the present shardings (SDY.md 4.2): name and mesh, or nullopt.
+std::optional<std::pair<std::string, const Mesh*>> commonMesh(const ir::Module& module,
+                                                               const std::vector<const TensorSharding*>& shardings)
+{
+    std::string name;
+    const Mesh* mesh = nullptr;
+    for (const TensorSharding* s : shardings) {
+        if (!s)
+            continue;
+        const Mesh* m = module.resolveMesh(s->mesh);
+        if (!m)
+            return std::nullopt;
+        if (m->isEmpty())
+            continue;
+        if (s->mesh.isInline())
+            return std::nullopt;
+        if (!mesh) {
+            mesh = m;
+            name = s->mesh.symbol;
+        } else if (!(*mesh == *m)) {
+            return std::nullopt;
+        }
+    }
+    if (!mesh || mesh->isMaximal())
+        return std::nullopt;
+    return std::make_pair(name, mesh);
+}
+
+PropagationDirection barrierDirection(const Op& op)
+{
+    const ir::Attribute* a = op.attr("allowed_direction");
+    const ir::OpaqueAttr* o = a ? a->as<ir::OpaqueAttr>() : nullptr;
+    if (!o)
+        return PropagationDirection::None;
+    const std::string& b = o->body;
+    if (b.find("FORWARD") != std::string::npos)
+        return PropagationDirection::Forward;
+    if (b.find("BACKWARD") != std::string::npos)
+        return PropagationDirection::Backward;
+    if (b.find("BOTH") != std::string::npos)
+        return PropagationDirection::Both;
+    return PropagationDirection::None;
+}
+
+std::string calleeName(const Op& call)
+{
+    const ir::Attribute* a = call.attr("callee");
+    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
+    return ref && !ref->path.empty() ? ref->path.back() : std::string();
+}
+
+} // namespace
+
+std::vector<Value*> PropagationDriver::funcEdgeSources(Value* v)
+{
+    std::vector<Value*> out;
+    if (v->isBlockArgument()) {
+        Op* func = v->ownerBlock()->parentOp();
+        if (!func || func->name() != "func.func")
+            return out;
+        const std::string name = ir::symbolName(*func);
+        m_module.op().walk([&](Op* o) {
+            if (o->name() == "func.call" && calleeName(*o) == name && v->index() < o->numOperands())
+                out.push_back(o->operand(v->index()));
+        });
+        return out;
+    }
+    Op* call = v->definingOp();
+    if (call->name() != "func.call")
+        return out;
+    Op* callee = m_module.findFunc(calleeName(*call));
+    if (!callee || !callee->numRegions() || callee->region(0).empty())
+        return out;
+    Op* ret = callee->region(0).blocks().front()->terminator();
+    if (ret && v->index() < ret->numOperands())
+        out.push_back(ret->operand(v->index()));
+    return out;
+}
+
+PropagationDriver::StepTensor PropagationDriver::plainTensor(Value* v) const
+{
+    StepTensor t;
+    t.value = v;
+    t.current = getSharding(v);
+    return t;
+}
+
+Value* PropagationDriver::store(const StepTensor& t, const TensorSharding& s)
+{
+    if (t.func) {
+        ir::setFuncResultAttr(*t.func, static_cast<unsigned>(t.funcResult), "sdy.sharding",
+                              ir::makeAttr(ir::ShardingAttr{s}));
+        return nullptr;
+    }
+    Value* v = t.value;
+    switch (t.view) {
+    case StepTensor::View::Plain: {
+        if (!canHoldSharding(v))
+            return nullptr;
+        setSharding(v, s);
+        Op* edge = dataFlowEdgeOpOf(edgeOwnerOf(v));
+        return edge ? edge->result(0) : v;
+    }
+    case StepTensor::View::LocalAsGlobal: {
+        TensorSharding local = eraseManualAxes(s, manualAxesOf(*t.manualOp));
+        std::optional<TensorSharding> old = getOwnSharding(v);
+        if (old && *old == local)
+            return nullptr;
+        setOwnSharding(v, local);
+        return v;
+    }
+    case StepTensor::View::GlobalAsLocal: {
+        TensorSharding outer = s;
+        unsigned idx = v->definingOp()->operand(0)->index();
+        if (const ShardingPerValue* outs = ir::shardingsAttrOf(*t.manualOp, "out_shardings");
+            outs && idx < outs->shardings.size())
+            outer = outs->shardings[idx];
+        else if (std::optional<TensorSharding> own = getOwnSharding(v))
+            outer = *own;
+        TensorSharding global = addManualAxes(outer, s, manualAxesOf(*t.manualOp));
+        std::optional<TensorSharding> old = getOwnSharding(v);
+        if (old && *old == global)
+            return nullptr;
+        setOwnSharding(v, global);
+        return v;
+    }
+    }
+    return nullptr;
+}
+
+std::optional<OpShardingRule> PropagationDriver::ruleOf(Op* op)
+{
+    if (const ir::Attribute* a = op->attr(kShardingRuleAttrName))
+        if (const ir::OpShardingRuleAttr* r = a->as<ir::OpShardingRuleAttr>())
+            return r->rule;
+    std::optional<OpShardingRule> rule = createOpShardingRule(*op, m_options.conservative);
+    if (rule)
+        op->setDiscardable(kShardingRuleAttrName, ir::makeAttr(ir::OpShardingRuleAttr{*rule}));
+    return rule;
+}
+
+bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRule& rule,
+                                      std::vector<StepTensor>& tensors, int numOperands, const FactorDirectionFn& dir,
+                                      bool elementwise, bool inWorklist)
+{
+    PropagationObserver* obs = m_options.observer;
+    auto skip = [&](const char* reason) {
+        if (obs && kind != StepKind::FuncResult)
+            obs->opSkipped(op, reason);
+        return false;
+    };
+    const int numResults = static_cast<int>(tensors.size()) - numOperands;
+    if (static_cast<int>(rule.operands.size()) != numOperands || static_cast<int>(rule.results.size()) != numResults)
+        return skip("rule/operand mismatch");
+    std::vector<const TensorSharding*> all;
+    for (const StepTensor& t : tensors)
+        all.push_back(t.current ? &*t.current : nullptr);
+    auto mesh = commonMesh(m_module, all);
+    if (!mesh)
+        return skip("no common mesh");
+    // Shardings must match the rank of their mapping to be projected.
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorFactorMapping& mapping =
+            static_cast<int>(i) < numOperands ? rule.operands[i] : rule.results[i - static_cast<size_t>(numOperands)];
+        if (all[i] && all[i]->dims.size() != mapping.size())
+            return skip("rank mismatch");
+    }
+    std::vector<const TensorSharding*> ops(all.begin(), all.begin() + numOperands);
+    std::vector<const TensorSharding*> res(all.begin() + numOperands, all.end());
+    ShardingProjection proj = buildProjection(ops, res, rule, *mesh->second);
+
+    PropagationStep rec;
+    PropagationDecisions* decisions = nullptr;
+    if (obs) {
+        rec.kind = kind;
+        rec.op = op;
+        rec.rule = &rule;
+        rec.meshName = mesh->first;
+        rec.aggressive = m_strategy == FactorStrategy::Aggressive;
+        rec.numOperands = numOperands;
+        if (kind == StepKind::FuncResult)
+            rec.funcResultIndex = tensors.back().funcResult;
+        for (int i = 0; i < static_cast<int>(tensors.size()); ++i)
+            (i < numOperands ? rec.operandValues : rec.resultValues).push_back(tensors[i].value);
+        rec.before = proj;
+        decisions = &rec.decisions;
+    }
+    FactorPropagationInput in;
+    in.rule = &rule;
+    in.mesh = mesh->second;
+    in.direction = dir;
+    in.conservative = m_options.conservative;
+    in.elementwise = elementwise;
+    UpdatedTensors updated = m_strategy == FactorStrategy::Basic ? propagateBasic(proj, in, decisions)
+                                                                 : propagateAggressive(proj, in, decisions);
+    bool changed = false;
+    for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
+        const bool isOperand = i < numOperands;
+        if (!(isOperand ? updated.operands[static_cast<size_t>(i)]
+                        : updated.results[static_cast<size_t>(i - numOperands)]))
+            continue;
+        const TensorFactorMapping& mapping =
+            isOperand ? rule.operands[static_cast<size_t>(i)] : rule.results[static_cast<size_t>(i - numOperands)];
+        TensorSharding nw = backProject(proj.tensor(i), mapping, rule.factorSizes, mesh->first, *mesh->second);
+        const std::optional<TensorSharding>& old = tensors[static_cast<size_t>(i)].current;
+        if (!old && !nw.hasDimAxes() && nw.replicated.empty() && nw.unreduced.empty())
+            continue;
+        if (old && *old == nw)
+            continue;
+        StepTensor& t = tensors[static_cast<size_t>(i)];
+        const bool holdable = t.func || t.view != StepTensor::View::Plain || canHoldSharding(t.value);
+        if (!holdable)
+            continue;
+        Value* notifyValue = store(t, nw);
+        changed = true;
+        if (obs)
+            rec.changes.push_back(ShardingChange{i, t.value, t.funcResult, old, nw});
+        t.current = nw;
+        if (notifyValue) {
+            notifyChanged(notifyValue, op, inWorklist);
+            copyToGroup(t.value, op, inWorklist);
+            if (notifyValue != t.value)
+                copyToGroup(notifyValue, op, inWorklist);
+        }
+    }
+    if (obs) {
+        rec.after = proj;
+        obs->step(rec);
+    }
+    return changed;
+}
+
+void PropagationDriver::visit(Op* op)
+{
+    const std::string& n = op->name();
+    if (n == "sdy.propagation_barrier") {
+        if (op->numOperands() != 1 || op->numResults() != 1 || !op->result(0)->type().isRankedTensor())
+            return;
+        OpShardingRule rule = identityRule(op->result(0)->type().shape(), 1, 1);
+        std::vector<StepTensor> tensors = {plainTensor(op->operand(0)), plainTensor(op->result(0))};
+        const PropagationDirection d = barrierDirection(*op);
+        propagateStep(StepKind::Barrier, op, rule, tensors, 1, [d](int64_t) { return d; }, true, true);
+        return;
+    }
+    if (n == "sdy.data_flow_edge") {
+        if (op->numOperands() != 1 || !op->result(0)->type().isRankedTensor())
+            return;
+        Value* owner = op->operand(0);
+        std::vector<Value*> sources = edgeSources(owner);
+        std::vector<StepTensor> tensors;
+        for (Value* s : sources)
+            tensors.push_back(plainTensor(s));
+        StepTensor target;
+        target.value = op->result(0);
+        target.current = getOwnSharding(target.value);
+        Op* manual = nullptr;
+        if (owner->isBlockArgument()) {
+            Op* parent = owner->ownerBlock()->parentOp();
+            if (parent && parent->name() == "sdy.manual_computation")
+                manual = parent;
+        } else if (owner->definingOp()->name() == "sdy.manual_computation") {
+            manual = owner->definingOp();
+        }
+        if (manual && !manualAxesOf(*manual).empty()) {
+            target.manualOp = manual;
+            if (owner->isBlockArgument()) {
+                target.view = StepTensor::View::LocalAsGlobal;
+                const TensorSharding* in = ir::shardingOfValue(owner);
+                if (target.current)
+                    target.current = in ? addManualAxes(*in, *target.current, manualAxesOf(*manual)) : target.current;
+            } else {
+                target.view = StepTensor::View::GlobalAsLocal;
+                if (target.current)
+                    target.current = eraseManualAxes(*target.current, manualAxesOf(*manual));
+            }
+        }
+        tensors.push_back(target);
+        OpShardingRule rule =
+            identityRule(op->result(0)->type().shape(), static_cast<int>(sources.size()), 1);
+        FactorDirectionFn dir;
+        if (m_direction)
+            dir = [this, op, &rule](int64_t f) { return m_direction(*op, rule, f); };
+        propagateStep(StepKind::DataFlowEdge, op, rule, tensors, static_cast<int>(sources.size()), dir, false, true);
+        return;
+    }
+    if (n == "sdy.func_data_flow_edge") {
+        if (op->numOperands() != 1 || !op->result(0)->type().isRankedTensor())
+            return;
+        std::vector<Value*> sources = funcEdgeSources(op->operand(0));
+        if (sources.empty())
+            return;
+        std::vector<StepTensor> tensors;
+        for (Value* s : sources)
+            tensors.push_back(plainTensor(s));
+        tensors.push_back(plainTensor(op->result(0)));
+        OpShardingRule rule = identityRule(op->result(0)->type().shape(), static_cast<int>(sources.size()), 1);
+        FactorDirectionFn dir;
+        if (m_direction)
+            dir = [this, op, &rule](int64_t f) { return m_direction(*op, rule, f); };
+        propagateStep(StepKind::FuncDataFlowEdge, op, rule, tensors, static_cast<int>(sources.size()), dir, false,
+                      true);
+        return;
+    }
+    std::optional<OpShardingRule> rule = ruleOf(op);
+    if (!rule) {
+        if (m_options.observer)
+            m_options.observer->opSkipped(op, "no sharding rule");
+        return;
+    }
+    std::vector<StepTensor> tensors;
+    for (Value* v : op->operands())
+        tensors.push_back(plainTensor(v));
+    for (const auto& r : op->results())
+        tensors.push_back(plainTensor(r.get()));
+    FactorDirectionFn dir;
+    const OpShardingRule& ruleRef = *rule;
+    if (m_direction)
+        dir = [this, op, &ruleRef](int64_t f) { return m_direction(*op, ruleRef, f); };
+    propagateStep(StepKind::Op, op, ruleRef, tensors, static_cast<int>(op->numOperands()), dir, isElementwiseOp(*op),
+                  true);
+}
+
+void PropagationDriver::funcResultSteps(Op* func)
+{
+    if (!func->numRegions() || func->region(0).empty())
+        return;
+    Op* ret = func->region(0).blocks().front()->terminator();
+    if (!ret || ret->name() != "func.return")
+        return;
+    for (unsigned i = 0; i < ret->numOperands(); ++i) {
+        Value* v = ret->operand(i);
+        if (!v->type().isRankedTensor() || !v->type().hasStaticShape())
+            continue;
+        std::vector<StepTensor> tensors = {plainTensor(v)};
+        StepTensor res;
+        res.func = func;
+        res.funcResult = static_cast<int>(i);
+        const ir::NamedAttrList attrs = ir::funcResultAttrs(*func, i);
+        if (const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding"))
+            if (const ir::ShardingAttr* s = a->as<ir::ShardingAttr>())
+                res.current = s->sharding;
+        tensors.push_back(res);
+        OpShardingRule rule = identityRule(v->type().shape(), 1, 1);
+        propagateStep(StepKind::FuncResult, func, rule, tensors, 1, {}, false, false);
+    }
+}
+
+} // namespace shardx

@@ -1,0 +1,230 @@
+// sdy-verify-unreduced-axes (SDY.md 3.7.11), using the verifier's unreduced transition check T.
+#include <functional>
+
+#include "core/ir/OpRegistry.h"
+#include "core/ir/Verifier.h"
+#include "core/ir/VerifierInternal.h"
+#include "core/propagation/PipelineSteps.h"
+#include "core/propagation/ValueSharding.h"
+
+namespace shardx {
+
+using ir::Op;
+using ir::Value;
+using ir::verifier::checkUnreducedTransition;
+using ir::verifier::RemovePolicy;
+
+namespace {
+
+/// The sharding of an operand, none when it comes (through barriers) from a reshard/constraint.
+std::optional<TensorSharding> operandSharding(const Value* v)
+{
+    const Value* cur = v;
+    while (!cur->isBlockArgument() && cur->definingOp()->name() == "sdy.propagation_barrier" &&
+           cur->definingOp()->numOperands() == 1)
+        cur = cur->definingOp()->operand(0);
+    if (!cur->isBlockArgument()) {
+        const std::string& n = cur->definingOp()->name();
+        if (n == "sdy.reshard" || n == "sdy.sharding_constraint")
+            return std::nullopt;
+    }
+    return getSharding(v);
+}
+
+/// The reduction kind of a reducer body: every returned value an add/max/min of one kind.
+std::optional<ReductionKind> bodyKind(const Op& op)
+{
+    if (op.numRegions() == 0 || op.region(0).empty())
+        return std::nullopt;
+    const Op* term = op.region(0).blocks().front()->terminator();
+    if (!term || term->numOperands() == 0)
+        return std::nullopt;
+    std::optional<ReductionKind> kind;
+    for (const Value* v : term->operands()) {
+        const Op* def = v->definingOp();
+        if (!def)
+            return std::nullopt;
+        ReductionKind k;
+        if (def->name() == "stablehlo.add")
+            k = ReductionKind::Sum;
+        else if (def->name() == "stablehlo.maximum")
+            k = ReductionKind::Max;
+        else if (def->name() == "stablehlo.minimum")
+            k = ReductionKind::Min;
+        else
+            return std::nullopt;
+        if (kind && *kind != k)
+            return std::nullopt;
+        kind = k;
+    }
+    return kind;
+}
+
+std::string calleeName(const Op& call)
+{
+    const ir::Attribute* a = call.attr("callee");
+    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
+    return ref && !ref->path.empty() ? ref->path.back() : std::string();
+}
+
+std::optional<TensorSharding> funcAttrSharding(const ir::NamedAttrList& attrs)
+{
+    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
+    const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
+    return s ? std::optional<TensorSharding>(s->sharding) : std::nullopt;
+}
+
+class UnreducedVerifier {
+public:
+    UnreducedVerifier(ir::Module& m, DiagnosticList& d) : m_module(m), m_diags(d), m_ctx{m, d} {}
+
+    /// False after reporting the first error.
+    bool verifyOp(Op& op)
+    {
+        const std::string& n = op.name();
+        if (n == "sdy.reshard" || n == "sdy.sharding_constraint" || n == "func.func")
+            return true;
+        if (n == "stablehlo.reduce") {
+            const unsigned inputs = op.numOperands() / 2;
+            for (unsigned i = 0; i < inputs && i < op.numResults(); ++i)
+                if (!transition(op, op.operand(i), op.result(i), bodyKind(op), RemovePolicy{false, std::nullopt}))
+                    return false;
+            return true;
+        }
+        if (n == "stablehlo.dot" || n == "stablehlo.dot_general") {
+            for (Value* v : op.operands())
+                if (!transition(op, v, op.result(0), ReductionKind::Sum, RemovePolicy{false, std::nullopt}))
+                    return false;
+            return true;
+        }
+        if (n == "sdy.all_reduce" || n == "sdy.reduce_scatter") {
+            if (!getSharding(op.operand(0)))
+                return fail(op, "operand must be sharded.");
+            return true;
+        }
+        if (n == "stablehlo.all_reduce" || n == "stablehlo.reduce_scatter") {
+            for (unsigned i = 0; i < op.numOperands() && i < op.numResults(); ++i)
+                if (!transition(op, op.operand(i), op.result(i), std::nullopt, RemovePolicy{true, bodyKind(op)}))
+                    return false;
+            return true;
+        }
+        if (n == "func.call")
+            return verifyCall(op);
+        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
+        if (info && info->isTerminator)
+            return verifyTerminator(op);
+        for (Value* operand : op.operands())
+            for (const auto& result : op.results())
+                if (!transition(op, operand, result.get(), ReductionKind::Sum, RemovePolicy{false, std::nullopt}))
+                    return false;
+        return true;
+    }
+
+private:
+    bool fail(const Op& op, const std::string& message)
+    {
+        SourcePos pos = op.pos;
+        if (pos.file.empty())
+            pos.file = m_module.fileName;
+        m_diags.error(pos, "'" + op.name() + "' op " + message);
+        return false;
+    }
+
+    bool check(const Op& op, const std::optional<TensorSharding>& in, const std::optional<TensorSharding>& out,
+               std::optional<ReductionKind> introduce, RemovePolicy remove)
+    {
+        if (!out)
+            return true;
+        if (auto err = checkUnreducedTransition(m_ctx, in ? &*in : nullptr, *out, introduce, remove))
+            return fail(op, *err);
+        return true;
+    }
+
+    bool transition(const Op& op, const Value* operand, const Value* result, std::optional<ReductionKind> introduce,
+                    RemovePolicy remove)
+    {
+        return check(op, operandSharding(operand), getSharding(result), introduce, remove);
+    }
+
+    static std::vector<AxisRef> unreducedOf(const std::optional<TensorSharding>& s)
+    {
+        return s ? s->unreduced : std::vector<AxisRef>{};
+    }
+
+    bool verifyCall(const Op& call)
+    {
+        Op* callee = m_module.findFunc(calleeName(call));
+        if (!callee)
+            return true;
+        for (unsigned i = 0; i < call.numOperands(); ++i) {
+            std::vector<AxisRef> a = unreducedOf(operandSharding(call.operand(i)));
+            std::vector<AxisRef> b = unreducedOf(funcAttrSharding(ir::funcArgAttrs(*callee, i)));
+            if (a != b)
+                return fail(call, "has unreduced axes mismatch for '" + calleeName(call) + "' at call argument " +
+                                      std::to_string(i) + ".");
+        }
+        for (unsigned i = 0; i < call.numResults(); ++i) {
+            std::vector<AxisRef> a = unreducedOf(funcAttrSharding(ir::funcResultAttrs(*callee, i)));
+            std::vector<AxisRef> b = unreducedOf(getSharding(call.result(i)));
+            if (a != b)
+                return fail(call, "has unreduced axes mismatch for '" + calleeName(call) + "' at call result " +
+                                      std::to_string(i) + ".");
+        }
+        return true;
+    }
+
+    bool verifyTerminator(const Op& term)
+    {
+        Op* parent = term.parentOp();
+        if (!parent)
+            return true;
+        if (term.name() == "func.return") {
+            for (unsigned i = 0; i < term.numOperands(); ++i) {
+                std::optional<TensorSharding> out = funcAttrSharding(ir::funcResultAttrs(*parent, i));
+                if (out && !check(term, operandSharding(term.operand(i)), out, ReductionKind::Sum,
+                                  RemovePolicy{false, std::nullopt}))
+                    return false;
+            }
+            return true;
+        }
+        if (term.numOperands() != parent->numResults())
+            return true;
+        const bool manual = parent->name() == "sdy.manual_computation";
+        for (unsigned i = 0; i < term.numOperands(); ++i) {
+            std::optional<TensorSharding> out = getSharding(parent->result(i));
+            if (out && manual)
+                out = eraseManualAxes(*out, manualAxesOf(*parent));
+            if (!check(term, operandSharding(term.operand(i)), out, ReductionKind::Sum,
+                       RemovePolicy{false, std::nullopt}))
+                return false;
+        }
+        return true;
+    }
+
+    ir::Module& m_module;
+    DiagnosticList& m_diags;
+    ir::verifier::Context m_ctx;
+};
+
+bool walkPostOrder(Op& op, const std::function<bool(Op&)>& fn)
+{
+    for (const auto& region : op.regions())
+        for (const auto& block : region->blocks())
+            for (const auto& child : block->ops())
+                if (!walkPostOrder(*child, fn))
+                    return false;
+    return fn(op);
+}
+
+} // namespace
+
+bool verifyUnreducedAxes(ir::Module& module, DiagnosticList& diags)
+{
+    UnreducedVerifier verifier(module, diags);
+    for (Op* func : module.funcs())
+        if (!walkPostOrder(*func, [&](Op& op) { return verifier.verifyOp(op); }))
+            return false;
+    return true;
+}
+
+} // namespace shardx

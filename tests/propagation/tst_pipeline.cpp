@@ -1,0 +1,178 @@
+// -sdy-propagation-pipeline and its sub-steps on MLIR text, expectations from SDY.md 3.7.
+#include <QtTest>
+
+#include "core/io/MlirPrinter.h"
+#include "core/io/MlirReader.h"
+#include "core/ir/Pass.h"
+#include "core/propagation/PipelineSteps.h"
+
+using namespace shardx;
+
+namespace {
+
+std::unique_ptr<ir::Module> parse(const std::string& text)
+{
+    DiagnosticList diags;
+    auto m = io::parseMlir(text, "test.mlir", diags);
+    if (!m)
+        qWarning("%s", diags.formatAll().c_str());
+    return m;
+}
+
+std::string pipeline(const std::string& text, const ir::PassOptions& opts = {})
+{
+    auto m = parse(text);
+    if (!m)
+        return "<parse error>";
+    DiagnosticList diags;
+    if (!ir::findPass("sdy-propagation-pipeline")->run(*m, opts, diags))
+        return "<failed> " + diags.formatAll();
+    return io::printModule(*m);
+}
+
+bool has(const std::string& text, const std::string& needle)
+{
+    if (text.find(needle) != std::string::npos)
+        return true;
+    qWarning("missing: %s\nin:\n%s", needle.c_str(), text.c_str());
+    return false;
+}
+
+} // namespace
+
+class TestPipeline : public QObject {
+    Q_OBJECT
+
+private slots:
+    void constraintBecomesReshardAndShardingsClose()
+    {
+        std::string out = pipeline("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+                                   "func.func @f(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {\n"
+                                   "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\", ?}, {\"b\"}]> : tensor<8x8xf32>\n"
+                                   "  %1 = stablehlo.abs %0 : tensor<8x8xf32>\n"
+                                   "  return %arg0, %1 : tensor<8x8xf32>, tensor<8x8xf32>\n}\n");
+        QVERIFY(has(out, "%0 = sdy.reshard %arg0 <@mesh, [{\"a\"}, {\"b\"}]> : tensor<8x8xf32>"));
+        QVERIFY(has(out, "stablehlo.abs %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {\"b\"}]>]>}"));
+        QVERIFY(out.find("?") == std::string::npos);
+        QVERIFY(out.find("sdy.sharding_rule") == std::string::npos);
+    }
+
+    void inlineMeshIsLifted()
+    {
+        std::string out = pipeline("func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<mesh<[\"a\"=2]>, "
+                                   "[{\"a\"}]>}) -> tensor<8xf32> {\n"
+                                   "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+                                   "  return %0 : tensor<8xf32>\n}\n");
+        QVERIFY(has(out, "sdy.mesh @mesh = <[\"a\"=2]>"));
+        QVERIFY(has(out, "stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>}"));
+    }
+
+    void sizeOneAxesRemoved()
+    {
+        std::string out = pipeline("sdy.mesh @mesh = <[\"a\"=1, \"b\"=2]>\n"
+                                   "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\"}]>}) "
+                                   "-> tensor<8xf32> {\n"
+                                   "  return %arg0 : tensor<8xf32>\n}\n");
+        QVERIFY(has(out, "%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}"));
+        QVERIFY(has(out, "sdy.mesh @mesh = <[\"a\"=1, \"b\"=2]>"));
+    }
+
+    void constantsAreSplitPerUse()
+    {
+        // Each user gets its own copy of the constant, so "a" on one add does not reach the other.
+        std::string out = pipeline(
+            "sdy.mesh @mesh = <[\"a\"=2]>\n"
+            "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}, %arg1: tensor<8xf32> "
+            "{sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+            "  %c = stablehlo.constant dense<1.0> : tensor<8xf32>\n"
+            "  %0 = stablehlo.add %arg0, %c : tensor<8xf32>\n"
+            "  %1 = stablehlo.add %arg1, %c : tensor<8xf32>\n"
+            "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n}\n");
+        QVERIFY(has(out, "%0 = sdy.constant {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} "
+                         "dense<1.000000e+00> : tensor<8xf32>"));
+        QVERIFY(has(out, "%1 = sdy.constant dense<1.000000e+00> : tensor<8xf32>"));
+        QVERIFY(has(out, "%3 = stablehlo.add %arg1, %1 : tensor<8xf32>"));
+    }
+
+    void callsAreDedupedAfterPropagation()
+    {
+        // Two calls to @foo: flattened into two named computations, propagated, exported as
+        // @foo and @foo_0, then unflattened back to one function.
+        std::string out = pipeline(
+            "sdy.mesh @mesh = <[\"a\"=2]>\n"
+            "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+            "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+            "  %1 = call @foo(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+            "  return %1 : tensor<8xf32>\n}\n"
+            "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+            "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+            "  return %0 : tensor<8xf32>\n}\n");
+        QVERIFY(has(out, "%0 = call @foo(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>}"));
+        QVERIFY(has(out, "%1 = call @foo(%0) {sdy.sharding"));
+        QVERIFY(has(out, "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) "
+                         "-> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>})"));
+        QVERIFY(out.find("@foo_0") == std::string::npos);
+        QVERIFY(out.find("original_func_name") == std::string::npos);
+    }
+
+    void nonDivisibleAndSubAxesAtTheBoundary()
+    {
+        // 3.7.9: [{"x"}] on a dimension of 2 with x=4 becomes [{"x":(1)2}]; 3.7.10 then drops
+        // the sub-axis only in open dimensions of main's arguments/results (none here: closed).
+        auto m = parse("sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
+                       "func.func @main(%arg0: tensor<2x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\", ?}]>}, "
+                       "%arg1: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\", \"x\", ?}]>}) -> tensor<2x4xf32> {\n"
+                       "  return %arg0 : tensor<2x4xf32>\n}\n");
+        QVERIFY(m);
+        updateNonDivisibleInputOutputShardings(*m);
+        std::string out = io::printModule(*m);
+        QVERIFY(has(out, "#sdy.sharding<@mesh, [{\"x\":(1)2}, {\"y\", ?}]>"));
+        QVERIFY(has(out, "#sdy.sharding<@mesh, [{\"y\", \"x\":(1)2, ?}]>"));
+        removeSubAxesInInputOutputShardings(*m);
+        out = io::printModule(*m);
+        QVERIFY(has(out, "#sdy.sharding<@mesh, [{\"x\":(1)2}, {\"y\", ?}]>"));
+        QVERIFY(has(out, "#sdy.sharding<@mesh, [{\"y\", ?}]>"));
+    }
+
+    void verifyUnreducedAxes()
+    {
+        // An element-wise op may not drop unreduced axes; a reshard operand counts as unsharded.
+        const std::string head = "sdy.mesh @mesh = <[\"a\"=2]>\n"
+                                 "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], "
+                                 "unreduced={\"a\"}>}) -> tensor<8xf32> {\n";
+        auto bad = parse(head + "  %0 = stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}]>]>} "
+                                ": tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n");
+        QVERIFY(bad);
+        DiagnosticList diags;
+        QVERIFY(!shardx::verifyUnreducedAxes(*bad, diags));
+        QVERIFY(has(diags.formatAll(), "dropped unreduced axis"));
+        auto good = parse(head + "  %0 = sdy.reshard %arg0 <@mesh, [{}]> : tensor<8xf32>\n"
+                                 "  %1 = stablehlo.abs %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}], "
+                                 "unreduced={\"a\"}>]>} : tensor<8xf32>\n  return %1 : tensor<8xf32>\n}\n");
+        QVERIFY(good);
+        DiagnosticList ok;
+        QVERIFY(shardx::verifyUnreducedAxes(*good, ok));
+    }
+
+    void shardingGroupImportUnifiesAndRenumbers()
+    {
+        auto m = parse("sdy.mesh @mesh = <[\"a\"=2]>\n"
+                       "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
+                       "  sdy.sharding_group %arg0 group_id=7 : tensor<8xf32>\n"
+                       "  sdy.sharding_group %arg0 group_id=3 : tensor<8xf32>\n"
+                       "  sdy.sharding_group %arg1 group_id=7 : tensor<8xf32>\n"
+                       "  sdy.sharding_group %arg1 group_id=9 : tensor<8xf32>\n"
+                       "  return %arg0 : tensor<8xf32>\n}\n");
+        QVERIFY(m);
+        DiagnosticList diags;
+        QVERIFY(shardingGroupImport(*m, diags));
+        std::string out = io::printModule(*m);
+        // 3, 7 and 9 are one group (represented by 3) -> id 0; duplicates on a value removed.
+        QVERIFY(has(out, "sdy.sharding_group %arg0 group_id=0 : tensor<8xf32>\n"
+                         "    sdy.sharding_group %arg1 group_id=0 : tensor<8xf32>\n"
+                         "    return"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPipeline)
+#include "tst_pipeline.moc"
