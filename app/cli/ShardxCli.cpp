@@ -12,6 +12,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModelGenerator.h"
 #include "core/io/ModuleLoader.h"
+#include "core/ir/Pass.h"
 #include "core/ir/Verifier.h"
 
 using namespace shardx;
@@ -196,6 +197,42 @@ int cmdConvert(int argc, char** argv)
     return writeOutput(args, text) ? 0 : 1;
 }
 
+int cmdPropagate(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o"});
+    static const std::map<std::string, std::string> kPasses = {
+        {"basic", "sdy-basic-propagate"},
+        {"aggressive", "sdy-aggressive-propagate"},
+        {"op-priority", "sdy-op-priority-propagate"},
+        {"user-priority", "sdy-user-priority-propagate"},
+        {"pipeline", "sdy-propagation-pipeline"}};
+    std::string strategy = args.get("strategy", "pipeline");
+    auto it = kPasses.find(strategy);
+    if (!args.error.empty() || args.positional.size() != 1 || it == kPasses.end()) {
+        std::cerr << "usage: shardx-cli propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] "
+                     "[-o FILE]\n";
+        if (it == kPasses.end())
+            std::cerr << "shardx-cli propagate: error: unknown strategy '" << strategy << "'\n";
+        return 2;
+    }
+    auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
+    if (!module)
+        return 1;
+    const ir::PassInfo* pass = ir::findPass(it->second);
+    if (!pass) {
+        std::cerr << "shardx-cli propagate: error: pass -" << it->second << " is not available in this build\n";
+        return 1;
+    }
+    DiagnosticList diags;
+    bool ok = pass->run(*module, {}, diags) && !diags.hasErrors();
+    if (ok)
+        ok = ir::verifyModule(*module, diags);
+    std::cerr << diags.formatAll();
+    if (!ok)
+        return 1;
+    return writeOutput(args, io::printModule(*module)) ? 0 : 1;
+}
+
 void printUsage(std::ostream& os)
 {
     os << "usage: shardx-cli COMMAND [ARGS]\n\n"
@@ -203,6 +240,8 @@ void printUsage(std::ostream& os)
           "  generate transformer [--layers L --hidden H --heads A --seq S --batch B\n"
           "           --mesh data=2,fsdp=4,tensor=4 --style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n"
           "                     write a JAX-style decoder stack with Shardy annotations\n"
+          "  propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] [-o FILE]\n"
+          "                     propagate shardings as Shardy does and print the result\n"
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
           "  convert FILE --to json|mlir [-o FILE]\n"
           "                     convert between MLIR text and shardx's JSON document format\n";
@@ -222,7 +261,7 @@ int main(int argc, char** argv)
         return 0;
     }
     static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate}, {"check", cmdCheck}, {"convert", cmdConvert}};
+        {"generate", cmdGenerate}, {"check", cmdCheck}, {"convert", cmdConvert}, {"propagate", cmdPropagate}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

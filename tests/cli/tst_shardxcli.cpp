@@ -98,6 +98,23 @@ private slots:
         QCOMPARE(run("shardx-opt", {json}).out, direct.out);
     }
 
+    void propagateShardsTheMlpSample()
+    {
+        // samples/mlp_dp_tp.mlir: x [{"data"}, {}] times w1 [{}, {"model"}]: the hidden activation is
+        // sharded on both axes (batch on "data", the non-contracting dim of w1 on "model").
+        QString sample = QStringLiteral(SHARDX_SOURCE_DIR "/samples/mlp_dp_tp.mlir");
+        for (const char* strategy : {"basic", "aggressive", "op-priority", "user-priority", "pipeline"}) {
+            Result r = run("shardx-cli", {"propagate", sample, "--strategy", strategy});
+            QVERIFY2(r.exitCode == 0, qPrintable(QString(strategy) + ": " + r.err));
+            QVERIFY2(r.out.contains("stablehlo.dot_general %arg0, %arg1") &&
+                         r.out.contains("<@mesh, [{\"data\"}, {\"model\"}]>"),
+                     qPrintable(QString(strategy) + "\n" + r.out));
+        }
+        Result bad = run("shardx-cli", {"propagate", sample, "--strategy", "magic"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("unknown strategy"));
+    }
+
     void checkReportsEveryBrokenFile()
     {
         QString bad = m_dir.filePath("bad.mlir");
