@@ -138,6 +138,37 @@ private slots:
         QVERIFY2(good.out.contains("%0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>"), qPrintable(good.out));
     }
 
+    void userRuleFileDrivesPropagation()
+    {
+        // A custom call the registry knows nothing about gets its rule from a user file: a matmul
+        // (i,k),(k,j)->(i,j). Propagation then moves "x" from the lhs rows to the result rows.
+        QString rules = writeFile("rules.json", "{\"rules\": [{\"custom_call\": \"my_matmul\", "
+                                                "\"rule\": \"(i,k),(k,j)->(i,j) {reduction: k}\"}]}");
+        QString in = writeFile("custom.mlir",
+                               "sdy.mesh @mesh = <[\"x\"=2]>\n"
+                               "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}, "
+                               "%arg1: tensor<4x16xf32>) -> tensor<8x16xf32> {\n"
+                               "  %0 = stablehlo.custom_call @my_matmul(%arg0, %arg1) : (tensor<8x4xf32>, "
+                               "tensor<4x16xf32>) -> tensor<8x16xf32>\n"
+                               "  return %0 : tensor<8x16xf32>\n"
+                               "}\n");
+        Result r = run({in, "-sdy-populate-op-sharding-rules=custom-rules=" + rules});
+        QCOMPARE(r.exitCode, 0);
+        // Factors are numbered by first appearance (i, k, j), so k prints as "j" and j as "k".
+        QVERIFY2(r.out.contains("sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [j, k])->([i, k]) {i=8, j=4, k=16} "
+                                "reduction={j}, custom>"),
+                 qPrintable(r.out + r.err));
+        Result p = run({in, "-sdy-populate-op-sharding-rules=custom-rules=" + rules, "-sdy-basic-propagate"});
+        QCOMPARE(p.exitCode, 0);
+        QVERIFY2(p.out.contains("sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\", ?}, {?}]>]>"),
+                 qPrintable(p.out + p.err));
+        // A malformed rule file is an error naming the file.
+        QString bad = writeFile("bad.json", "{\"rules\": [{\"custom_call\": \"my_matmul\", \"rule\": \"(i,k),(k,j)->\"}]}");
+        Result e = run({in, "-sdy-populate-op-sharding-rules=custom-rules=" + bad});
+        QVERIFY(e.exitCode != 0);
+        QVERIFY2(e.err.contains("bad.json"), qPrintable(e.err));
+    }
+
     void helpListsDriverFlags()
     {
         Result r = run({"--help"});
