@@ -1,6 +1,8 @@
 // Mesh: named axes and device order.
 #include "core/mesh/Mesh.h"
 
+#include "core/sharding/TensorSharding.h"
+
 namespace shardx {
 
 Mesh::Mesh(std::vector<MeshAxis> axes, std::vector<int64_t> deviceIds)
@@ -72,7 +74,7 @@ std::string Mesh::toString() const
     for (size_t i = 0; i < m_axes.size(); ++i) {
         if (i)
             s += ", ";
-        s += '"' + m_axes[i].name + "\"=" + std::to_string(m_axes[i].size);
+        s += quoteString(m_axes[i].name) + "=" + std::to_string(m_axes[i].size);
     }
     s += ']';
     if (!m_deviceIds.empty()) {

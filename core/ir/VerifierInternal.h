@@ -1,0 +1,70 @@
+// Internal helpers shared by the module verifier's source files (not a public API).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/ir/Module.h"
+#include "core/sharding/ShardingVerifier.h"
+#include "core/support/Diagnostic.h"
+
+namespace shardx::ir::verifier {
+
+/// State of one verifyModule run.
+struct Context {
+    const Module& module;
+    DiagnosticList& diags;
+
+    const Mesh* resolve(const MeshRef& ref) const { return module.resolveMesh(ref); }
+    MeshLookup lookup() const
+    {
+        return [this](const MeshRef& r) { return module.resolveMesh(r); };
+    }
+};
+
+/// Reports `'op.name' op MESSAGE` at the op; with a note at `noteOp` when given. Returns false.
+bool opError(Context& ctx, const Op& op, const std::string& message, const Op* noteOp = nullptr,
+             const std::string& note = {});
+
+/// Manual axes bound by the `sdy.manual_computation` ops enclosing `op` (not `op` itself),
+/// each with the op that binds it.
+std::vector<std::pair<std::string, const Op*>> enclosingManualAxes(const Op& op);
+/// Just the axis names of enclosingManualAxes.
+std::vector<std::string> manualAxisNames(const std::vector<std::pair<std::string, const Op*>>& bound);
+/// The op of `bound` binding `axis`, or nullptr.
+const Op* binderOf(const std::vector<std::pair<std::string, const Op*>>& bound, const std::string& axis);
+
+/// A TensorSharding held by property/attribute `name` of `op` (ShardingAttr), or nullptr.
+const TensorSharding* shardingAttrOf(const Op& op, const std::string& name);
+/// A ShardingPerValue held by `name` of `op`, or nullptr.
+const ShardingPerValue* shardingsAttrOf(const Op& op, const std::string& name);
+/// The sharding of a value as SDY.md 4.2 reads it (defining op, func argument, region op
+/// in/out shardings), or nullptr.
+const TensorSharding* shardingOfValue(const Value* v);
+/// True for the eight sdy collective ops.
+bool isCollective(const std::string& opName);
+/// Reduction kind of a collective (`reduction_kind` property), sum by default.
+ReductionKind collectiveReductionKind(const Op& op);
+
+/// Verifies `s` for `type` and reports "PREFIXmessage" at `op` on failure (with the manual
+/// computation note for rule 11). `bound`: manual axes of enclosing manual computations.
+bool verifyShardingAt(Context& ctx, const Op& op, const TensorSharding& s, const Type* type,
+                      const std::vector<std::pair<std::string, const Op*>>& bound, const std::string& prefix);
+
+/// How an unreduced transition may remove axes.
+struct RemovePolicy {
+    bool allowed = false;
+    std::optional<ReductionKind> kind;  ///< required kind of removed axes (none = any)
+};
+/// The unreduced transition check T of SDY.md 2.16 (`in` may be null). nullopt when valid.
+std::optional<std::string> checkUnreducedTransition(Context& ctx, const TensorSharding* in, const TensorSharding& out,
+                                                    std::optional<ReductionKind> introduce, RemovePolicy remove);
+
+/// Verification of the sdy ops other than collectives (SDY.md 2.1-2.11). True when valid.
+bool verifySdyOp(Context& ctx, const Op& op);
+/// Verification of the collectives (SDY.md 2.12-2.17). True when valid.
+bool verifyCollective(Context& ctx, const Op& op);
+
+} // namespace shardx::ir::verifier

@@ -1,0 +1,68 @@
+// LocalShape: per-device shards of a tensor sharded on a mesh (indices, offsets, padding).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/Type.h"
+#include "core/mesh/Mesh.h"
+#include "core/sharding/TensorSharding.h"
+#include "core/support/Expected.h"
+
+namespace shardx {
+
+/// What one device holds of a sharded tensor.
+struct DeviceShard {
+    int64_t deviceId = 0;
+    int64_t position = 0;                ///< linear position of the device in the mesh
+    std::vector<int64_t> shardIndex;     ///< per dimension: which shard (0..shardsPerDim-1)
+    std::vector<int64_t> offset;         ///< per dimension: first global element = shardIndex * localShape
+    std::vector<int64_t> validExtent;    ///< per dimension: real elements held (0..localShape); the rest is padding
+    std::vector<int64_t> unreducedIndex; ///< mixed-radix coordinate along the unreduced axes (empty if none)
+    int64_t replicaGroup = 0;            ///< index into ShardedLayout::replicationGroups
+};
+
+/// The layout of a tensor sharded on a mesh: global and local shapes and each device's shard.
+///
+/// A dimension of size `n` sharded by axes of total size `k` has `k` shards of
+/// `ceil(n / k)` elements (the local size); shard `i` starts at `i * ceil(n / k)` and holds
+/// `clamp(n - offset, 0, ceil(n / k))` real elements, so the last shards of a non-divisible
+/// dimension are partly or wholly padding. Dynamic dimensions stay dynamic (Type::kDynamic)
+/// and report offset/extent kDynamic.
+struct ShardedLayout {
+    std::vector<int64_t> globalShape;
+    std::vector<int64_t> shardsPerDim;  ///< product of the axis sizes of each dimension
+    std::vector<int64_t> localShape;    ///< ceil(global / shards) per dimension
+    bool isEven = true;                 ///< every static dimension divisible by its shard count
+    std::vector<DeviceShard> devices;   ///< one per device, in mesh position order
+    /// Devices holding identical data (same shard index and same unreduced coordinate),
+    /// as device ids; groups in order of their first device's position.
+    std::vector<std::vector<int64_t>> replicationGroups;
+    /// Devices holding the same region of the tensor (same shard index; partial values along
+    /// unreduced axes are not distinguished), as device ids.
+    std::vector<std::vector<int64_t>> regionGroups;
+
+    /// The shard of `deviceId`, or nullptr when the device is not in the mesh.
+    const DeviceShard* shardOfDevice(int64_t deviceId) const;
+};
+
+/// Computes the layout of a tensor of `globalShape` with `sharding` on `mesh`.
+/// Fails when the sharding's rank differs from the shape's, or an axis is unknown.
+Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, const Mesh& mesh,
+                                             const std::vector<int64_t>& globalShape);
+
+/// Number of shards of each dimension (product of its axis sizes in `mesh`).
+std::vector<int64_t> shardsPerDimension(const TensorSharding& sharding, const Mesh& mesh);
+
+/// The local (per-device) shape for `globalShape`: ceil(dim / shards) per dimension.
+std::vector<int64_t> localShapeOf(const TensorSharding& sharding, const Mesh& mesh,
+                                  const std::vector<int64_t>& globalShape);
+
+/// The body type inside a manual computation: each static dimension divided by the product
+/// of the manual axes sharding it (free axes do not count). Non-tensor types are returned
+/// unchanged. Assumes divisibility (checked by the verifier); rounds up otherwise.
+ir::Type manualLocalType(const ir::Type& globalType, const TensorSharding& sharding, const Mesh& mesh,
+                         const std::vector<std::string>& manualAxes);
+
+} // namespace shardx
