@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/ir/Module.h"
+#include "core/ir/ShardingAccess.h"
 #include "core/sharding/ShardingVerifier.h"
 #include "core/support/Diagnostic.h"
 
@@ -36,15 +37,7 @@ std::vector<std::string> manualAxisNames(const std::vector<std::pair<std::string
 /// The op of `bound` binding `axis`, or nullptr.
 const Op* binderOf(const std::vector<std::pair<std::string, const Op*>>& bound, const std::string& axis);
 
-/// A TensorSharding held by property/attribute `name` of `op` (ShardingAttr), or nullptr.
-const TensorSharding* shardingAttrOf(const Op& op, const std::string& name);
-/// A ShardingPerValue held by `name` of `op`, or nullptr.
-const ShardingPerValue* shardingsAttrOf(const Op& op, const std::string& name);
-/// The sharding of a value as SDY.md 4.2 reads it (defining op, func argument, region op
-/// in/out shardings), or nullptr.
-const TensorSharding* shardingOfValue(const Value* v);
-/// True for the eight sdy collective ops.
-bool isCollective(const std::string& opName);
+// shardingAttrOf, shardingsAttrOf, shardingOfValue and isCollectiveOp: core/ir/ShardingAccess.h.
 /// Reduction kind of a collective (`reduction_kind` property), sum by default.
 ReductionKind collectiveReductionKind(const Op& op);
 
