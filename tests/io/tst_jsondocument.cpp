@@ -1,0 +1,468 @@
+// Tests of the JSON document format: round trips (samples, conformance units, every attribute kind) and errors.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/io/JsonAdapters.h"
+#include "core/io/JsonDocument.h"
+#include "core/io/MlirPrinter.h"
+#include "core/io/MlirReader.h"
+#include "core/ir/Equivalence.h"
+
+using namespace shardx;
+using namespace shardx::ir;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readFile(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+fs::path sharedDir()
+{
+    if (const char* env = std::getenv("SHARDX_SHARED_DIR"))
+        return fs::path(env);
+    return fs::path(SHARDX_SOURCE_DIR).parent_path() / "shared";
+}
+
+/// Blanks `//` comments outside strings, keeping line numbers (as the conformance runner does).
+std::string blankComments(const std::string& text)
+{
+    std::string out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        bool inString = false;
+        for (size_t i = 0; i < line.size(); ++i) {
+            if (line[i] == '"' && (i == 0 || line[i - 1] != '\\'))
+                inString = !inString;
+            if (!inString && line.compare(i, 2, "//") == 0) {
+                line.resize(i);
+                break;
+            }
+        }
+        out += line + '\n';
+    }
+    return out;
+}
+
+/// MLIR -> JSON text -> module; returns an empty string on success, else what went wrong.
+std::string jsonRoundTrip(const Module& m1, std::unique_ptr<Module>& m2)
+{
+    std::string text = io::writeJsonDocument(m1);
+    DiagnosticList diags;
+    m2 = io::parseJsonDocument(text, "doc.json", diags);
+    if (!m2 || diags.hasErrors())
+        return "JSON does not read back: " + diags.formatAll();
+    io::PrintOptions debug;
+    debug.printDebugInfo = true;
+    if (io::printModule(*m2) != io::printModule(m1))
+        return "printed module differs after the JSON round trip";
+    if (io::printModule(*m2, debug) != io::printModule(m1, debug))
+        return "printed module (with locations) differs after the JSON round trip";
+    std::string why;
+    if (!modulesEquivalent(m1, *m2, &why))
+        return "modules differ: " + why;
+    if (io::writeJsonDocument(*m2) != text)
+        return "JSON is not stable";
+    return {};
+}
+
+/// A small valid document: a mesh, a func with one sharded argument and an add.
+json baseDocument()
+{
+    return json::parse(R"({
+      "format": "shardx", "version": 1,
+      "module": {
+        "body": {"ops": [
+          {"name": "sdy.mesh",
+           "props": {"mesh": {"kind": "mesh", "axes": [{"name": "a", "size": 2}]},
+                     "sym_name": {"kind": "string", "value": "m"}}},
+          {"name": "func.func",
+           "props": {"sym_name": {"kind": "string", "value": "main"},
+                     "function_type": {"kind": "type", "type": {"kind": "function",
+                        "inputs": [{"kind": "tensor", "shape": [8], "element": "f32"}],
+                        "results": [{"kind": "tensor", "shape": [8], "element": "f32"}]}}},
+           "regions": [{"blocks": [{"args": [{"id": 0, "type": {"kind": "tensor", "shape": [8], "element": "f32"}}],
+             "ops": [
+               {"name": "stablehlo.add", "operands": [0, 0],
+                "results": [{"id": 1, "type": {"kind": "tensor", "shape": [8], "element": "f32"}}],
+                "attrs": {"sdy.sharding": {"kind": "sharding_per_value", "shardings": [
+                   {"mesh": {"symbol": "m"}, "dims": [{"axes": [{"name": "a"}], "closed": true}]}]}},
+                "loc": {"kind": "name", "name": "jit(f)/add"}},
+               {"name": "func.return", "operands": [1]}
+             ]}]}]}
+        ]}
+      }
+    })");
+}
+
+/// Reads `doc` and returns the single error message (empty if it read fine).
+QString readError(const json& doc)
+{
+    DiagnosticList diags;
+    auto m = io::moduleFromJson(doc, "bad.json", diags);
+    if (m && !diags.hasErrors())
+        return {};
+    return QString::fromStdString(diags.formatAll()).trimmed();
+}
+
+AttrPtr loc(LocationAttr l) { return makeAttr(std::move(l)); }
+
+} // namespace
+
+class TestJsonDocument : public QObject {
+    Q_OBJECT
+
+private slots:
+    void baseDocumentReads()
+    {
+        DiagnosticList diags;
+        auto m = io::moduleFromJson(baseDocument(), "base.json", diags);
+        QVERIFY2(m, qPrintable(QString::fromStdString(diags.formatAll())));
+        QCOMPARE(m->meshes().size(), size_t(1));
+        QVERIFY(m->findMesh("m"));
+        Op* f = m->findFunc("main");
+        QVERIFY(f);
+        Op* add = f->region(0).front().ops().front().get();
+        QCOMPARE(add->name(), std::string("stablehlo.add"));
+        QCOMPARE(add->operand(0), f->region(0).front().arg(0));
+        QCOMPARE(f->region(0).front().arg(0)->uses().size(), size_t(2));
+        QVERIFY(add->loc && add->loc->as<LocationAttr>());
+        QCOMPARE(add->loc->as<LocationAttr>()->text, std::string("jit(f)/add"));
+        QCOMPARE(f->region(0).front().terminator()->operand(0), add->result(0));
+    }
+
+    void everyAttributeKindRoundTrips()
+    {
+        Module m;
+        Op* op = m.body().push_back(std::make_unique<Op>("test.everything"));
+        Mesh mesh({{"a", 2}, {"b", 4}}, {});
+        Mesh withIds({{"a", 2}}, {1, 0});
+        TensorSharding s;
+        s.mesh.symbol = "m";
+        s.dims = {DimSharding{{AxisRef("a"), AxisRef("b", 1, 2)}, false, 2}, DimSharding{{}, true, std::nullopt}};
+        s.replicated = {AxisRef("b", 2, 2)};
+        s.unreduced = {};
+        TensorSharding inlineS;
+        inlineS.mesh.inlineMesh = withIds;
+        inlineS.dims = {DimSharding{{}, false, 0}};
+        inlineS.unreduced = {AxisRef("a")};
+        inlineS.unreducedKind = ReductionKind::Max;
+        OpShardingRule rule;
+        rule.factorSizes = {8, 16, 32};
+        rule.operands = {{{0}, {2}}, {{2}, {1}}};
+        rule.results = {{{0}, {1}}};
+        rule.reductionFactors = {2};
+        rule.needReplicationFactors = {1};
+        rule.isCustom = true;
+        DenseElementsAttr dense{Type::tensor({2}, "f32"), false, {0, 0, 128, 63, 0, 0, 0, 64}, {}};
+        DenseArrayAttr darr{"f32", {}, {1.5, -0.0, std::numeric_limits<double>::infinity()}};
+        LocationAttr file{LocationAttr::Kind::FileLineCol, "a.py", 3, 7, {}, nullptr};
+        LocationAttr name{
+            LocationAttr::Kind::Name, "jit(f)/dot", 0, 0, {std::make_shared<LocationAttr>(file)}, nullptr};
+        LocationAttr call{LocationAttr::Kind::CallSite,
+                          "",
+                          0,
+                          0,
+                          {std::make_shared<LocationAttr>(name), std::make_shared<LocationAttr>(file)},
+                          nullptr};
+        LocationAttr fused{LocationAttr::Kind::Fused,   "", 0, 0, {std::make_shared<LocationAttr>(call)},
+                           makeAttr(StringAttr{"meta"})};
+        PropagationEdgesAttr edges{{PropagationEdgeStep{
+            0, {PropagationEdgeEntry{AxisRef("a"), EdgeNode{false, 1}, {EdgeNode{true, 0}, EdgeNode{true, 2}}}}}}};
+        Type tensorEnc = Type::tensor({Type::kDynamic, 4}, "bf16");
+        tensorEnc.setEncoding(makeAttr(OpaqueAttr{"sparse", "", "x"}));
+
+        NamedAttrList attrs;
+        setAttr(attrs, "unit", makeAttr(UnitAttr{}));
+        setAttr(attrs, "bool", makeAttr(BoolAttr{true}));
+        setAttr(attrs, "int", makeAttr(IntegerAttr{-5, Type::scalar("i64")}));
+        setAttr(attrs, "uint", makeAttr(IntegerAttr{-1, Type::scalar("ui64")}));
+        setAttr(attrs, "float", makeAttr(FloatAttr{0.1, Type::scalar("f32")}));
+        setAttr(attrs, "nan", makeAttr(FloatAttr{std::numeric_limits<double>::quiet_NaN(), Type::scalar("f32")}));
+        setAttr(attrs, "str", makeAttr(StringAttr{"quote\" and \xff byte"}));
+        setAttr(attrs, "type",
+                makeAttr(TypeAttr{Type::tuple({tensorEnc, Type::token(), Type::unrankedTensor("i1"),
+                                               Type::opaque("!quant.uniform<i8:f32, 1.0>"),
+                                               Type::function({Type::scalar("index")}, {})})}));
+        setAttr(attrs, "sym", makeAttr(SymbolRefAttr{{"root", "nested"}}));
+        setAttr(attrs, "array", makeAttr(ArrayAttr{{makeAttr(UnitAttr{}), makeAttr(StringAttr{"x"})}}));
+        setAttr(attrs, "darr_i", makeAttr(DenseArrayAttr{"i64", {1, -2, 3}, {}}));
+        setAttr(attrs, "darr_f", makeAttr(darr));
+        setAttr(attrs, "dense", makeAttr(dense));
+        setAttr(attrs, "dense_str",
+                makeAttr(DenseElementsAttr{Type::tensor({2}, "!tf.string"), false, {}, {"ab", "c\n"}}));
+        setAttr(attrs, "resource", makeAttr(DenseResourceAttr{"blob1", Type::tensor({4}, "i32")}));
+        setAttr(attrs, "dict", makeAttr(DictionaryAttr{{{"k", makeAttr(BoolAttr{false})}}}));
+        setAttr(attrs, "opaque", makeAttr(OpaqueAttr{"stablehlo", "gather", "offset_dims = [1]"}));
+        setAttr(attrs, "mesh", makeAttr(MeshAttr{mesh}));
+        setAttr(attrs, "mesh_ids", makeAttr(MeshAttr{withIds}));
+        setAttr(attrs, "mesh_maximal", makeAttr(MeshAttr{Mesh({}, {3})}));
+        setAttr(attrs, "sharding", makeAttr(ShardingAttr{s}));
+        setAttr(attrs, "per_value", makeAttr(ShardingPerValueAttr{ShardingPerValue{{s, inlineS}}}));
+        setAttr(attrs, "rule", makeAttr(OpShardingRuleAttr{rule}));
+        setAttr(attrs, "manual", makeAttr(ManualAxesAttr{{"a", "b"}}));
+        setAttr(attrs, "axes", makeAttr(AxisRefListAttr{{AxisRef("a"), AxisRef("b", 2, 2)}}));
+        setAttr(attrs, "axes_lists", makeAttr(ListOfAxisRefListsAttr{{{AxisRef("a")}, {}}}));
+        setAttr(attrs, "a2a", makeAttr(AllToAllParamListAttr{{AllToAllParam{{AxisRef("b")}, 0, 1}}}));
+        setAttr(attrs, "edges", makeAttr(edges));
+        setAttr(attrs, "location", loc(fused));
+        setAttr(attrs, "weird/key~", makeAttr(UnitAttr{}));
+        op->attrs() = attrs;
+        op->setProp("prop", makeAttr(IntegerAttr{7, Type::scalar("i32")}));
+        op->loc = loc(call);
+        Value* r = op->addResult(tensorEnc);
+        // A region with two blocks, a forward use and a successor.
+        Op* holder = m.body().push_back(std::make_unique<Op>("test.cfg"));
+        Region* region = holder->addRegion();
+        Block* b0 = region->addBlock();
+        Block* b1 = region->addBlock();
+        Value* arg = b1->addArgument(Type::tensor({}, "i32"));
+        arg->loc = loc(name);
+        Op* br = b0->push_back(std::make_unique<Op>("test.br"));
+        br->successors().push_back(b1);
+        Op* late = b1->push_back(std::make_unique<Op>("test.use"));
+        late->addOperand(arg);
+        late->addOperand(r);
+        Value* lateResult = late->addResult(Type::tensor({}, "i32"));
+        br->addOperand(lateResult); // used before its definition in block order
+        m.resources["blob1"] = "0x04000000DEADBEEF";
+        m.op().setProp("sym_name", makeAttr(StringAttr{"everything"}));
+
+        DiagnosticList diags;
+        std::string text = io::writeJsonDocument(m);
+        auto back = io::parseJsonDocument(text, "all.json", diags);
+        QVERIFY2(back, qPrintable(QString::fromStdString(diags.formatAll())));
+        const Op& op2 = *back->body().ops().front();
+        QCOMPARE(op2.attrs().size(), attrs.size());
+        for (size_t i = 0; i < attrs.size(); ++i) {
+            QCOMPARE(op2.attrs()[i].name, attrs[i].name);
+            if (attrs[i].name == "nan") {
+                const FloatAttr* f = op2.attrs()[i].value->as<FloatAttr>();
+                QVERIFY(f && std::isnan(f->value));
+                continue;
+            }
+            QVERIFY2(attrEquals(op2.attrs()[i].value, attrs[i].value), attrs[i].name.c_str());
+        }
+        QVERIFY(attrEquals(op2.loc, op->loc));
+        QCOMPARE(op2.result(0)->type(), tensorEnc);
+        QCOMPARE(back->resources, m.resources);
+        QCOMPARE(back->symName(), std::string("everything"));
+        const Op& holder2 = *back->body().ops().back();
+        Block* nb0 = holder2.region(0).blocks()[0].get();
+        Block* nb1 = holder2.region(0).blocks()[1].get();
+        Op* nbr = nb0->ops().front().get();
+        Op* nlate = nb1->ops().front().get();
+        QCOMPARE(nbr->successors().size(), size_t(1));
+        QCOMPARE(nbr->successors()[0], nb1);
+        QCOMPARE(nbr->operand(0), nlate->result(0));
+        QCOMPARE(nlate->operand(0), nb1->arg(0));
+        QCOMPARE(nlate->operand(1), op2.result(0));
+        QVERIFY(attrEquals(nb1->arg(0)->loc, arg->loc));
+        // (modulesEquivalent expects definitions before uses, so the wiring is checked above.)
+        // The writer is deterministic.
+        QCOMPARE(io::writeJsonDocument(*back), text);
+    }
+
+    void shardingJsonIsStructured()
+    {
+        json j = baseDocument();
+        DiagnosticList diags;
+        auto m = io::moduleFromJson(j, "base.json", diags);
+        QVERIFY(m);
+        json out = io::moduleToJson(*m);
+        QCOMPARE(out.at("format"), json("shardx"));
+        QCOMPARE(out.at("version"), json(1));
+        const json& sh = out.at("/module/body/ops/1/regions/0/blocks/0/ops/0/attrs/sdy.sharding"_json_pointer);
+        QCOMPARE(sh.at("kind"), json("sharding_per_value"));
+        QCOMPARE(sh.at("/shardings/0/mesh/symbol"_json_pointer), json("m"));
+        QCOMPARE(sh.at("/shardings/0/dims/0/axes/0/name"_json_pointer), json("a"));
+        QCOMPARE(out.at("/module/meshes/0/name"_json_pointer), json("m"));
+        QCOMPARE(out.at("/module/meshes/0/axes/0/size"_json_pointer), json(2));
+    }
+
+    void samplesRoundTrip()
+    {
+        fs::path dir = fs::path(SHARDX_SOURCE_DIR) / "samples";
+        int count = 0;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            if (e.path().extension() != ".mlir")
+                continue;
+            DiagnosticList diags;
+            auto m1 = io::parseMlir(readFile(e.path()), e.path().filename().string(), diags);
+            QVERIFY2(m1, qPrintable(QString::fromStdString(diags.formatAll())));
+            std::unique_ptr<Module> m2;
+            std::string problem = jsonRoundTrip(*m1, m2);
+            QVERIFY2(problem.empty(),
+                     qPrintable(QString::fromStdString(e.path().filename().string() + ": " + problem)));
+            ++count;
+        }
+        QVERIFY(count >= 3);
+    }
+
+    void conformanceUnitsRoundTrip()
+    {
+        // Every group, not only ir/: propagation units carry rules, origins and edges.
+        fs::path dir = sharedDir() / "conformance" / "cases";
+        if (!fs::exists(dir))
+            QSKIP("../shared/conformance is not present");
+        std::vector<fs::path> files;
+        for (const auto& e : fs::recursive_directory_iterator(dir))
+            if (e.path().extension() == ".mlir")
+                files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        int parsed = 0;
+        QStringList failures;
+        for (const fs::path& p : files) {
+            std::string raw = readFile(p);
+            io::ReadOptions opts;
+            opts.allowUnregisteredDialects = raw.find("-allow-unregistered-dialect") != std::string::npos;
+            DiagnosticList diags;
+            auto m1 = io::parseMlir(blankComments(raw), p.filename().string(), diags, opts);
+            if (!m1 || diags.hasErrors())
+                continue; // units about parse errors
+            ++parsed;
+            std::unique_ptr<Module> m2;
+            std::string problem = jsonRoundTrip(*m1, m2);
+            if (!problem.empty())
+                failures << QString::fromStdString(p.filename().string() + ": " + problem);
+        }
+        qInfo("%d of %zu units parse and go through JSON", parsed, files.size());
+        for (int i = 0; i < std::min<qsizetype>(failures.size(), 10); ++i)
+            qWarning("%s", qPrintable(failures[i]));
+        QVERIFY(parsed > 0);
+        QCOMPARE(failures.size(), qsizetype(0));
+    }
+
+    void malformedDocuments_data()
+    {
+        QTest::addColumn<QString>("pointer");  // where to change the base document ("" = none)
+        QTest::addColumn<QString>("value");    // the JSON put there ("DELETE" removes it)
+        QTest::addColumn<QString>("expected"); // a part of the message
+
+        QTest::newRow("format") << "/format"
+                                << "\"onnx\""
+                                << "bad.json: error: /format: unknown document format \"onnx\"";
+        QTest::newRow("newer version") << "/version"
+                                       << "2"
+                                       << "/version: document version 2 is newer than this shardx reads (1)";
+        QTest::newRow("no module") << "/module"
+                                   << "DELETE"
+                                   << "/: expected an object with \"module\"";
+        QTest::newRow("no body") << "/module/body"
+                                 << "DELETE"
+                                 << "/module: expected an object with \"body\"";
+        QTest::newRow("ops not array") << "/module/body/ops"
+                                       << "{}"
+                                       << "/module/body/ops: expected an array, got object";
+        QTest::newRow("op without name") << "/module/body/ops/0/name"
+                                         << "DELETE"
+                                         << "/module/body/ops/0: expected an object with \"name\"";
+        QTest::newRow("axis without name")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/attrs/sdy.sharding/shardings/0/dims/0/axes/0"
+            << "{\"nam\": \"a\"}"
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/attrs/sdy.sharding/shardings/0/dims/0/axes/0: expected "
+               "an object with \"name\"";
+        QTest::newRow("sub-axis without size")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/attrs/sdy.sharding/shardings/0/dims/0/axes/0"
+            << "{\"name\": \"a\", \"pre\": 1}"
+            << "/shardings/0/dims/0/axes/0: expected an object with \"size\"";
+        QTest::newRow("closed not bool")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/attrs/sdy.sharding/shardings/0/dims/0/closed"
+            << "1"
+            << "/shardings/0/dims/0/closed: expected true or false, got integer";
+        QTest::newRow("mesh size string")
+            << "/module/body/ops/0/props/mesh/axes/0/size"
+            << "\"2\""
+            << "/module/body/ops/0/props/mesh/axes/0/size: expected an integer, got string";
+        QTest::newRow("unknown value id")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/1/operands/0"
+            << "7"
+            << "/module/body/ops/1/regions/0/blocks/0/ops/1/operands/0: unknown value id 7";
+        QTest::newRow("duplicate value id")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/results/0/id"
+            << "0"
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/results/0/id: duplicate value id 0";
+        QTest::newRow("bad shape")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/shape/0"
+            << "-3"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/shape/0: expected a dimension size";
+        QTest::newRow("unknown attribute kind")
+            << "/module/body/ops/0/props/sym_name/kind"
+            << "\"strng\""
+            << "/module/body/ops/0/props/sym_name: unknown attribute kind \"strng\"";
+        QTest::newRow("unknown type kind")
+            << "/module/body/ops/1/props/function_type/type/inputs/0/kind"
+            << "\"vector\""
+            << "/module/body/ops/1/props/function_type/type/inputs/0/kind: unknown type kind";
+        QTest::newRow("bad location")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/loc"
+            << "{\"kind\": \"name\"}"
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/loc: expected an object with \"name\"";
+        QTest::newRow("bad hex") << "/module/body/ops/0/attrs"
+                                 << R"({"d": {"kind": "dense", "type": null, "splat": true, "data": "0G"}})"
+                                 << "/module/body/ops/0/attrs/d/data: expected hex digits";
+        QTest::newRow("rule factor not an integer")
+            << "/module/body/ops/0/attrs"
+            << R"({"r": {"kind": "op_sharding_rule", "factors": [{"name": "i", "size": 8}], "operands": [[[0]]], "results": [[["i"]]]}})"
+            << "/module/body/ops/0/attrs/r/results/0/0/0: expected an integer, got string";
+        QTest::newRow("unknown reduction")
+            << "/module/body/ops/1/regions/0/blocks/0/ops/0/attrs/sdy.sharding/shardings/0"
+            << R"({"mesh": {"symbol": "m"}, "dims": [], "unreduced": [{"name": "a"}], "unreducedKind": "prod"})"
+            << "/shardings/0/unreducedKind: expected \"sum\", \"max\" or \"min\"";
+        QTest::newRow("edge node")
+            << "/module/body/ops/0/attrs"
+            << R"({"e": {"kind": "propagation_edges", "steps": [{"step": 0, "entries": [{"axis": {"name": "a"}, "source": "operand-x", "targets": []}]}]}})"
+            << "/module/body/ops/0/attrs/e/steps/0/entries/0/source: expected \"operand-N\" or \"result-N\"";
+        QTest::newRow("escaped key") << "/module/body/ops/0/attrs"
+                                     << R"({"a/b~c": {"kind": "bool", "value": 1}})"
+                                     << "/module/body/ops/0/attrs/a~1b~0c/value: expected true or false";
+    }
+
+    void malformedDocuments()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        json doc = baseDocument();
+        json::json_pointer ptr(pointer.toStdString());
+        if (value == "DELETE")
+            doc.at(ptr.parent_pointer()).erase(ptr.back());
+        else
+            doc[ptr] = json::parse(value.toStdString());
+        QString error = readError(doc);
+        QVERIFY2(error.contains(expected), qPrintable("got: " + error));
+        QVERIFY2(!error.contains('\n'), "one error per document");
+    }
+
+    void syntaxErrorsHaveLineAndColumn()
+    {
+        DiagnosticList diags;
+        auto m = io::parseJsonDocument("{\n  \"format\": \"shardx\",\n  \"version\": 1,,\n}", "broken.json", diags);
+        QVERIFY(!m);
+        QCOMPARE(diags.all().size(), size_t(1));
+        QString msg = QString::fromStdString(diags.all()[0].format());
+        QVERIFY2(msg.startsWith("broken.json:3:16: error: invalid JSON:"), qPrintable(msg));
+
+        diags.clear();
+        QVERIFY(!io::parseJsonDocument("", "empty.json", diags));
+        QVERIFY(diags.hasErrors());
+        QVERIFY(QString::fromStdString(diags.formatAll()).startsWith("empty.json:1:1: error: invalid JSON"));
+
+        diags.clear();
+        QVERIFY(!io::parseJsonDocument("[1, 2]", "array.json", diags));
+        QVERIFY(QString::fromStdString(diags.formatAll()).contains("array.json: error: /: expected a shardx document"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestJsonDocument)
+#include "tst_jsondocument.moc"
