@@ -2,6 +2,7 @@
 #include "core/ir/Pass.h"
 
 #include "core/ir/Canonicalizer.h"
+#include "core/partition/ExplicitReshards.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/propagation/PropagationPipeline.h"
@@ -24,6 +25,7 @@ const std::vector<PassInfo>& registeredPasses()
         for (PassInfo& p : dataFlowEdgePassInfos())
             list.push_back(std::move(p));
         list.push_back(propagationPipelinePassInfo());
+        list.push_back(insertExplicitReshardsPassInfo());
         return list;
     }();
     return passes;

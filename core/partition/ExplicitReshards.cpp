@@ -1,0 +1,582 @@
+// ExplicitReshards: the op walk of `sdy-insert-explicit-reshards` (SDY.md 3.8).
+#include "core/partition/ExplicitReshards.h"
+
+#include <map>
+
+#include "core/ir/ShardingAccess.h"
+#include "core/partition/ExplicitReshardsInternal.h"
+#include "core/propagation/ValueSharding.h"
+#include "core/rules/RuleRegistry.h"
+
+namespace shardx {
+
+using ir::Op;
+using ir::Value;
+using namespace reshards;
+
+namespace {
+
+bool isTerminator(const Op& op)
+{
+    const ir::Block* b = op.parentBlock();
+    if (!b)
+        return false;
+    const Op* parent = b->parentOp();
+    if (!parent || parent->name() == "builtin.module")
+        return false;
+    return b->terminator() == &op;
+}
+
+void collectPostOrder(ir::Block& block, std::vector<Op*>& out)
+{
+    for (auto& up : block.ops()) {
+        Op* op = up.get();
+        for (const auto& r : op->regions())
+            for (const auto& b : r->blocks())
+                collectPostOrder(*b, out);
+        if (!isTerminator(*op))
+            out.push_back(op);
+    }
+}
+
+std::optional<TensorSharding> shardingAttrIn(const ir::NamedAttrList& attrs)
+{
+    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
+    if (!a)
+        return std::nullopt;
+    if (const auto* s = a->as<ir::ShardingAttr>())
+        return s->sharding;
+    return std::nullopt;
+}
+
+/// The sharding of an operand, looking through `sdy.propagation_barrier` chains.
+std::optional<TensorSharding> operandSharding(const Value* v)
+{
+    while (v && v->definingOp() && v->definingOp()->name() == "sdy.propagation_barrier" &&
+           v->definingOp()->numOperands() > 0)
+        v = v->definingOp()->operand(0);
+    return getSharding(v);
+}
+
+int64_t tensorSize(const Value* v)
+{
+    const ir::Type& t = v->type();
+    if (!t.isRankedTensor() || !t.hasStaticShape())
+        return 0;
+    return t.numElements();
+}
+
+struct Use {
+    Op* user;
+    unsigned index;
+};
+
+/// The uses feeding the data-flow edge of `owner` (SDY.md 4.9).
+std::vector<Use> edgeSourceUses(Op* op, const Value* owner)
+{
+    std::vector<Use> out;
+    const unsigned i = owner->index();
+    if (owner->isBlockArgument()) {
+        if (i < op->numOperands())
+            out.push_back({op, i});
+        return out;
+    }
+    auto terminatorUse = [&](unsigned region) {
+        if (region >= op->numRegions() || op->region(region).empty())
+            return;
+        Op* term = op->region(region).blocks().front()->terminator();
+        if (term && i < term->numOperands())
+            out.push_back({term, i});
+    };
+    const std::string& n = op->name();
+    if (n == "stablehlo.while") {
+        if (i < op->numOperands())
+            out.push_back({op, i});
+        terminatorUse(1);
+    } else if (n == "stablehlo.case") {
+        for (unsigned r = 0; r < op->numRegions(); ++r)
+            terminatorUse(r);
+    } else if (n == "stablehlo.optimization_barrier") {
+        if (i < op->numOperands())
+            out.push_back({op, i});
+    } else {
+        terminatorUse(0);
+    }
+    return out;
+}
+
+class OpWalker {
+public:
+    explicit OpWalker(Context& ctx) : m_ctx(ctx) {}
+
+    void processOp(Op* op);
+    void handleFuncReturn(Op* func);
+
+private:
+    bool isFull(const Op* op) const;
+    void handleDataFlow(Op* op, bool full);
+    void handleCall(Op* op);
+    bool reshardToUnreduced(Op* op);
+    void pendingReductions(Op* op);
+    void insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
+                        const ShardingProjection& after, const Mesh& mesh, const MeshRef& meshRef,
+                        const std::vector<std::optional<TensorSharding>>& operands,
+                        const std::vector<std::optional<TensorSharding>>& results);
+    void insertReductions(Op* op, std::vector<AxisRef> axes, const MeshRef& meshRef, const Mesh& mesh);
+
+    Context& m_ctx;
+};
+
+bool OpWalker::isFull(const Op* op) const
+{
+    if (m_ctx.fullVersion)
+        return true;
+    const std::string& n = op->name();
+    if (n == "mhlo.ragged_dot" || n == "func.call")
+        return true;
+    if (n == "stablehlo.concatenate" && op->numResults() == 1) {
+        std::optional<TensorSharding> r = getSharding(op->result(0));
+        for (Value* v : op->operands())
+            if (getSharding(v) != r)
+                return true;
+    }
+    return false;
+}
+
+void OpWalker::handleDataFlow(Op* op, bool full)
+{
+    const bool manual = op->name() == "sdy.manual_computation";
+    const std::vector<std::string> manualAxes = manualAxesOf(*op);
+    auto process = [&](Value* owner, std::optional<TensorSharding> target) {
+        for (const Use& u : edgeSourceUses(op, owner)) {
+            InsertPoint ip;
+            ip.afterDefOf = u.user->operand(u.index);
+            reshardToTarget(m_ctx, u.user, u.index, target, full, ip);
+        }
+    };
+    for (Value* owner : resultOwners(*op)) {
+        std::optional<TensorSharding> target = getSharding(owner);
+        if (manual && target)
+            target = eraseManualAxes(*target, manualAxes);
+        process(owner, target);
+    }
+    const ShardingPerValue* inShardings = manual ? ir::shardingsAttrOf(*op, "in_shardings") : nullptr;
+    for (Value* owner : blockArgOwners(*op)) {
+        std::optional<TensorSharding> target;
+        if (manual) {
+            if (inShardings && owner->index() < inShardings->shardings.size())
+                target = inShardings->shardings[owner->index()];
+        } else {
+            target = getSharding(owner);
+        }
+        process(owner, target);
+    }
+}
+
+void OpWalker::handleCall(Op* op)
+{
+    const ir::Attribute* calleeAttr = op->attr("callee");
+    const auto* ref = calleeAttr ? calleeAttr->as<ir::SymbolRefAttr>() : nullptr;
+    Op* callee = ref && !ref->path.empty() ? m_ctx.module.findFunc(ref->path.back()) : nullptr;
+    if (!callee)
+        return;
+    std::optional<MeshRef> fallbackMesh;
+    for (Value* v : op->operands()) {
+        std::optional<TensorSharding> s = getSharding(v);
+        if (!s)
+            continue;
+        const Mesh* m = meshOf(m_ctx, *s);
+        if (m && !m->isMaximal()) {
+            fallbackMesh = s->mesh;
+            break;
+        }
+    }
+    for (unsigned i = 0; i < op->numOperands(); ++i) {
+        std::optional<TensorSharding> target = shardingAttrIn(ir::funcArgAttrs(*callee, i));
+        if (!target) {
+            if (!fallbackMesh)
+                continue;
+            target = TensorSharding::closedReplicated(*fallbackMesh, valueRank(op->operand(i)));
+        }
+        InsertPoint ip;
+        ip.afterDefOf = op->operand(i);
+        reshardToTarget(m_ctx, op, i, target, true, ip);
+    }
+}
+
+bool OpWalker::reshardToUnreduced(Op* op)
+{
+    const TensorSharding* out = ir::shardingAttrOf(*op, "sharding");
+    if (!out || op->numOperands() != 1)
+        return false;
+    std::optional<TensorSharding> in = getSharding(op->operand(0));
+    if (!in)
+        return false;
+    const Mesh* mesh = meshOf(m_ctx, *out);
+    if (!mesh || axisListDifference(out->unreduced, in->unreduced, *mesh).empty())
+        return false;
+    InsertPoint ip;
+    ip.before = op;
+    Value* v = insertUnreducedCollectives(m_ctx, op->operand(0), *in, *out, ip, op);
+    if (v == op->operand(0))
+        return false;
+    op->result(0)->replaceAllUsesWith(v);
+    op->dropAllReferences();
+    op->erase();
+    return true;
+}
+
+void OpWalker::pendingReductions(Op* op)
+{
+    auto fail = [&](const std::string& why) {
+        m_ctx.diags.error(op->pos, "'" + op->name() + "' op " + why);
+        m_ctx.failed = true;
+    };
+    if (op->numResults() == 0) {
+        for (Value* v : op->operands()) {
+            std::optional<TensorSharding> s = getSharding(v);
+            if (s && !s->unreduced.empty())
+                return fail("has no results but an operand with unreduced axes");
+        }
+        return;
+    }
+    std::optional<TensorSharding> first = getSharding(op->result(0));
+    const std::vector<AxisRef> keep = first ? first->unreduced : std::vector<AxisRef>{};
+    for (unsigned i = 1; i < op->numResults(); ++i) {
+        std::optional<TensorSharding> s = getSharding(op->result(i));
+        if ((s ? s->unreduced : std::vector<AxisRef>{}) != keep)
+            return fail("has results with different unreduced axes");
+    }
+    for (unsigned i = 0; i < op->numOperands(); ++i) {
+        InsertPoint ip;
+        ip.before = op;
+        Value* v = allReducePending(m_ctx, op->operand(i), keep, ip);
+        if (v != op->operand(i))
+            op->setOperand(i, v);
+    }
+}
+
+TensorSharding rebuild(const TensorFactorShardings& table, const TensorFactorMapping& mapping,
+                       const OpShardingRule& rule, const Mesh& mesh, const MeshRef& meshRef,
+                       const std::optional<TensorSharding>& original)
+{
+    TensorSharding s = backProject(table, mapping, rule.factorSizes, meshRef.symbol, mesh);
+    s.mesh = meshRef;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+        s.dims[d].closed = !original || d >= original->dims.size() || original->dims[d].closed;
+        s.dims[d].priority.reset();
+    }
+    return s;
+}
+
+bool sameFactors(const TensorFactorShardings& a, const TensorFactorShardings& b)
+{
+    if (a.factors.size() != b.factors.size())
+        return false;
+    for (const auto& [f, fs] : a.factors) {
+        const FactorSharding* o = b.find(f);
+        if (!o || o->axes != fs.axes || o->overflowAxes != fs.overflowAxes)
+            return false;
+    }
+    return true;
+}
+
+/// True if `s` has the same dimension axes as `original` (missing = replicated).
+bool sameDimAxes(const TensorSharding& s, const std::optional<TensorSharding>& original)
+{
+    if (!original)
+        return !s.hasDimAxes();
+    if (original->dims.size() != s.dims.size() || !(original->mesh == s.mesh))
+        return false;
+    for (size_t d = 0; d < s.dims.size(); ++d)
+        if (original->dims[d].axes != s.dims[d].axes)
+            return false;
+    return true;
+}
+
+bool differentDeviceOrder(const Context& ctx, const std::optional<TensorSharding>& s, const Mesh& mesh)
+{
+    if (!s || !s->hasDimAxes())
+        return false;
+    const Mesh* m = meshOf(ctx, *s);
+    return m && m->allDeviceIds() != mesh.allDeviceIds();
+}
+
+void OpWalker::insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
+                              const ShardingProjection& after, const Mesh& mesh, const MeshRef& meshRef,
+                              const std::vector<std::optional<TensorSharding>>& operands,
+                              const std::vector<std::optional<TensorSharding>>& results)
+{
+    for (int i = 0; i < after.numOperands() && i < static_cast<int>(op->numOperands()); ++i) {
+        if (sameFactors(before.operands[i], after.operands[i]) && !differentDeviceOrder(m_ctx, operands[i], mesh))
+            continue;
+        TensorSharding s = rebuild(after.operands[i], rule.operands[i], rule, mesh, meshRef, operands[i]);
+        if (sameDimAxes(s, operands[i]) && !differentDeviceOrder(m_ctx, operands[i], mesh))
+            continue;
+        Value* r = insertBefore(op, makeReshard(op->operand(i), s));
+        op->setOperand(static_cast<unsigned>(i), r);
+    }
+    Op* last = op;
+    for (int i = 0; i < after.numResults() && i < static_cast<int>(op->numResults()); ++i) {
+        if (sameFactors(before.results[i], after.results[i]) && !differentDeviceOrder(m_ctx, results[i], mesh))
+            continue;
+        Value* res = op->result(static_cast<unsigned>(i));
+        TensorSharding old = results[i] ? *results[i] : TensorSharding::closedReplicated(meshRef, valueRank(res));
+        TensorSharding s = rebuild(after.results[i], rule.results[i], rule, mesh, meshRef, results[i]);
+        if (sameDimAxes(s, results[i]) && !differentDeviceOrder(m_ctx, results[i], mesh))
+            continue;
+        Value* r = insertAfter(last, makeReshard(res, old));
+        last = r->definingOp();
+        replaceUses(res, r, last);
+        setSharding(res, s);
+    }
+}
+
+void OpWalker::insertReductions(Op* op, std::vector<AxisRef> axes, const MeshRef& meshRef, const Mesh& mesh)
+{
+    if (op->numResults() == 0)
+        return;
+    std::optional<TensorSharding> first = getSharding(op->result(0));
+    if (first)
+        axes = axisListDifference(axes, first->unreduced, mesh);
+    if (axes.empty())
+        return;
+    axes = sortAndMerge(axes, mesh);
+    Op* last = op;
+    for (unsigned i = 0; i < op->numResults(); ++i) {
+        Value* res = op->result(i);
+        std::optional<TensorSharding> s = getSharding(res);
+        TensorSharding out = s ? *s : TensorSharding::closedReplicated(meshRef, valueRank(res));
+        Value* r = insertAfter(last, makeAllReduce(res, axes, out, out.unreducedKind));
+        last = r->definingOp();
+        replaceUses(res, r, last);
+    }
+}
+
+void OpWalker::processOp(Op* op)
+{
+    const std::string& name = op->name();
+    const bool full = isFull(op);
+    // 1-2. Data-flow ops and calls.
+    if (isDataFlowOp(*op)) {
+        handleDataFlow(op, full);
+        return;
+    }
+    if (name == "func.call") {
+        handleCall(op);
+        return;
+    }
+    // 3. Reshard to unreduced.
+    if (name == "sdy.reshard" && reshardToUnreduced(op))
+        return;
+    // 4. Pending reductions.
+    pendingReductions(op);
+    if (m_ctx.failed)
+        return;
+    // 5. Shardings.
+    std::vector<std::optional<TensorSharding>> operands;
+    std::vector<std::optional<TensorSharding>> results;
+    for (Value* v : op->operands())
+        operands.push_back(operandSharding(v));
+    for (const auto& r : op->results())
+        results.push_back(getSharding(r.get()));
+    // 6. Single-device ops.
+    for (const auto& r : results) {
+        if (!r)
+            continue;
+        const Mesh* m = meshOf(m_ctx, *r);
+        if (m && m->isMaximal()) {
+            handleSingleDeviceOp(m_ctx, op, results);
+            return;
+        }
+    }
+    // 7. Rule.
+    std::optional<OpShardingRule> rule = getOrCreateOpShardingRule(*op);
+    if (!rule || rule->isCustom)
+        return;
+    if (rule->operands.size() != op->numOperands() || rule->results.size() != op->numResults())
+        return;
+    // 8. Mesh.
+    const Mesh* common = nullptr;
+    MeshRef commonRef;
+    std::vector<const TensorSharding*> all;
+    for (const auto& s : operands)
+        if (s)
+            all.push_back(&*s);
+    for (const auto& s : results)
+        if (s)
+            all.push_back(&*s);
+    for (const TensorSharding* s : all) {
+        const Mesh* m = meshOf(m_ctx, *s);
+        if (!m || m->isEmpty())
+            continue;
+        if (!common) {
+            common = m;
+            commonRef = s->mesh;
+        } else if (!common->equalsIgnoringDeviceIds(*m)) {
+            return;
+        }
+    }
+    if (!common || common->isMaximal())
+        return;
+    {
+        std::map<std::string, int> counts;
+        int best = 0;
+        for (const TensorSharding* s : all) {
+            if (!s->hasDimAxes())
+                continue;
+            int c = ++counts[s->mesh.toString()];
+            if (c > best) {
+                best = c;
+                commonRef = s->mesh;
+            }
+        }
+    }
+    const Mesh* meshPtr = m_ctx.module.resolveMesh(commonRef);
+    const Mesh& mesh = meshPtr ? *meshPtr : *common;
+    // 9. Projection.
+    std::vector<const TensorSharding*> opPtrs, resPtrs;
+    for (const auto& s : operands)
+        opPtrs.push_back(s ? &*s : nullptr);
+    for (const auto& s : results)
+        resPtrs.push_back(s ? &*s : nullptr);
+    const ShardingProjection projection = buildProjection(opPtrs, resPtrs, *rule, mesh, true);
+    FactorProblem problem;
+    problem.rule = &*rule;
+    problem.projection = &projection;
+    problem.mesh = &mesh;
+    for (Value* v : op->operands())
+        problem.tensorSizes.push_back(tensorSize(v));
+    for (const auto& r : op->results())
+        problem.tensorSizes.push_back(tensorSize(r.get()));
+
+    // 10. Factor shardings.
+    std::vector<AxisRef> reductionAxes;
+    if (full) {
+        std::vector<std::vector<AxisRef>> commonAxes;
+        bool done = false;
+        if (name == "stablehlo.reshape")
+            done = reshapeOverflowCommonAxes(problem, commonAxes);
+        if (!done)
+            commonAxes = computeCommonAxes(problem);
+        ShardingProjection updated = projection;
+        for (int t = 0; t < updated.numTensors(); ++t)
+            for (auto& [f, fs] : updated.tensor(t).factors) {
+                fs.axes = commonAxes[static_cast<size_t>(f)];
+                fs.overflowAxes.clear();
+            }
+        insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+        for (int64_t f : rule->reductionFactors)
+            for (const AxisRef& a : commonAxes[static_cast<size_t>(f)])
+                reductionAxes.push_back(a);
+    } else {
+        if ((name == "stablehlo.dot" || name == "stablehlo.dot_general") && op->numResults() == 1 && results[0]) {
+            ShardingProjection updated = projection;
+            if (dotSpecialCase(problem, updated, name == "stablehlo.dot_general"))
+                insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+        }
+        if (op->numResults() > 0 && results[0] && !results[0]->unreduced.empty()) {
+            for (int64_t f : rule->reductionFactors) {
+                std::optional<std::vector<AxisRef>> axes;
+                for (int t = 0; t < projection.numTensors(); ++t) {
+                    const FactorSharding* fs = projection.tensor(t).find(f);
+                    if (!fs)
+                        continue;
+                    if (axes && *axes != fs->axes) {
+                        m_ctx.diags.error(op->pos, "reduction factors are not sharded identically in '" + name + "'");
+                        m_ctx.failed = true;
+                        return;
+                    }
+                    axes = fs->axes;
+                }
+                if (axes)
+                    reductionAxes.insert(reductionAxes.end(), axes->begin(), axes->end());
+            }
+        }
+    }
+    // 11. Reductions.
+    if (!reductionAxes.empty())
+        insertReductions(op, reductionAxes, commonRef, mesh);
+}
+
+void OpWalker::handleFuncReturn(Op* func)
+{
+    if (func->numRegions() == 0 || func->region(0).empty())
+        return;
+    Op* term = func->region(0).front().terminator();
+    if (!term)
+        return;
+    for (unsigned i = 0; i < term->numOperands(); ++i) {
+        std::optional<TensorSharding> target = shardingAttrIn(ir::funcResultAttrs(*func, i));
+        InsertPoint ip;
+        ip.before = term;
+        reshardToTarget(m_ctx, term, i, target, m_ctx.fullVersion, ip);
+    }
+}
+
+bool checkNotMaximal(Context& ctx, Op* func)
+{
+    const ir::Type ft = ir::funcType(*func);
+    bool ok = true;
+    auto check = [&](const std::optional<TensorSharding>& s, const std::string& what, size_t i) {
+        if (!s)
+            return;
+        const Mesh* m = meshOf(ctx, *s);
+        if (m && m->isMaximal()) {
+            ctx.diags.error(func->pos, "function " + what + " " + std::to_string(i) +
+                                           " cannot have a single-device (maximal) sharding attribute");
+            ok = false;
+        }
+    };
+    for (size_t i = 0; i < ft.elements().size(); ++i)
+        check(shardingAttrIn(ir::funcArgAttrs(*func, static_cast<unsigned>(i))), "argument", i);
+    for (size_t i = 0; i < ft.results().size(); ++i)
+        check(shardingAttrIn(ir::funcResultAttrs(*func, static_cast<unsigned>(i))), "result", i);
+    return ok;
+}
+
+} // namespace
+
+bool insertExplicitReshards(ir::Module& module, const ExplicitReshardsOptions& options, DiagnosticList& diags)
+{
+    Context ctx{module, options.fullVersion, diags};
+    for (Op* func : module.funcs()) {
+        if (!checkNotMaximal(ctx, func)) {
+            ctx.failed = true;
+            continue;
+        }
+        if (func->numRegions() == 0 || func->region(0).empty())
+            continue;
+        std::vector<Op*> ops;
+        for (const auto& b : func->region(0).blocks())
+            collectPostOrder(*b, ops);
+        OpWalker walker(ctx);
+        for (Op* op : ops) {
+            walker.processOp(op);
+            if (ctx.failed)
+                return false;
+        }
+        walker.handleFuncReturn(func);
+    }
+    return !ctx.failed && !diags.hasErrors();
+}
+
+ir::PassInfo insertExplicitReshardsPassInfo()
+{
+    return ir::PassInfo{"sdy-insert-explicit-reshards",
+                        "insert sdy.reshard ops and unreduced collectives so every op's shardings match its rule",
+                        {"enable-full-version"},
+                        [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
+                            ExplicitReshardsOptions o;
+                            if (auto it = opts.find("enable-full-version"); it != opts.end()) {
+                                if (!ir::parseBoolOption(it->second, o.fullVersion)) {
+                                    diags.error(SourcePos{m.fileName, 0, 0},
+                                                "invalid value '" + it->second + "' for option enable-full-version");
+                                    return false;
+                                }
+                            }
+                            return insertExplicitReshards(m, o, diags);
+                        }};
+}
+
+} // namespace shardx
