@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/mesh/Mesh.h"
-#include "core/sharding/TensorSharding.h"
+#include "core/support/StringUtil.h"
 
 namespace shardx {
 

@@ -1,7 +1,7 @@
 // Mesh: named axes and device order.
 #include "core/mesh/Mesh.h"
 
-#include "core/sharding/TensorSharding.h"
+#include "core/support/StringUtil.h"
 
 namespace shardx {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/sharding/TensorSharding.h"
+#include "core/support/StringUtil.h"
 
 namespace shardx {
 

@@ -9,6 +9,7 @@
 
 #include "core/mesh/AxisRef.h"
 #include "core/mesh/Mesh.h"
+#include "core/support/StringUtil.h"
 
 namespace shardx {
 
@@ -72,10 +73,6 @@ struct ShardingPerValue {
     std::string toAttrString() const;
 };
 
-/// Quote-escape a string as MLIR prints string literals ("..." with \XX escapes).
-std::string quoteString(const std::string& s);
-/// A symbol reference as MLIR prints it: `@name` or `@"odd name"`.
-std::string symbolRefString(const std::string& name);
 /// A list of axis refs joined by ", " inside braces: `{"a", "b":(1)2}`.
 std::string axisListString(const std::vector<AxisRef>& axes);
 
