@@ -1,6 +1,8 @@
 // Registry entries of the propagation passes and their option parsing.
 #include "core/propagation/PropagationPasses.h"
 
+#include "core/propagation/DebugAttributes.h"
+
 namespace shardx {
 
 namespace {
@@ -49,9 +51,14 @@ ir::PassInfo makeInfo(const char* name, const char* description, std::vector<std
     return ir::PassInfo{name, description, std::move(options),
                         [fn](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
                             PropagationPassOptions o;
-                            if (!parseOptions(opts, o, m, diags))
+                            DebugOutputOptions debug;
+                            if (!parseOptions(opts, o, m, diags) || !parseDebugOutputOptions(opts, "", debug, m, diags))
                                 return false;
-                            return fn(m, o, diags);
+                            return runWithDebugOutputs(m, debug, [&](PropagationObserver* obs) {
+                                if (obs)
+                                    o.base.observer = obs;
+                                return fn(m, o, diags);
+                            });
                         }};
 }
 

@@ -1,0 +1,257 @@
+// Trace: keyframes, cursor, names and the text printer.
+#include "core/trace/Trace.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace shardx {
+
+namespace {
+
+const char* const kDecisionNames[] = {
+    "compatible-prefix",       "conflict-across-factors", "explicitly-replicated",
+    "explicitly-unreduced",    "closed-dimension",        "overflow",
+    "non-divisible",           "sub-axis-conservative",   "aggressive-choice",
+    "func-result-step",        "sharding-constraint",     "sharding-group-copy",
+    "user-priority-held-back", "user-priority-restored",  "external",
+};
+
+std::string shardingText(const std::optional<TensorSharding>& s) { return s ? s->toString() : "none"; }
+
+std::string tensorName(const TraceStep& s, int t)
+{
+    if (t < 0)
+        return "?";
+    return t < s.numOperands ? "operand-" + std::to_string(t) : "result-" + std::to_string(t - s.numOperands);
+}
+
+std::string decisionText(const TraceStep& s, const TraceDecision& d)
+{
+    std::string out = decisionKindName(d.kind);
+    if (d.axis)
+        out += " axis=" + d.axis->toString();
+    if (d.replacedBy)
+        out += " kept=" + d.replacedBy->toString();
+    if (d.culpritTensor >= 0)
+        out += " by=" + tensorName(s, d.culpritTensor);
+    if (d.otherFactor >= 0)
+        out += " factor=" + std::to_string(d.otherFactor);
+    if (d.sourceTensor >= 0)
+        out += " source=" + tensorName(s, d.sourceTensor) + " size=" + std::to_string(d.sourceSize);
+    if (d.runnerUpSize >= 0)
+        out += " runner-up=" + std::to_string(d.runnerUpSize);
+    return out;
+}
+
+std::string tensorList(const TraceStep& s, const std::vector<int>& ts)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < ts.size(); ++i)
+        out += (i ? "," : "") + tensorName(s, ts[i]);
+    return out + "]";
+}
+
+} // namespace
+
+bool operator==(const AxisTruncation& a, const AxisTruncation& b)
+{
+    return a.axis == b.axis && a.replacedBy == b.replacedBy && a.reason == b.reason && a.tensor == b.tensor &&
+           a.otherFactor == b.otherFactor;
+}
+
+bool operator==(const FactorDecision& a, const FactorDecision& b)
+{
+    return a.factor == b.factor && a.direction == b.direction && a.compatible == b.compatible && a.result == b.result &&
+           a.truncations == b.truncations && a.expandedTensors == b.expandedTensors &&
+           a.sourceTensor == b.sourceTensor && a.sourceSize == b.sourceSize && a.order == b.order;
+}
+
+const char* traceNodeKindName(TraceNodeKind k)
+{
+    switch (k) {
+    case TraceNodeKind::Pass: return "pass";
+    case TraceNodeKind::UserPriority: return "user-priority";
+    case TraceNodeKind::OpPriorityRound: return "op-priority-round";
+    case TraceNodeKind::Run: return "run";
+    }
+    return "?";
+}
+
+const char* traceStepKindName(TraceStepKind k)
+{
+    switch (k) {
+    case TraceStepKind::Op: return "op";
+    case TraceStepKind::Barrier: return "barrier";
+    case TraceStepKind::DataFlowEdge: return "data-flow-edge";
+    case TraceStepKind::FuncDataFlowEdge: return "func-data-flow-edge";
+    case TraceStepKind::FuncResult: return "func-result";
+    case TraceStepKind::ApplyConstraint: return "apply-constraint";
+    case TraceStepKind::GroupCopy: return "group-copy";
+    case TraceStepKind::GroupSync: return "group-sync";
+    case TraceStepKind::Skipped: return "skipped";
+    case TraceStepKind::Erased: return "erased";
+    case TraceStepKind::Untracked: return "untracked";
+    }
+    return "?";
+}
+
+const char* decisionKindName(DecisionKind k) { return kDecisionNames[static_cast<int>(k)]; }
+
+std::optional<DecisionKind> decisionKindFromName(const std::string& name)
+{
+    for (int i = 0; i <= static_cast<int>(DecisionKind::External); ++i)
+        if (name == kDecisionNames[i])
+            return static_cast<DecisionKind>(i);
+    return std::nullopt;
+}
+
+std::string axisKeyText(const AxisRef& a)
+{
+    if (!a.sub)
+        return a.name;
+    return a.name + ":(" + std::to_string(a.sub->preSize) + ")" + std::to_string(a.sub->size);
+}
+
+std::optional<AxisRef> parseAxisKeyText(const std::string& text)
+{
+    const size_t colon = text.rfind(":(");
+    if (colon == std::string::npos)
+        return text.empty() ? std::nullopt : std::optional<AxisRef>(AxisRef(text));
+    const size_t close = text.find(')', colon);
+    if (close == std::string::npos || colon == 0)
+        return std::nullopt;
+    try {
+        size_t used = 0;
+        const int64_t pre = std::stoll(text.substr(colon + 2, close - colon - 2), &used);
+        const std::string rest = text.substr(close + 1);
+        size_t used2 = 0;
+        const int64_t size = std::stoll(rest, &used2);
+        if (used2 != rest.size() || pre < 1 || size < 1)
+            return std::nullopt;
+        return AxisRef(text.substr(0, colon), pre, size);
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+void applyTraceStep(const TraceStep& step, std::vector<std::optional<TensorSharding>>& state)
+{
+    for (const TraceChange& c : step.changes) {
+        if (c.value < 0)
+            continue;
+        if (static_cast<size_t>(c.value) >= state.size())
+            state.resize(static_cast<size_t>(c.value) + 1);
+        state[static_cast<size_t>(c.value)] = c.after;
+    }
+}
+
+Trace::Trace(TraceData data, int keyframeInterval) : m_data(std::move(data)), m_interval(std::max(1, keyframeInterval))
+{
+    std::vector<std::optional<TensorSharding>> state = m_data.initial;
+    state.resize(m_data.values.size());
+    m_keyframes.push_back(state);
+    for (size_t i = 0; i < m_data.steps.size(); ++i) {
+        applyTraceStep(m_data.steps[i], state);
+        if ((i + 1) % static_cast<size_t>(m_interval) == 0)
+            m_keyframes.push_back(state);
+    }
+}
+
+TraceCursor::TraceCursor(const Trace& trace) : m_trace(&trace), m_state(trace.keyframe(0)) {}
+
+void TraceCursor::apply(const TraceStep& step) { applyTraceStep(step, m_state); }
+
+void TraceCursor::seek(size_t step)
+{
+    step = std::min(step, m_trace->numSteps());
+    const size_t interval = static_cast<size_t>(m_trace->keyframeInterval());
+    // Forward within the same keyframe interval: continue from here.
+    if (!(step >= m_position && step / interval == m_position / interval)) {
+        const size_t k = std::min(step / interval, m_trace->numKeyframes() - 1);
+        m_state = m_trace->keyframe(k);
+        m_position = k * interval;
+    }
+    for (; m_position < step; ++m_position)
+        apply(m_trace->steps()[m_position]);
+}
+
+const std::optional<TensorSharding>& TraceCursor::sharding(int value) const
+{
+    static const std::optional<TensorSharding> none;
+    if (value < 0 || static_cast<size_t>(value) >= m_state.size())
+        return none;
+    return m_state[static_cast<size_t>(value)];
+}
+
+std::string Trace::toText() const
+{
+    std::ostringstream out;
+    out << "shardx-trace v" << kFormatVersion << ": " << m_data.values.size() << " values, " << m_data.ops.size()
+        << " ops, " << m_data.steps.size() << " steps\n";
+    for (size_t v = 0; v < m_data.values.size(); ++v)
+        if (v < m_data.initial.size() && m_data.initial[v])
+            out << "initial " << m_data.values[v].id << " = " << m_data.initial[v]->toString() << "\n";
+    // Nodes open before the first step inside them; a node index line is printed at its place.
+    std::vector<std::vector<int>> nodesAt(m_data.steps.size() + 1);
+    for (size_t n = 0; n < m_data.nodes.size(); ++n)
+        nodesAt[static_cast<size_t>(
+                    std::clamp<int>(m_data.nodes[n].firstStep, 0, static_cast<int>(m_data.steps.size())))]
+            .push_back(static_cast<int>(n));
+    auto depthOf = [&](int n) {
+        int d = 0;
+        while (n >= 0 && m_data.nodes[static_cast<size_t>(n)].parent >= 0) {
+            n = m_data.nodes[static_cast<size_t>(n)].parent;
+            ++d;
+        }
+        return d;
+    };
+    for (size_t i = 0; i <= m_data.steps.size(); ++i) {
+        for (int n : nodesAt[i]) {
+            const TraceNode& node = m_data.nodes[static_cast<size_t>(n)];
+            out << std::string(static_cast<size_t>(depthOf(n)) * 2, ' ') << traceNodeKindName(node.kind);
+            if (node.kind == TraceNodeKind::UserPriority || node.kind == TraceNodeKind::OpPriorityRound)
+                out << " " << node.number;
+            if (!node.label.empty())
+                out << " " << node.label;
+            out << " [steps " << node.firstStep << ".." << node.endStep << ")\n";
+        }
+        if (i == m_data.steps.size())
+            break;
+        const TraceStep& s = m_data.steps[i];
+        out << "#" << i << " " << traceStepKindName(s.kind);
+        if (s.op >= 0)
+            out << " " << m_data.ops[static_cast<size_t>(s.op)].name << " " << m_data.ops[static_cast<size_t>(s.op)].id;
+        if (s.funcResult >= 0)
+            out << " result " << s.funcResult;
+        if (s.group >= 0)
+            out << " group " << s.group;
+        if (!s.note.empty())
+            out << " (" << s.note << ")";
+        if (s.kind != TraceStepKind::Skipped && s.kind != TraceStepKind::Erased && s.kind != TraceStepKind::GroupSync &&
+            s.kind != TraceStepKind::Untracked && s.kind != TraceStepKind::GroupCopy)
+            out << (s.aggressive ? " aggressive" : " basic");
+        if (s.round >= 0)
+            out << " round=" << s.round;
+        if (s.userPriority >= 0)
+            out << " priority=" << s.userPriority;
+        for (const FactorDecision& d : s.decisions)
+            if (d.direction != PropagationDirection::Both)
+                out << " f" << d.factor << ":" << directionName(d.direction);
+        if (s.changes.empty())
+            out << " no change";
+        for (const TraceChange& c : s.changes) {
+            out << " | " << (c.value >= 0 ? m_data.values[static_cast<size_t>(c.value)].id : std::string("?")) << " "
+                << shardingText(c.before) << " -> " << shardingText(c.after);
+            if (c.factors.empty())
+                out << " (" << decisionKindName(c.kind) << ")";
+            for (const TraceFactorChange& f : c.factors)
+                out << "; d" << f.dim << " f" << f.factor << " " << axisListString(f.before) << "->"
+                    << axisListString(f.after) << " from " << tensorList(s, f.sources) << " to "
+                    << tensorList(s, f.targets) << " (" << decisionText(s, f.decision) << ")";
+        }
+        out << "\n";
+    }
+    return out.str();
+}
+
+} // namespace shardx

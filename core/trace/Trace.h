@@ -1,0 +1,216 @@
+// Trace: the immutable, replayable record of a propagation pass (tree of steps, decisions).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/propagation/FactorPropagation.h"
+#include "core/propagation/ShardingProjection.h"
+#include "core/rules/OpShardingRule.h"
+#include "core/sharding/TensorSharding.h"
+#include "core/support/Expected.h"
+
+namespace shardx {
+
+/// Field-wise equality of the decisions (FactorPropagation.h declares none).
+bool operator==(const AxisTruncation& a, const AxisTruncation& b);
+bool operator==(const FactorDecision& a, const FactorDecision& b);
+
+/// A value seen by the recorder (an SSA value or a function result attribute).
+struct TraceValue {
+    std::string id;          ///< stable id: `@f:%arg0`, `@f:op3#0`, `@f:op3/r0:%arg1`, `@f:result0`
+    std::string displayName; ///< `%arg0`, `%3`, `%1#2`, `result 0` (as printed, when cheap)
+    std::string scope;       ///< name scope of the op's / argument's `loc("...")`, or empty
+    bool operator==(const TraceValue& o) const = default;
+};
+
+/// An op seen by the recorder.
+struct TraceOp {
+    std::string id;    ///< `@f:op3`, `@f:op3/r0/op1`, `@f` for a function
+    std::string name;  ///< `stablehlo.add`
+    std::string scope; ///< name scope of its `loc("...")`, or empty
+    bool operator==(const TraceOp& o) const = default;
+};
+
+/// Structural levels of the trace tree.
+enum class TraceNodeKind { Pass, UserPriority, OpPriorityRound, Run };
+const char* traceNodeKindName(TraceNodeKind k);
+
+/// A node of the tree pass -> user-priority iteration -> op-priority round -> run.
+struct TraceNode {
+    TraceNodeKind kind = TraceNodeKind::Pass;
+    int parent = -1;    ///< index of the enclosing node, -1 at the top
+    std::string label;  ///< pass name / strategy
+    int64_t number = 0; ///< user priority / round level
+    int firstStep = 0;  ///< steps [firstStep, endStep) happened inside this node
+    int endStep = 0;
+    bool operator==(const TraceNode& o) const = default;
+};
+
+/// What a step was.
+enum class TraceStepKind {
+    Op,
+    Barrier,
+    DataFlowEdge,
+    FuncDataFlowEdge,
+    FuncResult,
+    ApplyConstraint,
+    GroupCopy, ///< a sharding copied to another member of a sharding group
+    GroupSync, ///< a sharding group synchronised (no factor tables)
+    Skipped,   ///< an op visited but no step taken (see `note`)
+    Erased,    ///< a dead op erased
+    Untracked, ///< shardings changed outside any step (user-priority parking/restoring, setup)
+};
+const char* traceStepKindName(TraceStepKind k);
+
+/// Which rule decided the new axes of a factor (SDY.md 4.4-4.7, 4.10).
+enum class DecisionKind {
+    CompatiblePrefix,      ///< the compatible prefix of all tensors was kept whole
+    ConflictAcrossFactors, ///< an axis was cut: used by factor `otherFactor` of tensor `culpritTensor`
+    ExplicitlyReplicated,  ///< an axis was cut: explicitly replicated in `culpritTensor`
+    ExplicitlyUnreduced,   ///< an axis was cut: unreduced in `culpritTensor`
+    ClosedDimension,       ///< an axis was cut: the factor is closed in `culpritTensor`
+    Overflow,              ///< an axis was cut: the factor overflows in `culpritTensor`
+    NonDivisible,          ///< an axis was cut: it does not divide the factor
+    SubAxisConservative,   ///< an axis was cut: conservative propagation forbids sub-axes
+    AggressiveChoice,      ///< aggressive: the sharding of `sourceTensor` (T-size `sourceSize`) won
+    FuncResultStep,        ///< returned value <-> function result attribute
+    ShardingConstraint,    ///< sdy-apply-sharding-constraints copied a constraint to its input
+    ShardingGroupCopy,     ///< copied from another member of sharding group `group`
+    UserPriorityHeldBack,  ///< axes of a higher user priority parked (replicated) for now
+    UserPriorityRestored,  ///< axes of user priority `userPriority` restored
+    External,              ///< changed outside any observed step
+};
+const char* decisionKindName(DecisionKind k);
+std::optional<DecisionKind> decisionKindFromName(const std::string& name);
+
+/// The decision behind one factor change.
+struct TraceDecision {
+    DecisionKind kind = DecisionKind::CompatiblePrefix;
+    std::optional<AxisRef> axis;       ///< the cut axis (truncations)
+    std::optional<AxisRef> replacedBy; ///< the sub-axis kept instead of `axis`
+    int culpritTensor = -1;            ///< tensor that caused the cut
+    int64_t otherFactor = -1;          ///< ConflictAcrossFactors: the factor using the axis
+    int sourceTensor = -1;             ///< AggressiveChoice: the winning tensor
+    int64_t sourceSize = -1;           ///< AggressiveChoice: its T-size
+    int64_t runnerUpSize = -1;         ///< AggressiveChoice: largest T-size of another candidate
+    bool operator==(const TraceDecision& o) const = default;
+};
+
+/// A factor whose axes changed in one tensor of a step.
+struct TraceFactorChange {
+    int dim = -1; ///< dimension of the tensor holding the factor
+    int64_t factor = -1;
+    std::vector<AxisRef> before, after;
+    std::vector<int> sources; ///< tensors whose old axes already started with `after`
+    std::vector<int> targets; ///< tensors of the step whose axes for this factor changed
+    TraceDecision decision;
+    bool operator==(const TraceFactorChange& o) const = default;
+};
+
+/// One value whose sharding a step changed.
+struct TraceChange {
+    int value = -1;  ///< index in Trace::values()
+    int tensor = -1; ///< tensor index in the step (operands first), -1 outside steps
+    std::optional<TensorSharding> before;
+    std::optional<TensorSharding> after;
+    std::vector<TraceFactorChange> factors;
+    DecisionKind kind = DecisionKind::CompatiblePrefix; ///< of the whole change (non-factor steps)
+    bool operator==(const TraceChange& o) const = default;
+};
+
+/// One observed step (op visit, edge, func result, group copy, ...).
+struct TraceStep {
+    TraceStepKind kind = TraceStepKind::Op;
+    int node = -1;       ///< innermost enclosing TraceNode
+    int op = -1;         ///< index in Trace::ops(), -1 when none
+    int funcResult = -1; ///< FuncResult steps
+    std::string meshName;
+    bool aggressive = false;
+    int round = -1;            ///< op-priority round level, -1 outside rounds
+    int64_t userPriority = -1; ///< user priority iteration, -1 outside
+    int64_t group = -1;        ///< GroupCopy / GroupSync
+    std::string note;          ///< Skipped: reason; GroupSync: "conflict" or ""
+    int numOperands = 0;
+    std::vector<int> tensorValues;             ///< value index per tensor (operands first), -1 for none
+    std::vector<TensorFactorMapping> mappings; ///< dims -> factors per tensor
+    std::vector<int64_t> factorSizes;
+    ShardingProjection before, after;
+    std::vector<FactorDecision> decisions;
+    std::vector<TraceChange> changes;
+    bool operator==(const TraceStep& o) const = default;
+};
+
+/// Everything recorded; the payload of a Trace.
+struct TraceData {
+    std::vector<TraceValue> values;
+    std::vector<TraceOp> ops;
+    std::vector<TraceNode> nodes;
+    std::vector<TraceStep> steps;
+    std::vector<std::optional<TensorSharding>> initial; ///< per value, before step 0
+    bool operator==(const TraceData& o) const = default;
+};
+
+/// An immutable trace. Built by TraceRecorder or read from JSON.
+class Trace {
+public:
+    static constexpr int kFormatVersion = 1;
+
+    Trace() = default;
+    explicit Trace(TraceData data, int keyframeInterval = 256);
+
+    const TraceData& data() const { return m_data; }
+    const std::vector<TraceValue>& values() const { return m_data.values; }
+    const std::vector<TraceOp>& ops() const { return m_data.ops; }
+    const std::vector<TraceNode>& nodes() const { return m_data.nodes; }
+    const std::vector<TraceStep>& steps() const { return m_data.steps; }
+    size_t numSteps() const { return m_data.steps.size(); }
+    int keyframeInterval() const { return m_interval; }
+    /// State (sharding per value) after `keyframe * keyframeInterval()` steps.
+    const std::vector<std::optional<TensorSharding>>& keyframe(size_t keyframe) const { return m_keyframes[keyframe]; }
+    size_t numKeyframes() const { return m_keyframes.size(); }
+
+    /// Deterministic text, one line per node and per step.
+    std::string toText() const;
+    /// Versioned JSON `{"format": "shardx-trace", "version": 1, ...}`.
+    std::string toJson() const;
+    /// Reads and validates a document written by toJson(); errors name the JSON path.
+    static Expected<Trace> fromJson(const std::string& text);
+
+    bool operator==(const Trace& o) const { return m_data == o.m_data; }
+
+private:
+    TraceData m_data;
+    int m_interval = 256;
+    std::vector<std::vector<std::optional<TensorSharding>>> m_keyframes;
+};
+
+/// Positions on a trace: the sharding of every value after any number of steps.
+class TraceCursor {
+public:
+    explicit TraceCursor(const Trace& trace);
+    /// Moves to the state after the first `step` steps (0 = initial, numSteps() = final).
+    /// Costs at most keyframeInterval() step applications, forwards or backwards.
+    void seek(size_t step);
+    size_t position() const { return m_position; }
+    const std::optional<TensorSharding>& sharding(int value) const;
+    const std::vector<std::optional<TensorSharding>>& state() const { return m_state; }
+
+private:
+    void apply(const TraceStep& step);
+
+    const Trace* m_trace;
+    size_t m_position = 0;
+    std::vector<std::optional<TensorSharding>> m_state;
+};
+
+/// Applies the changes of `step` to `state` (grown to fit).
+void applyTraceStep(const TraceStep& step, std::vector<std::optional<TensorSharding>>& state);
+
+/// `"a"`, `"c":(1)4` without quotes (`a`, `c:(1)4`), and back.
+std::string axisKeyText(const AxisRef& a);
+std::optional<AxisRef> parseAxisKeyText(const std::string& text);
+
+} // namespace shardx

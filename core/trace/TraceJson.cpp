@@ -1,0 +1,436 @@
+// Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 1, ...}`).
+#include <nlohmann/json.hpp>
+
+#include "core/io/JsonAdapters.h"
+#include "core/trace/Trace.h"
+
+namespace shardx {
+
+using io::JsonPathError;
+using nlohmann::json;
+
+namespace {
+
+json axesJson(const std::vector<AxisRef>& axes)
+{
+    json j = json::array();
+    for (const AxisRef& a : axes)
+        j.push_back(axisKeyText(a));
+    return j;
+}
+
+AxisRef readAxis(const json& j)
+{
+    std::optional<AxisRef> a = parseAxisKeyText(io::readString(j));
+    if (!a)
+        throw JsonPathError("invalid axis reference '" + j.get<std::string>() + "'");
+    return *a;
+}
+
+std::vector<AxisRef> readAxes(const json& j) { return io::readArray<AxisRef>(j, readAxis); }
+
+json shardingJson(const std::optional<TensorSharding>& s)
+{
+    if (!s)
+        return nullptr;
+    json j;
+    to_json(j, *s);
+    return j;
+}
+
+std::optional<TensorSharding> readSharding(const json& j)
+{
+    if (j.is_null())
+        return std::nullopt;
+    TensorSharding s;
+    from_json(j, s);
+    return s;
+}
+
+json tableJson(const TensorFactorShardings& t)
+{
+    json factors = json::array();
+    for (const auto& [f, fs] : t.factors)
+        factors.push_back({{"factor", f},
+                           {"axes", axesJson(fs.axes)},
+                           {"overflow", axesJson(fs.overflowAxes)},
+                           {"closed", fs.closed},
+                           {"minorMost", fs.minorMost}});
+    return {{"factors", factors},
+            {"replicated", axesJson(t.replicated)},
+            {"unreduced", axesJson(t.unreduced)},
+            {"unreducedKind", reductionKindName(t.unreducedKind)}};
+}
+
+TensorFactorShardings readTable(const json& j)
+{
+    TensorFactorShardings t;
+    for (const FactorSharding& dummy :
+         io::readArray<FactorSharding>(io::requireField(j, "factors"), [&](const json& e) {
+             FactorSharding fs;
+             const int64_t f = io::readField(e, "factor", io::readInt);
+             fs.axes = io::readField(e, "axes", readAxes);
+             fs.overflowAxes = io::readField(e, "overflow", readAxes);
+             fs.closed = io::readField(e, "closed", io::readBool);
+             fs.minorMost = io::readField(e, "minorMost", io::readBool);
+             t.factors[f] = fs;
+             return fs;
+         }))
+        (void)dummy;
+    t.replicated = io::readField(j, "replicated", readAxes);
+    t.unreduced = io::readField(j, "unreduced", readAxes);
+    const std::string kind = io::readField(j, "unreducedKind", io::readString);
+    t.unreducedKind = kind == "max" ? ReductionKind::Max : kind == "min" ? ReductionKind::Min : ReductionKind::Sum;
+    return t;
+}
+
+json projectionJson(const ShardingProjection& p)
+{
+    json ops = json::array(), res = json::array();
+    for (const auto& t : p.operands)
+        ops.push_back(tableJson(t));
+    for (const auto& t : p.results)
+        res.push_back(tableJson(t));
+    return {{"operands", ops}, {"results", res}};
+}
+
+ShardingProjection readProjection(const json& j)
+{
+    ShardingProjection p;
+    p.operands =
+        io::readField(j, "operands", [](const json& a) { return io::readArray<TensorFactorShardings>(a, readTable); });
+    p.results =
+        io::readField(j, "results", [](const json& a) { return io::readArray<TensorFactorShardings>(a, readTable); });
+    return p;
+}
+
+json optAxis(const std::optional<AxisRef>& a) { return a ? json(axisKeyText(*a)) : json(nullptr); }
+std::optional<AxisRef> readOptAxis(const json& j)
+{
+    return j.is_null() ? std::nullopt : std::optional<AxisRef>(readAxis(j));
+}
+
+json decisionJson(const FactorDecision& d)
+{
+    json tr = json::array();
+    for (const AxisTruncation& t : d.truncations)
+        tr.push_back({{"axis", axisKeyText(t.axis)},
+                      {"replacedBy", optAxis(t.replacedBy)},
+                      {"reason", truncationReasonName(t.reason)},
+                      {"tensor", t.tensor},
+                      {"otherFactor", t.otherFactor}});
+    return {{"factor", d.factor},
+            {"direction", directionName(d.direction)},
+            {"compatible", axesJson(d.compatible)},
+            {"result", axesJson(d.result)},
+            {"truncations", tr},
+            {"expandedTensors", d.expandedTensors},
+            {"sourceTensor", d.sourceTensor},
+            {"sourceSize", d.sourceSize},
+            {"order", d.order}};
+}
+
+template <typename E, int N> E readEnum(const json& j, const char* (*name)(E))
+{
+    const std::string s = io::readString(j);
+    for (int i = 0; i < N; ++i)
+        if (s == name(static_cast<E>(i)))
+            return static_cast<E>(i);
+    throw JsonPathError("unknown value '" + s + "'");
+}
+
+FactorDecision readDecision(const json& j)
+{
+    FactorDecision d;
+    d.factor = io::readField(j, "factor", io::readInt);
+    d.direction = io::readField(j, "direction",
+                                [](const json& e) { return readEnum<PropagationDirection, 4>(e, directionName); });
+    d.compatible = io::readField(j, "compatible", readAxes);
+    d.result = io::readField(j, "result", readAxes);
+    d.truncations = io::readField(j, "truncations", [](const json& a) {
+        return io::readArray<AxisTruncation>(a, [](const json& e) {
+            AxisTruncation t;
+            t.axis = io::readField(e, "axis", readAxis);
+            t.replacedBy = io::readField(e, "replacedBy", readOptAxis);
+            t.reason = io::readField(
+                e, "reason", [](const json& r) { return readEnum<TruncationReason, 7>(r, truncationReasonName); });
+            t.tensor = static_cast<int>(io::readField(e, "tensor", io::readInt));
+            t.otherFactor = io::readField(e, "otherFactor", io::readInt);
+            return t;
+        });
+    });
+    d.expandedTensors = io::readField(j, "expandedTensors", [](const json& a) {
+        std::vector<int> out;
+        for (int64_t v : io::readIntList(a))
+            out.push_back(static_cast<int>(v));
+        return out;
+    });
+    d.sourceTensor = static_cast<int>(io::readField(j, "sourceTensor", io::readInt));
+    d.sourceSize = io::readField(j, "sourceSize", io::readInt);
+    d.order = static_cast<int>(io::readField(j, "order", io::readInt));
+    return d;
+}
+
+json traceDecisionJson(const TraceDecision& d)
+{
+    return {{"kind", decisionKindName(d.kind)}, {"axis", optAxis(d.axis)},       {"replacedBy", optAxis(d.replacedBy)},
+            {"culpritTensor", d.culpritTensor}, {"otherFactor", d.otherFactor},  {"sourceTensor", d.sourceTensor},
+            {"sourceSize", d.sourceSize},       {"runnerUpSize", d.runnerUpSize}};
+}
+
+DecisionKind readDecisionKind(const json& j)
+{
+    std::optional<DecisionKind> k = decisionKindFromName(io::readString(j));
+    if (!k)
+        throw JsonPathError("unknown decision kind '" + j.get<std::string>() + "'");
+    return *k;
+}
+
+TraceDecision readTraceDecision(const json& j)
+{
+    TraceDecision d;
+    d.kind = io::readField(j, "kind", readDecisionKind);
+    d.axis = io::readField(j, "axis", readOptAxis);
+    d.replacedBy = io::readField(j, "replacedBy", readOptAxis);
+    d.culpritTensor = static_cast<int>(io::readField(j, "culpritTensor", io::readInt));
+    d.otherFactor = io::readField(j, "otherFactor", io::readInt);
+    d.sourceTensor = static_cast<int>(io::readField(j, "sourceTensor", io::readInt));
+    d.sourceSize = io::readField(j, "sourceSize", io::readInt);
+    d.runnerUpSize = io::readField(j, "runnerUpSize", io::readInt);
+    return d;
+}
+
+std::vector<int> readInts(const json& j)
+{
+    std::vector<int> out;
+    for (int64_t v : io::readIntList(j))
+        out.push_back(static_cast<int>(v));
+    return out;
+}
+
+json stepJson(const TraceStep& s)
+{
+    json mappings = json::array();
+    for (const TensorFactorMapping& m : s.mappings)
+        mappings.push_back(m);
+    json decisions = json::array();
+    for (const FactorDecision& d : s.decisions)
+        decisions.push_back(decisionJson(d));
+    json changes = json::array();
+    for (const TraceChange& c : s.changes) {
+        json factors = json::array();
+        for (const TraceFactorChange& f : c.factors)
+            factors.push_back({{"dim", f.dim},
+                               {"factor", f.factor},
+                               {"before", axesJson(f.before)},
+                               {"after", axesJson(f.after)},
+                               {"sources", f.sources},
+                               {"targets", f.targets},
+                               {"decision", traceDecisionJson(f.decision)}});
+        changes.push_back({{"value", c.value},
+                           {"tensor", c.tensor},
+                           {"before", shardingJson(c.before)},
+                           {"after", shardingJson(c.after)},
+                           {"kind", decisionKindName(c.kind)},
+                           {"factors", factors}});
+    }
+    return {{"kind", traceStepKindName(s.kind)},
+            {"node", s.node},
+            {"op", s.op},
+            {"funcResult", s.funcResult},
+            {"mesh", s.meshName},
+            {"aggressive", s.aggressive},
+            {"round", s.round},
+            {"userPriority", s.userPriority},
+            {"group", s.group},
+            {"note", s.note},
+            {"numOperands", s.numOperands},
+            {"tensorValues", s.tensorValues},
+            {"mappings", mappings},
+            {"factorSizes", s.factorSizes},
+            {"before", projectionJson(s.before)},
+            {"after", projectionJson(s.after)},
+            {"decisions", decisions},
+            {"changes", changes}};
+}
+
+/// Reads `j[key]` as an index in [-1, size), path-annotated.
+int readIndex(const json& j, const char* key, size_t size)
+{
+    const int64_t v = io::readField(j, key, io::readInt);
+    if (v < -1 || v >= static_cast<int64_t>(size)) {
+        JsonPathError e("index " + std::to_string(v) + " out of range [-1, " + std::to_string(size) + ")");
+        e.prependKey(key);
+        throw e;
+    }
+    return static_cast<int>(v);
+}
+
+TraceStep readStep(const json& j, size_t numValues, size_t numOps, size_t numNodes)
+{
+    TraceStep s;
+    s.kind = io::readField(j, "kind", [](const json& e) { return readEnum<TraceStepKind, 11>(e, traceStepKindName); });
+    s.node = readIndex(j, "node", numNodes);
+    s.op = readIndex(j, "op", numOps);
+    s.funcResult = static_cast<int>(io::readField(j, "funcResult", io::readInt));
+    s.meshName = io::readField(j, "mesh", io::readString);
+    s.aggressive = io::readField(j, "aggressive", io::readBool);
+    s.round = static_cast<int>(io::readField(j, "round", io::readInt));
+    s.userPriority = io::readField(j, "userPriority", io::readInt);
+    s.group = io::readField(j, "group", io::readInt);
+    s.note = io::readField(j, "note", io::readString);
+    s.numOperands = static_cast<int>(io::readField(j, "numOperands", io::readInt));
+    s.tensorValues = io::readField(j, "tensorValues", readInts);
+    for (size_t i = 0; i < s.tensorValues.size(); ++i)
+        if (s.tensorValues[i] < -1 || s.tensorValues[i] >= static_cast<int>(numValues)) {
+            JsonPathError e("value index " + std::to_string(s.tensorValues[i]) + " out of range");
+            e.prependIndex(i);
+            e.prependKey("tensorValues");
+            throw e;
+        }
+    s.mappings = io::readField(j, "mappings", [](const json& a) {
+        return io::readArray<TensorFactorMapping>(a, [](const json& m) {
+            return io::readArray<DimFactors>(m, [](const json& d) { return io::readIntList(d); });
+        });
+    });
+    s.factorSizes = io::readField(j, "factorSizes", io::readIntList);
+    s.before = io::readField(j, "before", readProjection);
+    s.after = io::readField(j, "after", readProjection);
+    s.decisions =
+        io::readField(j, "decisions", [](const json& a) { return io::readArray<FactorDecision>(a, readDecision); });
+    s.changes = io::readField(j, "changes", [&](const json& a) {
+        return io::readArray<TraceChange>(a, [&](const json& e) {
+            TraceChange c;
+            c.value = static_cast<int>(io::readField(e, "value", io::readInt));
+            if (c.value < -1 || c.value >= static_cast<int>(numValues)) {
+                JsonPathError err("value index " + std::to_string(c.value) + " out of range");
+                err.prependKey("value");
+                throw err;
+            }
+            c.tensor = static_cast<int>(io::readField(e, "tensor", io::readInt));
+            c.before = io::readField(e, "before", readSharding);
+            c.after = io::readField(e, "after", readSharding);
+            c.kind = io::readField(e, "kind", readDecisionKind);
+            c.factors = io::readField(e, "factors", [](const json& fa) {
+                return io::readArray<TraceFactorChange>(fa, [](const json& fe) {
+                    TraceFactorChange f;
+                    f.dim = static_cast<int>(io::readField(fe, "dim", io::readInt));
+                    f.factor = io::readField(fe, "factor", io::readInt);
+                    f.before = io::readField(fe, "before", readAxes);
+                    f.after = io::readField(fe, "after", readAxes);
+                    f.sources = io::readField(fe, "sources", readInts);
+                    f.targets = io::readField(fe, "targets", readInts);
+                    f.decision = io::readField(fe, "decision", readTraceDecision);
+                    return f;
+                });
+            });
+            return c;
+        });
+    });
+    return s;
+}
+
+} // namespace
+
+std::string Trace::toJson() const
+{
+    json values = json::array();
+    for (const TraceValue& v : m_data.values)
+        values.push_back({{"id", v.id}, {"name", v.displayName}, {"scope", v.scope}});
+    json ops = json::array();
+    for (const TraceOp& o : m_data.ops)
+        ops.push_back({{"id", o.id}, {"name", o.name}, {"scope", o.scope}});
+    json nodes = json::array();
+    for (const TraceNode& n : m_data.nodes)
+        nodes.push_back({{"kind", traceNodeKindName(n.kind)},
+                         {"parent", n.parent},
+                         {"label", n.label},
+                         {"number", n.number},
+                         {"firstStep", n.firstStep},
+                         {"endStep", n.endStep}});
+    json initial = json::array();
+    for (const auto& s : m_data.initial)
+        initial.push_back(shardingJson(s));
+    json steps = json::array();
+    for (const TraceStep& s : m_data.steps)
+        steps.push_back(stepJson(s));
+    json doc = {{"format", "shardx-trace"},
+                {"version", kFormatVersion},
+                {"keyframeInterval", m_interval},
+                {"values", values},
+                {"ops", ops},
+                {"nodes", nodes},
+                {"initial", initial},
+                {"steps", steps}};
+    return doc.dump(1) + "\n";
+}
+
+Expected<Trace> Trace::fromJson(const std::string& text)
+{
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        return Error{std::string("invalid JSON: ") + e.what(), {}};
+    }
+    try {
+        if (!doc.is_object())
+            throw JsonPathError("expected an object, got " + io::jsonTypeName(doc));
+        if (io::readField(doc, "format", io::readString) != "shardx-trace") {
+            JsonPathError e("not a shardx trace (format must be \"shardx-trace\")");
+            e.prependKey("format");
+            throw e;
+        }
+        const int64_t version = io::readField(doc, "version", io::readInt);
+        if (version != kFormatVersion) {
+            JsonPathError e("unsupported trace version " + std::to_string(version));
+            e.prependKey("version");
+            throw e;
+        }
+        TraceData d;
+        const int interval = static_cast<int>(io::readField(doc, "keyframeInterval", io::readInt));
+        d.values = io::readField(doc, "values", [](const json& a) {
+            return io::readArray<TraceValue>(a, [](const json& e) {
+                return TraceValue{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
+                                  io::readField(e, "scope", io::readString)};
+            });
+        });
+        d.ops = io::readField(doc, "ops", [](const json& a) {
+            return io::readArray<TraceOp>(a, [](const json& e) {
+                return TraceOp{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
+                               io::readField(e, "scope", io::readString)};
+            });
+        });
+        d.nodes = io::readField(doc, "nodes", [](const json& a) {
+            return io::readArray<TraceNode>(a, [](const json& e) {
+                TraceNode n;
+                n.kind = io::readField(e, "kind",
+                                       [](const json& k) { return readEnum<TraceNodeKind, 4>(k, traceNodeKindName); });
+                n.parent = static_cast<int>(io::readField(e, "parent", io::readInt));
+                n.label = io::readField(e, "label", io::readString);
+                n.number = io::readField(e, "number", io::readInt);
+                n.firstStep = static_cast<int>(io::readField(e, "firstStep", io::readInt));
+                n.endStep = static_cast<int>(io::readField(e, "endStep", io::readInt));
+                return n;
+            });
+        });
+        d.initial = io::readField(doc, "initial", [](const json& a) {
+            return io::readArray<std::optional<TensorSharding>>(a, readSharding);
+        });
+        if (d.initial.size() != d.values.size()) {
+            JsonPathError e("expected " + std::to_string(d.values.size()) + " initial shardings (one per value)");
+            e.prependKey("initial");
+            throw e;
+        }
+        const size_t numValues = d.values.size();
+        d.steps = io::readField(doc, "steps", [&](const json& a) {
+            return io::readArray<TraceStep>(
+                a, [&](const json& e) { return readStep(e, numValues, d.ops.size(), d.nodes.size()); });
+        });
+        return Trace(std::move(d), interval);
+    } catch (const JsonPathError& e) {
+        return Error{(e.path().empty() ? std::string("/") : e.path()) + ": " + e.message(), {}};
+    }
+}
+
+} // namespace shardx

@@ -1,0 +1,85 @@
+// TraceRecorder: a PropagationObserver that records a Trace of the passes it watches.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/ir/Module.h"
+#include "core/propagation/PropagationObserver.h"
+#include "core/trace/Trace.h"
+
+namespace shardx {
+
+/// The decision kind that names a truncation reason of factor propagation.
+DecisionKind decisionForTruncation(TruncationReason r);
+
+/// Records every event of the passes it observes. The initial state is the module's shardings
+/// when the recorder is constructed. Recording never changes the module.
+class TraceRecorder : public PropagationObserver {
+public:
+    explicit TraceRecorder(ir::Module& module);
+
+    void passBegin(const std::string& passName, const std::string& strategy) override;
+    void passEnd(const std::string& passName) override;
+    void userPriorityBegin(int64_t priority) override;
+    void opPriorityRoundBegin(int level) override;
+    void runBegin(const std::string& strategy) override;
+    void shardingGroupSync(int64_t groupId, bool conflict) override;
+    void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to) override;
+    void opErased(ir::Op* op) override;
+    void opSkipped(ir::Op* op, const std::string& reason) override;
+    void step(const PropagationStep& step) override;
+
+    /// What was recorded so far.
+    const TraceData& data() const { return m_data; }
+    /// The immutable trace of everything recorded so far (open nodes end at the last step).
+    Trace trace(int keyframeInterval = 256) const;
+
+    // Live handles, valid while the module is unchanged (for DebugAttributes).
+    /// Index of `v` in the trace values (-1 if unknown).
+    int valueIndex(const ir::Value* v) const;
+    /// Index of result `i` of function `func` (-1 if unknown).
+    int funcResultIndex(const ir::Op* func, int i) const;
+    /// Index of `op` in the trace ops (-1 if unknown).
+    int opIndex(const ir::Op* op) const;
+    ir::Op* liveOp(int op) const;
+    ir::Value* liveValue(int value) const;
+    /// For a function-result value: the function and result index.
+    std::pair<ir::Op*, int> liveFuncResult(int value) const;
+
+private:
+    int internValue(ir::Value* v);
+    int internFuncResult(ir::Op* func, int i);
+    int internOp(ir::Op* op);
+    /// Assigns ids to every value/op of the module not seen yet.
+    void indexModule();
+    std::optional<TensorSharding> currentSharding(int value) const;
+    /// Records shardings changed outside the observed steps as an Untracked step.
+    void rescan(DecisionKind kind);
+    void beginNode(TraceNodeKind kind, const std::string& label, int64_t number);
+    TraceStep newStep(TraceStepKind kind);
+    void pushStep(TraceStep step);
+
+    ir::Module& m_module;
+    TraceData m_data;
+    std::vector<int> m_open; ///< stack of open nodes
+    bool m_started = false;  ///< the initial state is taken
+    int m_round = -1;
+    int64_t m_priority = -1;
+    std::set<std::string> m_usedIds;
+    std::unordered_map<const ir::Value*, int> m_valueIndex;
+    std::map<std::pair<const ir::Op*, int>, int> m_funcResultIndex;
+    std::unordered_map<const ir::Op*, int> m_opIndex;
+    std::vector<ir::Value*> m_liveValues;
+    std::vector<std::pair<ir::Op*, int>> m_liveFuncResults;
+    std::vector<ir::Op*> m_liveOps;
+    std::vector<std::optional<TensorSharding>> m_state;
+};
+
+} // namespace shardx
