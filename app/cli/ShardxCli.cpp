@@ -1,7 +1,7 @@
 // shardx-cli: headless, scriptable front end (generate, check, convert; more as layers land).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -94,8 +94,7 @@ bool parseInt(const std::string& text, int64_t& out)
 
 int cmdGenerate(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2,
-                          {"layers", "hidden", "heads", "seq", "batch", "mesh", "style", "output", "o"});
+    Args args = parseArgs(argc, argv, 2, {"layers", "hidden", "heads", "seq", "batch", "mesh", "style", "output", "o"});
     if (!args.error.empty()) {
         std::cerr << "shardx-cli generate: error: " << args.error << "\n";
         return 2;
@@ -200,17 +199,17 @@ int cmdConvert(int argc, char** argv)
 int cmdPropagate(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o"});
-    static const std::map<std::string, std::string> kPasses = {
-        {"basic", "sdy-basic-propagate"},
-        {"aggressive", "sdy-aggressive-propagate"},
-        {"op-priority", "sdy-op-priority-propagate"},
-        {"user-priority", "sdy-user-priority-propagate"},
-        {"pipeline", "sdy-propagation-pipeline"}};
+    static const std::map<std::string, std::string> kPasses = {{"basic", "sdy-basic-propagate"},
+                                                               {"aggressive", "sdy-aggressive-propagate"},
+                                                               {"op-priority", "sdy-op-priority-propagate"},
+                                                               {"user-priority", "sdy-user-priority-propagate"},
+                                                               {"pipeline", "sdy-propagation-pipeline"}};
     std::string strategy = args.get("strategy", "pipeline");
     auto it = kPasses.find(strategy);
     if (!args.error.empty() || args.positional.size() != 1 || it == kPasses.end()) {
-        std::cerr << "usage: shardx-cli propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] "
-                     "[-o FILE]\n";
+        std::cerr
+            << "usage: shardx-cli propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] "
+               "[-o FILE]\n";
         if (it == kPasses.end())
             std::cerr << "shardx-cli propagate: error: unknown strategy '" << strategy << "'\n";
         return 2;

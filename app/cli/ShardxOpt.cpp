@@ -25,7 +25,8 @@ struct PassRequest {
 void printUsage(std::ostream& os)
 {
     os << "usage: shardx-opt [FILE|-] [flags...]\n"
-          "Reads MLIR text (func, stablehlo, sdy) or a shardx JSON document, verifies it, runs the passes named by the\n"
+          "Reads MLIR text (func, stablehlo, sdy) or a shardx JSON document, verifies it, runs the passes named by "
+          "the\n"
           "flags in order and prints the module to stdout.\n\n"
           "flags:\n"
           "  -o FILE                      write the output to FILE\n"
@@ -82,8 +83,8 @@ bool parsePassFlag(const std::string& flag, PassRequest& req, std::string& error
             std::string list;
             for (const std::string& o : req.pass->options)
                 list += (list.empty() ? "" : ", ") + o;
-            error = "unknown option '" + key + "' of pass -" + name + "; known options: " +
-                    (list.empty() ? std::string("(none)") : list);
+            error = "unknown option '" + key + "' of pass -" + name +
+                    "; known options: " + (list.empty() ? std::string("(none)") : list);
             return false;
         }
         req.options[key] = value;
@@ -110,8 +111,7 @@ int main(int argc, char** argv)
         }
         if (endOfOptions || a.empty() || a[0] != '-' || a == "-") {
             if (!inputPath.empty()) {
-                std::cerr << "shardx-opt: error: more than one input file ('" << inputPath << "' and '" << a
-                          << "')\n";
+                std::cerr << "shardx-opt: error: more than one input file ('" << inputPath << "' and '" << a << "')\n";
                 return 2;
             }
             inputPath = a;

@@ -41,6 +41,8 @@ public:
                 json arg{{"id", m_valueIds.at(a.get())}, {"type", a->type()}};
                 if (a->loc)
                     arg["loc"] = attrToLoc(*a->loc);
+                if (a->pos.isKnown())
+                    arg["pos"] = posToJson(a->pos);
                 args.push_back(std::move(arg));
             }
             j["args"] = std::move(args);
@@ -91,8 +93,14 @@ public:
         }
         if (o.loc)
             j["loc"] = attrToLoc(*o.loc);
+        if (o.pos.isKnown())
+            j["pos"] = posToJson(o.pos);
         return j;
     }
+
+    /// Where the op or argument was read from (diagnostics, and MLIR's implicit file:line:col
+    /// location of ops written without `loc(...)`).
+    static json posToJson(const SourcePos& p) { return json{{"file", p.file}, {"line", p.line}, {"col", p.col}}; }
 
     /// A location attribute as a location object; any other attribute kind (unexpected here)
     /// as a wrapped attribute so that nothing is lost.
@@ -238,6 +246,13 @@ private:
             op.attrs() = adapt("attrs", [&] { return ir::attrListFromJson(j.at("attrs")); });
         if (j.contains("loc"))
             op.loc = adapt("loc", [&] { return locFromJson(j.at("loc")); });
+        if (j.contains("pos"))
+            op.pos = adapt("pos", [&] { return posFromJson(j.at("pos")); });
+    }
+
+    static SourcePos posFromJson(const json& j)
+    {
+        return SourcePos{j.at("file").get<std::string>(), j.at("line").get<int>(), j.at("col").get<int>()};
     }
 
     static ir::AttrPtr locFromJson(const json& j)
@@ -269,6 +284,8 @@ private:
                         defineValue(intField(a, "id"), v);
                         if (a.contains("loc"))
                             v->loc = adapt("loc", [&] { return locFromJson(a.at("loc")); });
+                        if (a.contains("pos"))
+                            v->pos = adapt("pos", [&] { return posFromJson(a.at("pos")); });
                     });
             });
         }
@@ -412,6 +429,8 @@ json moduleToJson(const ir::Module& module)
         m["attrs"] = ir::attrListToJson(moduleOp.attrs());
     if (moduleOp.loc)
         m["loc"] = Writer::attrToLoc(*moduleOp.loc);
+    if (moduleOp.pos.isKnown())
+        m["pos"] = json{{"file", moduleOp.pos.file}, {"line", moduleOp.pos.line}, {"col", moduleOp.pos.col}};
 
     json meshes = json::array();
     for (const ir::Op* op : module.meshes()) {

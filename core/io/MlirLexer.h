@@ -11,20 +11,36 @@ namespace shardx::io {
 /// One token. `text` views the source (for strings: including the quotes).
 struct Token {
     enum class Kind {
-        Eof, Error,
-        BareId,     ///< foo, stablehlo.add, tensor, x16xf32
-        PercentId,  ///< %0, %arg1 (text includes '%')
-        AtId,       ///< @name or @"quoted" (text includes '@')
-        HashId,     ///< #loc3, #sdy.sharding (text includes '#')
-        BangId,     ///< !stablehlo.token
-        CaretId,    ///< ^bb0
-        String,     ///< "..."
-        Integer,    ///< 12, 0x1F
-        Float,      ///< 1.5, 2.0e-3
-        LParen, RParen, LSquare, RSquare, LBrace, RBrace, Less, Greater,
-        Comma, Colon, Equal, Arrow, Question, Star, Plus, Minus, Vbar,
-        FileMetaBegin,  ///< {-#
-        FileMetaEnd,    ///< #-}
+        Eof,
+        Error,
+        BareId,    ///< foo, stablehlo.add, tensor, x16xf32
+        PercentId, ///< %0, %arg1 (text includes '%')
+        AtId,      ///< @name or @"quoted" (text includes '@')
+        HashId,    ///< #loc3, #sdy.sharding (text includes '#')
+        BangId,    ///< !stablehlo.token
+        CaretId,   ///< ^bb0
+        String,    ///< "..."
+        Integer,   ///< 12, 0x1F
+        Float,     ///< 1.5, 2.0e-3
+        LParen,
+        RParen,
+        LSquare,
+        RSquare,
+        LBrace,
+        RBrace,
+        Less,
+        Greater,
+        Comma,
+        Colon,
+        Equal,
+        Arrow,
+        Question,
+        Star,
+        Plus,
+        Minus,
+        Vbar,
+        FileMetaBegin, ///< {-#
+        FileMetaEnd,   ///< #-}
     };
     Kind kind = Kind::Eof;
     size_t begin = 0;

@@ -230,8 +230,8 @@ Value* Parser::resolve(const OperandRef& ref, const Type* type)
         auto it = s.values.find(ref.name);
         if (it != s.values.end()) {
             if (ref.index >= it->second.size())
-                error(ref.pos, "reference to invalid result number " + std::to_string(ref.index) + " of '%" +
-                                   ref.name + "'");
+                error(ref.pos,
+                      "reference to invalid result number " + std::to_string(ref.index) + " of '%" + ref.name + "'");
             Value* v = it->second[ref.index];
             if (type && !type->isNone() && !v->type().isNone() && v->type() != *type)
                 error(ref.pos, "use of value '%" + ref.name + "' expects different type than prior uses: '" +
@@ -334,8 +334,8 @@ void Parser::moveInherentAttrs(Op& op, ir::NamedAttrList& dict)
 {
     const ir::OpInfo* info = ir::OpRegistry::instance().lookup(op.name());
     for (auto& na : dict) {
-        if (info && std::find(info->inherentAttrs.begin(), info->inherentAttrs.end(), na.name) !=
-                        info->inherentAttrs.end())
+        if (info &&
+            std::find(info->inherentAttrs.begin(), info->inherentAttrs.end(), na.name) != info->inherentAttrs.end())
             op.setProp(na.name, na.value);
         else
             op.setDiscardable(na.name, na.value);
@@ -376,7 +376,7 @@ void Parser::parseBlockArgList(std::vector<std::pair<ResultDef, Type>>& args, st
         expect(Kind::Colon, "after argument name");
         Type t = parseType();
         if (at(Kind::LBrace))
-            parseAttrDict();  // block argument attributes are not modelled
+            parseAttrDict(); // block argument attributes are not modelled
         AttrPtr loc;
         parseOptionalTrailingLoc(loc);
         if (locs)
@@ -478,7 +478,7 @@ void Parser::parseRegionBody(ir::Region& region, ir::Block* entry)
         }
         parseOperation(*cur);
     }
-    next();  // '}'
+    next(); // '}'
 }
 
 // ---- operations --------------------------------------------------------------------------
@@ -626,7 +626,7 @@ std::unique_ptr<Op> Parser::parseCustomOp(const std::string& name, const SourceP
 
 void Parser::parseResources()
 {
-    next();  // {-#
+    next(); // {-#
     while (!at(Kind::FileMetaEnd)) {
         if (at(Kind::Eof))
             errorExpected("'#-}'", "to end the file metadata");

@@ -44,18 +44,18 @@ struct DenseLiteral {
     struct Elem {
         enum class K { Int, Float, Bool, Complex, String } k = K::Int;
         bool neg = false;
-        uint64_t mag = 0;       ///< Int magnitude
-        bool hexInt = false;    ///< written as 0x... (bit pattern for floats)
-        double f = 0;           ///< Float
+        uint64_t mag = 0;    ///< Int magnitude
+        bool hexInt = false; ///< written as 0x... (bit pattern for floats)
+        double f = 0;        ///< Float
         bool b = false;
-        double re = 0, im = 0;  ///< Complex (parts as doubles)
+        double re = 0, im = 0; ///< Complex (parts as doubles)
         bool complexInt = false;
         int64_t reI = 0, imI = 0;
         std::string s;
         size_t tokBegin = 0;
     };
     std::vector<Elem> elems;
-    std::vector<int64_t> shape;  ///< nesting shape of the literal (empty for a scalar)
+    std::vector<int64_t> shape; ///< nesting shape of the literal (empty for a scalar)
     bool isHex = false;
     std::vector<uint8_t> hexBytes;
     size_t begin = 0;
@@ -74,7 +74,7 @@ public:
     const Token& tok() const { return m_tok; }
     void next();
     void resetTo(size_t pos);
-    Token peek() const;  ///< the token after the current one
+    Token peek() const; ///< the token after the current one
     bool at(Kind k) const { return m_tok.kind == k; }
     bool atKeyword(std::string_view kw) const { return m_tok.isKeyword(kw); }
     bool consumeIf(Kind k);
@@ -107,13 +107,13 @@ public:
     Type parseFunctionType();                 ///< `(ins) -> outs`
     std::vector<Type> parseFunctionResults(); ///< after `->`: `t` or `(t, ...)`
     std::string parseElementTypeSpelling();
-    std::string captureBalanced(char open, char close);  ///< text from current `<` to the matching `>`
+    std::string captureBalanced(char open, char close); ///< text from current `<` to the matching `>`
     bool atTypeStart() const;
 
     // ---- attributes (ReaderAttributes.cpp) ----------------------------------------------
     AttrPtr parseAttr();
     std::optional<AttrPtr> parseOptionalAttr();
-    ir::NamedAttrList parseAttrDict();  ///< `{a = 1, b}` (current token must be `{`)
+    ir::NamedAttrList parseAttrDict(); ///< `{a = 1, b}` (current token must be `{`)
     AttrPtr parseAliasRef(const Token& t);
     AttrPtr parseDenseAttrAfterKeyword();
     DenseLiteral parseDenseLiteral();
@@ -126,18 +126,18 @@ public:
     // sdy payloads (stripped forms)
     Mesh parseMeshBody(const SourcePos& errPos);
     MeshRef parseMeshOrRef();
-    TensorSharding parseShardingBody();        ///< `<@m, [...], ...>`
-    ShardingPerValue parseShardingList();      ///< `[<...>, ...]`
+    TensorSharding parseShardingBody();   ///< `<@m, [...], ...>`
+    ShardingPerValue parseShardingList(); ///< `[<...>, ...]`
     AxisRef parseAxisRef();
-    std::vector<AxisRef> parseAxisList();      ///< `{...}`
-    std::vector<std::vector<AxisRef>> parseAxisListList();  ///< `[{...}, ...]`
+    std::vector<AxisRef> parseAxisList();                  ///< `{...}`
+    std::vector<std::vector<AxisRef>> parseAxisListList(); ///< `[{...}, ...]`
     std::vector<ir::AllToAllParam> parseAllToAllParams();
     std::vector<std::string> parseManualAxes();
     OpShardingRule parseRuleBody();
     ir::PropagationEdgesAttr parseEdgesBody();
     DimSharding parseDimSharding();
     // locations
-    AttrPtr parseLocation();       ///< `loc(...)` (current token `loc`)
+    AttrPtr parseLocation(); ///< `loc(...)` (current token `loc`)
     AttrPtr parseLocationInner();
     void parseOptionalTrailingLoc(AttrPtr& out);
 
@@ -152,10 +152,9 @@ public:
     void parseRegionBody(ir::Region& region, ir::Block* entry);
     void parseBlockArgList(std::vector<std::pair<ResultDef, Type>>& args, std::vector<AttrPtr>* locs);
     OperandRef parseOperandRef();
-    std::vector<OperandRef> parseOperandRefs();  ///< comma list; empty if none
+    std::vector<OperandRef> parseOperandRefs(); ///< comma list; empty if none
     Value* resolve(const OperandRef& ref, const Type* type);
-    void addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types,
-                     const SourcePos& p);
+    void addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types, const SourcePos& p);
     void defineValues(const ResultDef& def, const std::vector<Value*>& values);
     void pushScope(bool isolated);
     void popScope();
@@ -176,14 +175,14 @@ public:
     std::unique_ptr<Op> parseWhile(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseConvolution(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
-    AttrPtr parseI64ListAsArray();  ///< `[1, 2]` -> array<i64>
+    AttrPtr parseI64ListAsArray(); ///< `[1, 2]` -> array<i64>
     std::vector<int64_t> parseI64List();
 
     // ---- state ------------------------------------------------------------------------------
     struct Scope {
         bool isolated = false;
         std::unordered_map<std::string, std::vector<Value*>> values;
-        std::unordered_map<std::string, std::pair<Op*, SourcePos>> forwardRefs;  ///< placeholders
+        std::unordered_map<std::string, std::pair<Op*, SourcePos>> forwardRefs; ///< placeholders
         std::map<std::string, ir::Block*> labels;
         std::map<std::string, SourcePos> pendingLabels;
     };
@@ -195,14 +194,14 @@ public:
     ReadOptions m_opts;
     int m_depth = 0;
     bool m_inFuncBody = false;
-    std::vector<std::unique_ptr<Op>> m_placeholders;  // destroyed after m_module (declared first)
+    std::vector<std::unique_ptr<Op>> m_placeholders; // destroyed after m_module (declared first)
     std::unique_ptr<ir::Module> m_module;
     std::vector<Scope> m_scopes;
     std::vector<ir::Region*> m_regionStack;
-    std::map<std::string, size_t> m_aliasOffsets;  ///< pre-scanned `#name = ` definitions
+    std::map<std::string, size_t> m_aliasOffsets; ///< pre-scanned `#name = ` definitions
     std::map<std::string, AttrPtr> m_aliasValues;
     std::set<std::string> m_aliasInProgress;
-    std::map<std::string, std::string> m_typeAliasText;  ///< `!name = type`
+    std::map<std::string, std::string> m_typeAliasText; ///< `!name = type`
     std::map<std::string, size_t> m_typeAliasOffsets;
     std::map<std::string, Type> m_typeAliasValues;
 };

@@ -99,7 +99,7 @@ struct Model {
     const TransformerSpec& spec;
     Writer w;
     std::string prefix = "jit(transformer)/jit(main)/";
-    std::vector<std::string> batchAxes;  // axes sharding the batch dimension
+    std::vector<std::string> batchAxes; // axes sharding the batch dimension
     bool hasTensor = false;
     bool hasFsdp = false;
 
@@ -128,28 +128,32 @@ struct Model {
         const auto& s = spec;
         std::vector<int64_t> full = {s.batch, s.seq, s.hidden}, red = {s.batch, s.seq};
         std::string zero = w.op("stablehlo.constant dense<0.000000e+00> : tensor<f32>", scope + "/reduce_sum");
-        std::string sum = w.op("stablehlo.reduce(" + x + " init: " + zero + ") applies stablehlo.add across dimensions = [2] : (" +
-                                   dims(full) + ", tensor<f32>) -> " + dims(red),
-                               scope + "/reduce_sum");
+        std::string sum =
+            w.op("stablehlo.reduce(" + x + " init: " + zero + ") applies stablehlo.add across dimensions = [2] : (" +
+                     dims(full) + ", tensor<f32>) -> " + dims(red),
+                 scope + "/reduce_sum");
         std::string n = constant(std::to_string(s.hidden) + ".0", red, scope + "/div");
         std::string mean = w.op("stablehlo.divide " + sum + ", " + n + " : " + dims(red), scope + "/div");
-        std::string meanB = w.op("stablehlo.broadcast_in_dim " + mean + ", dims = [0, 1] : (" + dims(red) + ") -> " + dims(full),
-                                 scope + "/sub");
+        std::string meanB =
+            w.op("stablehlo.broadcast_in_dim " + mean + ", dims = [0, 1] : (" + dims(red) + ") -> " + dims(full),
+                 scope + "/sub");
         std::string xc = w.op("stablehlo.subtract " + x + ", " + meanB + " : " + dims(full), scope + "/sub");
         std::string sq = w.op("stablehlo.multiply " + xc + ", " + xc + " : " + dims(full), scope + "/square");
-        std::string vsum = w.op("stablehlo.reduce(" + sq + " init: " + zero + ") applies stablehlo.add across dimensions = [2] : (" +
-                                    dims(full) + ", tensor<f32>) -> " + dims(red),
-                                scope + "/reduce_sum");
+        std::string vsum =
+            w.op("stablehlo.reduce(" + sq + " init: " + zero + ") applies stablehlo.add across dimensions = [2] : (" +
+                     dims(full) + ", tensor<f32>) -> " + dims(red),
+                 scope + "/reduce_sum");
         std::string var = w.op("stablehlo.divide " + vsum + ", " + n + " : " + dims(red), scope + "/div");
         std::string eps = constant("9.99999997E-7", red, scope + "/add");
         std::string ve = w.op("stablehlo.add " + var + ", " + eps + " : " + dims(red), scope + "/add");
         std::string rs = w.op("stablehlo.rsqrt " + ve + " : " + dims(red), scope + "/rsqrt");
-        std::string rsB = w.op("stablehlo.broadcast_in_dim " + rs + ", dims = [0, 1] : (" + dims(red) + ") -> " + dims(full),
-                               scope + "/mul");
+        std::string rsB =
+            w.op("stablehlo.broadcast_in_dim " + rs + ", dims = [0, 1] : (" + dims(red) + ") -> " + dims(full),
+                 scope + "/mul");
         std::string norm = w.op("stablehlo.multiply " + xc + ", " + rsB + " : " + dims(full), scope + "/mul");
-        std::string scB = w.op("stablehlo.broadcast_in_dim " + scale + ", dims = [2] : (" + dims({s.hidden}) + ") -> " +
-                                   dims(full),
-                               scope + "/mul");
+        std::string scB =
+            w.op("stablehlo.broadcast_in_dim " + scale + ", dims = [2] : (" + dims({s.hidden}) + ") -> " + dims(full),
+                 scope + "/mul");
         return w.op("stablehlo.multiply " + norm + ", " + scB + " : " + dims(full), scope + "/mul");
     }
 
@@ -177,7 +181,8 @@ struct Model {
                              basd = {s.batch, s.heads, s.seq, d}, bass = {s.batch, s.heads, s.seq, s.seq},
                              bas = {s.batch, s.heads, s.seq};
         auto heads = [&](const std::string& v, const std::string& name) {
-            std::string r = w.op("stablehlo.reshape " + v + " : (" + dims(bsh) + ") -> " + dims(bsad), scope + "/" + name + "/reshape");
+            std::string r = w.op("stablehlo.reshape " + v + " : (" + dims(bsh) + ") -> " + dims(bsad),
+                                 scope + "/" + name + "/reshape");
             if (hasTensor && name == "q")
                 r = constraint(r, bsad, {batchAxes, {}, {"tensor"}, {}}, scope + "/" + name);
             return w.op("stablehlo.transpose " + r + ", dims = [0, 2, 1, 3] : (" + dims(bsad) + ") -> " + dims(basd),
@@ -187,29 +192,33 @@ struct Model {
         std::string k = heads(matmul(x, p[1], s.hidden, s.hidden, scope + "/k_proj"), "k");
         std::string v = heads(matmul(x, p[2], s.hidden, s.hidden, scope + "/v_proj"), "v");
         std::string scores = w.op("stablehlo.dot_general " + q + ", " + k +
-                                      ", batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [3] : (" + dims(basd) +
-                                      ", " + dims(basd) + ") -> " + dims(bass),
+                                      ", batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [3] : (" +
+                                      dims(basd) + ", " + dims(basd) + ") -> " + dims(bass),
                                   scope + "/scores/dot_general");
         std::string scale = constant("0.125", bass, scope + "/scale");
         scores = w.op("stablehlo.multiply " + scores + ", " + scale + " : " + dims(bass), scope + "/scale");
         std::string ninf = w.op("stablehlo.constant dense<0xFF800000> : tensor<f32>", scope + "/softmax/reduce_max");
-        std::string mx = w.op("stablehlo.reduce(" + scores + " init: " + ninf + ") applies stablehlo.maximum across dimensions = [3] : (" +
-                                  dims(bass) + ", tensor<f32>) -> " + dims(bas),
+        std::string mx = w.op("stablehlo.reduce(" + scores + " init: " + ninf +
+                                  ") applies stablehlo.maximum across dimensions = [3] : (" + dims(bass) +
+                                  ", tensor<f32>) -> " + dims(bas),
                               scope + "/softmax/reduce_max");
-        std::string mxB = w.op("stablehlo.broadcast_in_dim " + mx + ", dims = [0, 1, 2] : (" + dims(bas) + ") -> " + dims(bass),
-                               scope + "/softmax/sub");
+        std::string mxB =
+            w.op("stablehlo.broadcast_in_dim " + mx + ", dims = [0, 1, 2] : (" + dims(bas) + ") -> " + dims(bass),
+                 scope + "/softmax/sub");
         std::string sh = w.op("stablehlo.subtract " + scores + ", " + mxB + " : " + dims(bass), scope + "/softmax/sub");
         std::string ex = w.op("stablehlo.exponential " + sh + " : " + dims(bass), scope + "/softmax/exp");
         std::string zero = w.op("stablehlo.constant dense<0.000000e+00> : tensor<f32>", scope + "/softmax/reduce_sum");
-        std::string sm = w.op("stablehlo.reduce(" + ex + " init: " + zero + ") applies stablehlo.add across dimensions = [3] : (" +
-                                  dims(bass) + ", tensor<f32>) -> " + dims(bas),
-                              scope + "/softmax/reduce_sum");
-        std::string smB = w.op("stablehlo.broadcast_in_dim " + sm + ", dims = [0, 1, 2] : (" + dims(bas) + ") -> " + dims(bass),
-                               scope + "/softmax/div");
+        std::string sm =
+            w.op("stablehlo.reduce(" + ex + " init: " + zero + ") applies stablehlo.add across dimensions = [3] : (" +
+                     dims(bass) + ", tensor<f32>) -> " + dims(bas),
+                 scope + "/softmax/reduce_sum");
+        std::string smB =
+            w.op("stablehlo.broadcast_in_dim " + sm + ", dims = [0, 1, 2] : (" + dims(bas) + ") -> " + dims(bass),
+                 scope + "/softmax/div");
         std::string probs = w.op("stablehlo.divide " + ex + ", " + smB + " : " + dims(bass), scope + "/softmax/div");
         std::string ctx = w.op("stablehlo.dot_general " + probs + ", " + v +
-                                   ", batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [2] : (" + dims(bass) + ", " +
-                                   dims(basd) + ") -> " + dims(basd),
+                                   ", batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [2] : (" + dims(bass) +
+                                   ", " + dims(basd) + ") -> " + dims(basd),
                                scope + "/context/dot_general");
         ctx = w.op("stablehlo.transpose " + ctx + ", dims = [0, 2, 1, 3] : (" + dims(basd) + ") -> " + dims(bsad),
                    scope + "/context/transpose");
@@ -305,8 +314,8 @@ Expected<std::string> generateTransformer(const TransformerSpec& spec)
     out << "]>\n";
     out << "  func.func public @main(";
     for (size_t i = 0; i < args.size(); ++i) {
-        out << (i ? ", " : "") << "%arg" << i << ": " << dims(args[i].shape) << " {sdy.sharding = "
-            << m.shardingOf(args[i].sharding) << "} loc(" << m.w.locRef(args[i].name) << ")";
+        out << (i ? ", " : "") << "%arg" << i << ": " << dims(args[i].shape)
+            << " {sdy.sharding = " << m.shardingOf(args[i].sharding) << "} loc(" << m.w.locRef(args[i].name) << ")";
     }
     out << ") -> (" << dims({spec.batch, spec.seq, h}) << " {jax.result_info = \"\"}) {\n";
 
@@ -326,7 +335,8 @@ Expected<std::string> generateTransformer(const TransformerSpec& spec)
                                 scope + "/residual/add");
         std::string y2 = m.layerNorm(r1, ln2, scope + "/ln2");
         std::string ff = m.mlp(y2, mlpw, scope + "/mlp");
-        x = m.w.op("stablehlo.add " + r1 + ", " + ff + " : " + dims({spec.batch, spec.seq, h}), scope + "/residual/add");
+        x = m.w.op("stablehlo.add " + r1 + ", " + ff + " : " + dims({spec.batch, spec.seq, h}),
+                   scope + "/residual/add");
         x = m.constraint(x, {spec.batch, spec.seq, h}, {m.batchAxes, {}, {}}, scope + "/residual");
     }
     out << m.w.body();

@@ -12,10 +12,10 @@ namespace shardx::io {
 
 /// How the generated transformer is annotated.
 enum class ShardingStyle {
-    DataParallel,   ///< "dp": batch on every data-like axis, parameters replicated
-    Fsdp,           ///< "fsdp": batch on data+fsdp, parameters sharded on fsdp along dim 0
-    Megatron,       ///< "megatron": batch on data, column/row-parallel weights on tensor
-    FsdpMegatron,   ///< "fsdp+megatron": both
+    DataParallel, ///< "dp": batch on every data-like axis, parameters replicated
+    Fsdp,         ///< "fsdp": batch on data+fsdp, parameters sharded on fsdp along dim 0
+    Megatron,     ///< "megatron": batch on data, column/row-parallel weights on tensor
+    FsdpMegatron, ///< "fsdp+megatron": both
 };
 
 /// Parameters of `shardx-cli generate transformer`.

@@ -699,9 +699,9 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
             const Op& inner = *block.ops().front();
             const Op& ret = *block.ops().back();
             compact = inner.dialect() == "stablehlo" && isCommutativeBinary(inner.name()) && inner.numOperands() == 2 &&
-                      inner.numResults() == 1 && inner.numRegions() == 0 && inner.attrs().empty() && inner.props().empty() &&
-                      ret.name() == "stablehlo.return" &&
-                      ret.numOperands() == 1 && ret.operand(0) == inner.result(0) && inner.operand(0) == block.arg(0) &&
+                      inner.numResults() == 1 && inner.numRegions() == 0 && inner.attrs().empty() &&
+                      inner.props().empty() && ret.name() == "stablehlo.return" && ret.numOperands() == 1 &&
+                      ret.operand(0) == inner.result(0) && inner.operand(0) == block.arg(0) &&
                       inner.operand(1) == block.arg(1);
             if (compact) {
                 const Type& in0 = op.operand(0)->type();

@@ -34,22 +34,38 @@ struct FloatFormat {
 bool floatFormat(const std::string& t, FloatFormat& f)
 {
     using S = FloatFormat::Special;
-    if (t == "f16") f = {5, 10, 15, S::Ieee};
-    else if (t == "bf16") f = {8, 7, 127, S::Ieee};
-    else if (t == "f32") f = {8, 23, 127, S::Ieee};
-    else if (t == "f64") f = {11, 52, 1023, S::Ieee};
-    else if (t == "tf32") f = {8, 10, 127, S::Ieee};
-    else if (t == "f8E5M2") f = {5, 2, 15, S::Ieee};
-    else if (t == "f8E4M3") f = {4, 3, 7, S::Ieee};
-    else if (t == "f8E3M4") f = {3, 4, 3, S::Ieee};
-    else if (t == "f8E4M3FN") f = {4, 3, 7, S::FN};
-    else if (t == "f8E5M2FNUZ") f = {5, 2, 16, S::FNUZ};
-    else if (t == "f8E4M3FNUZ") f = {4, 3, 8, S::FNUZ};
-    else if (t == "f8E4M3B11FNUZ") f = {4, 3, 11, S::FNUZ};
-    else if (t == "f4E2M1FN") f = {2, 1, 1, S::NoNan};
-    else if (t == "f6E2M3FN") f = {2, 3, 1, S::NoNan};
-    else if (t == "f6E3M2FN") f = {3, 2, 3, S::NoNan};
-    else return false;
+    if (t == "f16")
+        f = {5, 10, 15, S::Ieee};
+    else if (t == "bf16")
+        f = {8, 7, 127, S::Ieee};
+    else if (t == "f32")
+        f = {8, 23, 127, S::Ieee};
+    else if (t == "f64")
+        f = {11, 52, 1023, S::Ieee};
+    else if (t == "tf32")
+        f = {8, 10, 127, S::Ieee};
+    else if (t == "f8E5M2")
+        f = {5, 2, 15, S::Ieee};
+    else if (t == "f8E4M3")
+        f = {4, 3, 7, S::Ieee};
+    else if (t == "f8E3M4")
+        f = {3, 4, 3, S::Ieee};
+    else if (t == "f8E4M3FN")
+        f = {4, 3, 7, S::FN};
+    else if (t == "f8E5M2FNUZ")
+        f = {5, 2, 16, S::FNUZ};
+    else if (t == "f8E4M3FNUZ")
+        f = {4, 3, 8, S::FNUZ};
+    else if (t == "f8E4M3B11FNUZ")
+        f = {4, 3, 11, S::FNUZ};
+    else if (t == "f4E2M1FN")
+        f = {2, 1, 1, S::NoNan};
+    else if (t == "f6E2M3FN")
+        f = {2, 3, 1, S::NoNan};
+    else if (t == "f6E3M2FN")
+        f = {3, 2, 3, S::NoNan};
+    else
+        return false;
     return true;
 }
 
@@ -94,9 +110,9 @@ uint64_t encodeFloat(double v, const FloatFormat& f)
     };
     if (std::isnan(v))
         return nan();
-    uint64_t maxBits = f.special == S::Ieee   ? ((expMax - 1) << f.mbits) | mantMax
-                       : f.special == S::FN   ? (expMax << f.mbits) | (mantMax - 1)
-                                              : (expMax << f.mbits) | mantMax;
+    uint64_t maxBits = f.special == S::Ieee ? ((expMax - 1) << f.mbits) | mantMax
+                       : f.special == S::FN ? (expMax << f.mbits) | (mantMax - 1)
+                                            : (expMax << f.mbits) | mantMax;
     double a = std::fabs(v);
     if (std::isinf(a)) {
         if (f.special == S::Ieee)
@@ -107,7 +123,7 @@ uint64_t encodeFloat(double v, const FloatFormat& f)
         return f.special == S::FNUZ ? 0 : sign;
     int e;
     std::frexp(a, &e);
-    int E = e - 1;  // a = 1.f * 2^E
+    int E = e - 1; // a = 1.f * 2^E
     int64_t biased = E + f.bias;
     uint64_t bits;
     if (biased >= 1) {
@@ -124,7 +140,7 @@ uint64_t encodeFloat(double v, const FloatFormat& f)
             bits = (static_cast<uint64_t>(biased) << f.mbits) | mant;
     } else {
         double mr = std::nearbyint(std::ldexp(a, f.mbits - (1 - f.bias)));
-        bits = static_cast<uint64_t>(mr);  // may round up into the smallest normal: still correct
+        bits = static_cast<uint64_t>(mr); // may round up into the smallest normal: still correct
     }
     if (bits > maxBits || (f.special == S::Ieee && bits >= (expMax << f.mbits))) {
         if (f.special == S::Ieee)
@@ -162,8 +178,9 @@ double decodeFloat(uint64_t bits, const FloatFormat& f)
         return mant ? std::nan("") : (neg ? -INFINITY : INFINITY);
     if (f.special == S::FN && ex == expMax && mant == mantMax)
         return std::nan("");
-    double v = ex == 0 ? std::ldexp(static_cast<double>(mant), 1 - f.bias - f.mbits)
-                       : std::ldexp(1.0 + std::ldexp(static_cast<double>(mant), -f.mbits), static_cast<int>(ex) - f.bias);
+    double v = ex == 0
+                   ? std::ldexp(static_cast<double>(mant), 1 - f.bias - f.mbits)
+                   : std::ldexp(1.0 + std::ldexp(static_cast<double>(mant), -f.mbits), static_cast<int>(ex) - f.bias);
     return neg ? -v : v;
 }
 
@@ -341,7 +358,7 @@ AttrPtr Parser::parseIntegerOrFloatAttr()
 
 AttrPtr Parser::parseDenseArray()
 {
-    next();  // array
+    next(); // array
     expect(Kind::Less, "after 'array'");
     SourcePos tp = pos();
     Type et = parseType();
@@ -397,7 +414,7 @@ DenseLiteral Parser::parseDenseLiteral()
     DenseLiteral lit;
     lit.begin = m_tok.begin;
     if (at(Kind::Greater))
-        return lit;  // dense<> : empty tensor
+        return lit; // dense<> : empty tensor
     if (at(Kind::String)) {
         std::string s = MlirLexer::unescape(m_tok.text);
         if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -406,9 +423,11 @@ DenseLiteral Parser::parseDenseLiteral()
                 errorHere("hex string in dense literal must have an even number of digits");
             for (size_t i = 2; i + 1 < s.size(); i += 2) {
                 auto hv = [&](char h) -> int {
-                    if (h >= '0' && h <= '9') return h - '0';
+                    if (h >= '0' && h <= '9')
+                        return h - '0';
                     h |= 0x20;
-                    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+                    if (h >= 'a' && h <= 'f')
+                        return h - 'a' + 10;
                     errorHere("invalid hex digit in dense literal");
                 };
                 lit.hexBytes.push_back(static_cast<uint8_t>(hv(s[i]) * 16 + hv(s[i + 1])));
@@ -587,7 +606,8 @@ DenseElementsAttr Parser::buildDense(const DenseLiteral& lit, const Type& type, 
                 if (!isFloatLit && hex)
                     bits = mag;
                 else
-                    bits = encodeFloat(isFloatLit ? fv : (neg ? -static_cast<double>(mag) : static_cast<double>(mag)), ff);
+                    bits =
+                        encodeFloat(isFloatLit ? fv : (neg ? -static_cast<double>(mag) : static_cast<double>(mag)), ff);
                 appendLE(out.data, bits, partBytes);
             }
         };
@@ -632,7 +652,7 @@ DenseElementsAttr Parser::buildDense(const DenseLiteral& lit, const Type& type, 
 
 AttrPtr Parser::parseDenseAttrAfterKeyword()
 {
-    next();  // dense
+    next(); // dense
     expect(Kind::Less, "after 'dense'");
     DenseLiteral lit = parseDenseLiteral();
     expect(Kind::Greater, "to end dense literal");
@@ -645,10 +665,17 @@ AttrPtr Parser::parseDenseAttrAfterKeyword()
 std::optional<AttrPtr> Parser::parseOptionalAttr()
 {
     switch (m_tok.kind) {
-    case Kind::BareId: case Kind::Integer: case Kind::Float: case Kind::Minus: case Kind::String:
-    case Kind::AtId: case Kind::LSquare: case Kind::LBrace: case Kind::HashId: case Kind::BangId:
-    case Kind::LParen:
-        return parseAttr();
+    case Kind::BareId:
+    case Kind::Integer:
+    case Kind::Float:
+    case Kind::Minus:
+    case Kind::String:
+    case Kind::AtId:
+    case Kind::LSquare:
+    case Kind::LBrace:
+    case Kind::HashId:
+    case Kind::BangId:
+    case Kind::LParen: return parseAttr();
     default: return std::nullopt;
     }
 }
@@ -714,12 +741,16 @@ AttrPtr Parser::parseAttr()
             return makeAttr(TypeAttr{parseType()});
         errorExpected("attribute value");
     }
-    case Kind::Integer: case Kind::Float: case Kind::Minus:
-        return parseIntegerOrFloatAttr();
+    case Kind::Integer:
+    case Kind::Float:
+    case Kind::Minus: return parseIntegerOrFloatAttr();
     case Kind::String: {
         std::string s = MlirLexer::unescape(m_tok.text);
         next();
-        if (at(Kind::Colon) && [&] { Token t = peek(); return t.kind == Kind::BareId || t.kind == Kind::BangId; }()) {
+        if (at(Kind::Colon) && [&] {
+                Token t = peek();
+                return t.kind == Kind::BareId || t.kind == Kind::BangId;
+            }()) {
             // Typed string attribute `"..." : type`: the type is not modelled.
             size_t save = m_tok.begin;
             next();
@@ -774,7 +805,8 @@ AttrPtr Parser::parseAttr()
             error(posOf(t.begin), "undefined symbol alias id '" + name + "'");
         return parseDialectAttr(t);
     }
-    case Kind::BangId: case Kind::LParen: return makeAttr(TypeAttr{parseType()});
+    case Kind::BangId:
+    case Kind::LParen: return makeAttr(TypeAttr{parseType()});
     default: break;
     }
     errorExpected("attribute value");

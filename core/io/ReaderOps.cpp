@@ -187,7 +187,7 @@ std::unique_ptr<Op> Parser::parseElementwise(std::unique_ptr<Op> op, const Sourc
 
 std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
 {
-    next();  // module
+    next(); // module
     std::unique_ptr<Op> owned;
     Op* target;
     if (isTopModule) {
@@ -200,8 +200,8 @@ std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
     target->pos = p;
     if (at(Kind::AtId)) {
         std::string_view t = m_tok.text.substr(1);
-        target->setProp("sym_name", makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t)
-                                                                                  : std::string(t)}));
+        target->setProp("sym_name",
+                        makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}));
         next();
     }
     if (consumeKeyword("attributes")) {
@@ -224,7 +224,7 @@ std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
 
 std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
 {
-    next();  // func.func
+    next(); // func.func
     auto op = std::make_unique<Op>("func.func");
     if (atKeyword("public") || atKeyword("private") || atKeyword("nested")) {
         op->setProp("sym_visibility", makeAttr(StringAttr{std::string(m_tok.text)}));
@@ -233,8 +233,8 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
     if (!at(Kind::AtId))
         errorExpected("function name '@name'");
     std::string_view nm = m_tok.text.substr(1);
-    op->setProp("sym_name", makeAttr(StringAttr{!nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm)
-                                                                          : std::string(nm)}));
+    op->setProp("sym_name",
+                makeAttr(StringAttr{!nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm) : std::string(nm)}));
     next();
     std::vector<std::pair<ResultDef, Type>> args;
     std::vector<AttrPtr> argLocs;
@@ -323,7 +323,7 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
 
 std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const SourcePos& p)
 {
-    next();  // op name
+    next(); // op name
     auto op = std::make_unique<Op>(name);
     const std::string shortName = name.substr(name.find('.') + 1);
     const bool isFunc = name.rfind("func.", 0) == 0;
@@ -374,8 +374,8 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         if (!at(Kind::AtId))
             errorExpected("callee '@name'");
         std::string_view t = m_tok.text.substr(1);
-        op->setProp("callee", makeAttr(SymbolRefAttr{{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t)
-                                                                              : std::string(t)}}));
+        op->setProp("callee",
+                    makeAttr(SymbolRefAttr{{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}}));
         next();
         expect(Kind::LParen, "to start call operands");
         std::vector<OperandRef> refs = parseOperandRefs();

@@ -216,10 +216,14 @@ TensorSharding Parser::parseShardingBody()
             next();
             if (consumeIf(Kind::Equal)) {
                 if (at(Kind::BareId)) {
-                    if (atKeyword("sum")) s.unreducedKind = ReductionKind::Sum;
-                    else if (atKeyword("max")) s.unreducedKind = ReductionKind::Max;
-                    else if (atKeyword("min")) s.unreducedKind = ReductionKind::Min;
-                    else errorExpected("reduction kind 'sum', 'max' or 'min'", "after 'unreduced='");
+                    if (atKeyword("sum"))
+                        s.unreducedKind = ReductionKind::Sum;
+                    else if (atKeyword("max"))
+                        s.unreducedKind = ReductionKind::Max;
+                    else if (atKeyword("min"))
+                        s.unreducedKind = ReductionKind::Min;
+                    else
+                        errorExpected("reduction kind 'sum', 'max' or 'min'", "after 'unreduced='");
                     next();
                 }
             }
@@ -228,7 +232,8 @@ TensorSharding Parser::parseShardingBody()
             s.unreduced = parseAxisList();
         } else {
             errorHere("failed to parse Sdy_TensorSharding, expected valid named axis list after comma "
-                      "('replicated={...}' or 'unreduced={...}'), found " + describeToken(m_tok));
+                      "('replicated={...}' or 'unreduced={...}'), found " +
+                      describeToken(m_tok));
         }
     }
     expect(Kind::Greater, "to end sharding");
@@ -346,8 +351,8 @@ OpShardingRule Parser::parseRuleBody()
             int64_t expected = static_cast<int64_t>(r.factorSizes.size());
             if (f.size() != 1 || f[0] != expected)
                 errorHere("expecting factor indices to be ordered like an iota ([0,1,2,...], e.g. {i=#, j=#, ...}). "
-                          "Expecting factor index symbol '" + factorName(expected) + "', received: '" +
-                          std::string(m_tok.text) + "'");
+                          "Expecting factor index symbol '" +
+                          factorName(expected) + "', received: '" + std::string(m_tok.text) + "'");
             next();
             expect(Kind::Equal, "after factor symbol");
             r.factorSizes.push_back(parseInt64("as factor size"));

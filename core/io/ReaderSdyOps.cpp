@@ -7,10 +7,7 @@ using namespace ir;
 
 namespace {
 
-AttrPtr reductionKindAttr(const std::string& kw)
-{
-    return opaque("sdy", "", "reduction_kind " + kw);
-}
+AttrPtr reductionKindAttr(const std::string& kw) { return opaque("sdy", "", "reduction_kind " + kw); }
 
 } // namespace
 
@@ -71,7 +68,7 @@ std::unique_ptr<Op> Parser::parseRegionSdyOp(std::unique_ptr<Op> op, const Sourc
 
 std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos& p)
 {
-    next();  // op name
+    next(); // op name
     auto op = std::make_unique<Op>(name);
     const std::string s = name.substr(4);
 

@@ -9,10 +9,10 @@ bool isDigitC(char c) { return c >= '0' && c <= '9'; }
 
 bool isBuiltinScalarName(std::string_view s)
 {
-    static const char* const kNames[] = {"f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "index", "none",
-                                         "f8E5M2", "f8E4M3", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ",
-                                         "f8E4M3B11FNUZ", "f8E3M4", "f8E8M0FNU", "f4E2M1FN", "f6E2M3FN",
-                                         "f6E3M2FN"};
+    static const char* const kNames[] = {"f16",    "bf16",      "f32",        "f64",        "f80",
+                                         "f128",   "tf32",      "index",      "none",       "f8E5M2",
+                                         "f8E4M3", "f8E4M3FN",  "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E4M3B11FNUZ",
+                                         "f8E3M4", "f8E8M0FNU", "f4E2M1FN",   "f6E2M3FN",   "f6E3M2FN"};
     for (const char* n : kNames)
         if (s == n)
             return true;
@@ -40,8 +40,7 @@ bool Parser::atTypeStart() const
     if (!at(Kind::BareId))
         return false;
     std::string_view t = m_tok.text;
-    return t == "tensor" || t == "tuple" || t == "complex" || t == "vector" || t == "memref" ||
-           isBuiltinScalarName(t);
+    return t == "tensor" || t == "tuple" || t == "complex" || t == "vector" || t == "memref" || isBuiltinScalarName(t);
 }
 
 std::string Parser::captureBalanced(char open, char close)

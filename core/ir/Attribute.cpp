@@ -57,7 +57,10 @@ struct EqVisitor {
 
     bool operator()(const UnitAttr&) const { return true; }
     bool operator()(const BoolAttr& a) const { return a.value == o<BoolAttr>().value; }
-    bool operator()(const IntegerAttr& a) const { return a.value == o<IntegerAttr>().value && a.type == o<IntegerAttr>().type; }
+    bool operator()(const IntegerAttr& a) const
+    {
+        return a.value == o<IntegerAttr>().value && a.type == o<IntegerAttr>().type;
+    }
     bool operator()(const FloatAttr& a) const
     {
         const FloatAttr& b = o<FloatAttr>();
@@ -101,8 +104,7 @@ struct EqVisitor {
         if (a.params.size() != b.size())
             return false;
         for (size_t i = 0; i < b.size(); ++i)
-            if (a.params[i].axes != b[i].axes || a.params[i].srcDim != b[i].srcDim ||
-                a.params[i].tgtDim != b[i].tgtDim)
+            if (a.params[i].axes != b[i].axes || a.params[i].srcDim != b[i].srcDim || a.params[i].tgtDim != b[i].tgtDim)
                 return false;
         return true;
     }

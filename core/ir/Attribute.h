@@ -28,16 +28,32 @@ using NamedAttrList = std::vector<NamedAttribute>;
 // ---- payloads, one per kind ------------------------------------------------------------
 
 struct UnitAttr {};
-struct BoolAttr { bool value = false; };
+struct BoolAttr {
+    bool value = false;
+};
 /// Integer of the given type (i64, i32, index, ui32...). Stored as the two's-complement bits.
-struct IntegerAttr { int64_t value = 0; Type type; };
+struct IntegerAttr {
+    int64_t value = 0;
+    Type type;
+};
 /// Float of the given type (f32, f64, bf16...).
-struct FloatAttr { double value = 0; Type type; };
-struct StringAttr { std::string value; };
-struct TypeAttr { Type type; };
+struct FloatAttr {
+    double value = 0;
+    Type type;
+};
+struct StringAttr {
+    std::string value;
+};
+struct TypeAttr {
+    Type type;
+};
 /// `@root::@nested`
-struct SymbolRefAttr { std::vector<std::string> path; };
-struct ArrayAttr { std::vector<std::shared_ptr<const Attribute>> elements; };
+struct SymbolRefAttr {
+    std::vector<std::string> path;
+};
+struct ArrayAttr {
+    std::vector<std::shared_ptr<const Attribute>> elements;
+};
 /// `array<i64: 1, 2>`; ints for integer/i1 element types, floats otherwise.
 struct DenseArrayAttr {
     std::string elementType;
@@ -50,54 +66,92 @@ struct DenseElementsAttr {
     Type type;
     bool splat = false;
     std::vector<uint8_t> data;
-    std::vector<std::string> strings;  ///< for !string-like element types (rare)
+    std::vector<std::string> strings; ///< for !string-like element types (rare)
 };
 /// `dense_resource<name> : type`; the blob (if any) lives in the Module's resources.
-struct DenseResourceAttr { std::string name; Type type; };
-struct DictionaryAttr { NamedAttrList entries; };
+struct DenseResourceAttr {
+    std::string name;
+    Type type;
+};
+struct DictionaryAttr {
+    NamedAttrList entries;
+};
 /// A dialect attribute we do not model: `#stablehlo.gather<...>`, `#stablehlo<comparison_direction GT>`.
 /// `dialect` is "stablehlo", `mnemonic` "gather" (may be empty for `#d<...>`), `body` the
 /// normalized text between the outer `<` `>` (empty with no body).
-struct OpaqueAttr { std::string dialect; std::string mnemonic; std::string body; };
+struct OpaqueAttr {
+    std::string dialect;
+    std::string mnemonic;
+    std::string body;
+};
 
 // sdy-specific kinds
-struct MeshAttr { Mesh mesh; };
-struct ShardingAttr { TensorSharding sharding; };
-struct ShardingPerValueAttr { ShardingPerValue value; };
-struct OpShardingRuleAttr { OpShardingRule rule; };
-struct ManualAxesAttr { std::vector<std::string> axes; };
-struct AxisRefListAttr { std::vector<AxisRef> axes; };
-struct ListOfAxisRefListsAttr { std::vector<std::vector<AxisRef>> lists; };
-struct AllToAllParam { std::vector<AxisRef> axes; int64_t srcDim = 0; int64_t tgtDim = 0; };
-struct AllToAllParamListAttr { std::vector<AllToAllParam> params; };
+struct MeshAttr {
+    Mesh mesh;
+};
+struct ShardingAttr {
+    TensorSharding sharding;
+};
+struct ShardingPerValueAttr {
+    ShardingPerValue value;
+};
+struct OpShardingRuleAttr {
+    OpShardingRule rule;
+};
+struct ManualAxesAttr {
+    std::vector<std::string> axes;
+};
+struct AxisRefListAttr {
+    std::vector<AxisRef> axes;
+};
+struct ListOfAxisRefListsAttr {
+    std::vector<std::vector<AxisRef>> lists;
+};
+struct AllToAllParam {
+    std::vector<AxisRef> axes;
+    int64_t srcDim = 0;
+    int64_t tgtDim = 0;
+};
+struct AllToAllParamListAttr {
+    std::vector<AllToAllParam> params;
+};
 /// One node of a propagation edge: `operand-3` / `result-0`.
 struct EdgeNode {
     bool isResult = false;
     int64_t index = 0;
     bool operator==(const EdgeNode& o) const = default;
 };
-struct PropagationEdgeEntry { AxisRef axis; EdgeNode source; std::vector<EdgeNode> targets; };
-struct PropagationEdgeStep { int64_t step = 0; std::vector<PropagationEdgeEntry> entries; };
-struct PropagationEdgesAttr { std::vector<PropagationEdgeStep> steps; };
+struct PropagationEdgeEntry {
+    AxisRef axis;
+    EdgeNode source;
+    std::vector<EdgeNode> targets;
+};
+struct PropagationEdgeStep {
+    int64_t step = 0;
+    std::vector<PropagationEdgeEntry> entries;
+};
+struct PropagationEdgesAttr {
+    std::vector<PropagationEdgeStep> steps;
+};
 
 /// Location info (`loc(...)`): kept for name scopes and diagnostics, printed only on request.
 struct LocationAttr {
     enum class Kind { Unknown, FileLineCol, Name, CallSite, Fused };
     Kind kind = Kind::Unknown;
-    std::string text;  ///< file name (FileLineCol) or name (Name)
+    std::string text; ///< file name (FileLineCol) or name (Name)
     int64_t line = 0, col = 0;
-    std::vector<std::shared_ptr<const LocationAttr>> children;  ///< Name: child; CallSite: callee, caller; Fused: parts
-    std::shared_ptr<const Attribute> metadata;                  ///< Fused `<metadata>`
+    std::vector<std::shared_ptr<const LocationAttr>> children; ///< Name: child; CallSite: callee, caller; Fused: parts
+    std::shared_ptr<const Attribute> metadata;                 ///< Fused `<metadata>`
 };
 
 /// An immutable attribute value. Share with `std::shared_ptr<const Attribute>`.
 class Attribute {
 public:
-    using Payload = std::variant<UnitAttr, BoolAttr, IntegerAttr, FloatAttr, StringAttr, TypeAttr, SymbolRefAttr,
-                                 ArrayAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
-                                 OpaqueAttr, MeshAttr, ShardingAttr, ShardingPerValueAttr, OpShardingRuleAttr,
-                                 ManualAxesAttr, AxisRefListAttr, ListOfAxisRefListsAttr, AllToAllParamListAttr,
-                                 PropagationEdgesAttr, LocationAttr>;
+    using Payload =
+        std::variant<UnitAttr, BoolAttr, IntegerAttr, FloatAttr, StringAttr, TypeAttr, SymbolRefAttr, ArrayAttr,
+                     DenseArrayAttr, DenseElementsAttr, DenseResourceAttr, DictionaryAttr, OpaqueAttr, MeshAttr,
+                     ShardingAttr, ShardingPerValueAttr, OpShardingRuleAttr, ManualAxesAttr, AxisRefListAttr,
+                     ListOfAxisRefListsAttr, AllToAllParamListAttr, PropagationEdgesAttr, LocationAttr>;
 
     explicit Attribute(Payload p) : m_payload(std::move(p)) {}
 
@@ -114,7 +168,10 @@ private:
 using AttrPtr = std::shared_ptr<const Attribute>;
 
 /// Builds a shared attribute from a payload: `makeAttr(IntegerAttr{2, Type::scalar("i64")})`.
-template <typename T> AttrPtr makeAttr(T payload) { return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload))); }
+template <typename T> AttrPtr makeAttr(T payload)
+{
+    return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload)));
+}
 
 /// Deep equality of two possibly-null attributes.
 bool attrEquals(const AttrPtr& a, const AttrPtr& b);

@@ -108,10 +108,17 @@ namespace {
 /// Region ops whose side effects are those of their bodies (MLIR's RecursiveMemoryEffects).
 bool hasRecursiveEffects(const std::string& name)
 {
-    static const char* const kNames[] = {"sdy.manual_computation", "sdy.named_computation", "stablehlo.while",
-                                         "stablehlo.case",         "stablehlo.if",          "stablehlo.reduce",
-                                         "stablehlo.sort",         "stablehlo.map",         "stablehlo.reduce_window",
-                                         "stablehlo.scatter",      "stablehlo.select_and_scatter"};
+    static const char* const kNames[] = {"sdy.manual_computation",
+                                         "sdy.named_computation",
+                                         "stablehlo.while",
+                                         "stablehlo.case",
+                                         "stablehlo.if",
+                                         "stablehlo.reduce",
+                                         "stablehlo.sort",
+                                         "stablehlo.map",
+                                         "stablehlo.reduce_window",
+                                         "stablehlo.scatter",
+                                         "stablehlo.select_and_scatter"};
     return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -215,7 +222,7 @@ void canonicalizeFunc(const Module& module, Op& func)
         rw.enqueue(*it);
 
     ConstantFolder folder(func);
-    int budget = 1000000;  // guards against a pattern pair that never converges
+    int budget = 1000000; // guards against a pattern pair that never converges
     while (Op* op = rw.pop()) {
         if (--budget < 0)
             break;

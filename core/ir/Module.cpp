@@ -5,10 +5,7 @@
 
 namespace shardx::ir {
 
-Module::Module() : m_op(std::make_unique<Op>("builtin.module"))
-{
-    m_op->addRegion()->addBlock();
-}
+Module::Module() : m_op(std::make_unique<Op>("builtin.module")) { m_op->addRegion()->addBlock(); }
 
 std::string Module::symName() const { return symbolName(*m_op); }
 
@@ -137,7 +134,10 @@ void setFuncResultAttr(Op& func, unsigned i, const std::string& name, AttrPtr va
     updateEntry(func, "res_attrs", false, i, name, std::move(value));
 }
 
-void removeFuncArgAttr(Op& func, unsigned i, const std::string& name) { updateEntry(func, "arg_attrs", true, i, name, nullptr); }
+void removeFuncArgAttr(Op& func, unsigned i, const std::string& name)
+{
+    updateEntry(func, "arg_attrs", true, i, name, nullptr);
+}
 
 void removeFuncResultAttr(Op& func, unsigned i, const std::string& name)
 {

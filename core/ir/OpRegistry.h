@@ -9,12 +9,12 @@ namespace shardx::ir {
 
 /// What the IR knows about one op name.
 struct OpInfo {
-    std::string name;                        ///< "stablehlo.add"
-    std::vector<std::string> inherentAttrs;  ///< attributes stored in Op::props
+    std::string name;                       ///< "stablehlo.add"
+    std::vector<std::string> inherentAttrs; ///< attributes stored in Op::props
     bool isTerminator = false;
-    bool isPure = false;              ///< no side effects: may be erased when unused
-    bool isolatedFromAbove = false;   ///< regions cannot see enclosing values
-    bool hasCustomForm = false;       ///< has a pretty (non-generic) syntax
+    bool isPure = false;            ///< no side effects: may be erased when unused
+    bool isolatedFromAbove = false; ///< regions cannot see enclosing values
+    bool hasCustomForm = false;     ///< has a pretty (non-generic) syntax
 };
 
 /// The data-driven table of known ops. Immutable singleton.
@@ -31,7 +31,7 @@ public:
 
 private:
     OpRegistry();
-    std::vector<OpInfo> m_ops;  ///< sorted by name
+    std::vector<OpInfo> m_ops; ///< sorted by name
 };
 
 } // namespace shardx::ir

@@ -89,10 +89,7 @@ std::unique_ptr<Op> Block::remove(Op* op)
 
 // ---- Op ---------------------------------------------------------------------------------
 
-Op::~Op()
-{
-    dropAllReferences();
-}
+Op::~Op() { dropAllReferences(); }
 
 std::string Op::dialect() const
 {
@@ -251,7 +248,7 @@ void Op::erase()
 {
     assert(m_parent);
     dropAllReferences();
-    m_parent->remove(this);  // destroys `this` when the returned owner goes out of scope
+    m_parent->remove(this); // destroys `this` when the returned owner goes out of scope
 }
 
 void Op::walk(const std::function<void(Op*)>& fn)

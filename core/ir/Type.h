@@ -15,13 +15,13 @@ class Attribute;
 class Type {
 public:
     enum class Kind {
-        None,    ///< no type (default-constructed)
-        Tensor,  ///< ranked or unranked tensor
-        Token,   ///< !stablehlo.token
-        Tuple,   ///< tuple<...>
-        Scalar,  ///< a builtin scalar type used on its own: f32, i64, index, complex<f32>, none
-        Function,///< (inputs) -> results, used in type attributes
-        Opaque,  ///< any other dialect type `!dialect.name<...>`, kept as its normalized spelling
+        None,     ///< no type (default-constructed)
+        Tensor,   ///< ranked or unranked tensor
+        Token,    ///< !stablehlo.token
+        Tuple,    ///< tuple<...>
+        Scalar,   ///< a builtin scalar type used on its own: f32, i64, index, complex<f32>, none
+        Function, ///< (inputs) -> results, used in type attributes
+        Opaque,   ///< any other dialect type `!dialect.name<...>`, kept as its normalized spelling
     };
 
     static constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
@@ -60,8 +60,8 @@ public:
     Type withShape(std::vector<int64_t> shape) const;
 
     // Tuple / Function
-    const std::vector<Type>& elements() const { return m_elements; }  ///< tuple elements / function inputs
-    const std::vector<Type>& results() const { return m_results; }    ///< function results
+    const std::vector<Type>& elements() const { return m_elements; } ///< tuple elements / function inputs
+    const std::vector<Type>& results() const { return m_results; }   ///< function results
 
     // Scalar / Opaque
     const std::string& name() const { return m_name; }

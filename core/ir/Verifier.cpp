@@ -51,7 +51,6 @@ const Op* binderOf(const std::vector<std::pair<std::string, const Op*>>& bound, 
     return nullptr;
 }
 
-
 ReductionKind collectiveReductionKind(const Op& op)
 {
     for (const char* name : {"reduction_kind", "reduction", "kind"}) {
@@ -176,8 +175,8 @@ std::optional<std::string> verifyEdgesAttr(const PropagationEdgesAttr& edges)
                     return std::string("propagation edges have a source that is the same as a target");
                 for (size_t j = 0; j < i; ++j)
                     if (e.targets[j] == e.targets[i])
-                        return "propagation edges have duplicate targets for step index: " +
-                               std::to_string(step.step) + " and axis: " + e.axis.name;
+                        return "propagation edges have duplicate targets for step index: " + std::to_string(step.step) +
+                               " and axis: " + e.axis.name;
             }
         }
     }
@@ -202,8 +201,8 @@ bool verifyOpEdges(Context& ctx, const Op& op, const PropagationEdgesAttr& edges
             if (n.index < 0 || n.index >= limit)
                 return opError(ctx, op,
                                std::string("expected a value ref to have ") + (n.isResult ? "a result" : "an operand") +
-                                   " index in range [0, " + std::to_string(limit) + "), got: " +
-                                   std::to_string(n.index));
+                                   " index in range [0, " + std::to_string(limit) +
+                                   "), got: " + std::to_string(n.index));
         }
     const Mesh* mesh = nullptr;
     bool found = false;
@@ -211,7 +210,8 @@ bool verifyOpEdges(Context& ctx, const Op& op, const PropagationEdgesAttr& edges
         const int64_t limit = n.isResult ? op.numResults() : op.numOperands();
         if (n.index < 0 || n.index >= limit)
             continue;
-        const Value* v = n.isResult ? op.result(static_cast<unsigned>(n.index)) : op.operand(static_cast<unsigned>(n.index));
+        const Value* v =
+            n.isResult ? op.result(static_cast<unsigned>(n.index)) : op.operand(static_cast<unsigned>(n.index));
         const TensorSharding* s = shardingOfValue(v);
         if (!s)
             continue;
@@ -219,8 +219,8 @@ bool verifyOpEdges(Context& ctx, const Op& op, const PropagationEdgesAttr& edges
         if (!m)
             continue;
         if (found && !(*m == *mesh))
-            return opError(ctx, op, "propagation edges reference shardings bound to different meshes (" +
-                                        nodeString(n) + ")");
+            return opError(ctx, op,
+                           "propagation edges reference shardings bound to different meshes (" + nodeString(n) + ")");
         mesh = m;
         found = true;
     }
@@ -253,9 +253,9 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
                 return false;
         } else {
             if (shardings.size() != n)
-                return opError(ctx, op, "result shardings don't match number of values: " +
-                                            std::to_string(shardings.size()) + " shardings vs " + std::to_string(n) +
-                                            " values");
+                return opError(ctx, op,
+                               "result shardings don't match number of values: " + std::to_string(shardings.size()) +
+                                   " shardings vs " + std::to_string(n) + " values");
             for (size_t i = 0; i < n; ++i) {
                 const std::string prefix = n == 1 ? "result - " : "result " + std::to_string(i) + " - ";
                 if (!verifyShardingAt(ctx, op, shardings[i], &op.result(static_cast<unsigned>(i))->type(), bound,
@@ -335,13 +335,15 @@ bool verifyReturn(Context& ctx, const Op& op)
         return true;
     const std::string fname = symbolRefString(symbolName(*func));
     if (op.numOperands() != ft.results().size())
-        return opError(ctx, op, "has " + std::to_string(op.numOperands()) + " operands, but enclosing function (" +
-                                    fname + ") returns " + std::to_string(ft.results().size()));
+        return opError(ctx, op,
+                       "has " + std::to_string(op.numOperands()) + " operands, but enclosing function (" + fname +
+                           ") returns " + std::to_string(ft.results().size()));
     for (unsigned i = 0; i < op.numOperands(); ++i)
         if (op.operand(i)->type() != ft.results()[i])
-            return opError(ctx, op, "type of return operand " + std::to_string(i) + " ('" +
-                                        op.operand(i)->type().toString() + "') doesn't match function result type ('" +
-                                        ft.results()[i].toString() + "') in function " + fname);
+            return opError(ctx, op,
+                           "type of return operand " + std::to_string(i) + " ('" + op.operand(i)->type().toString() +
+                               "') doesn't match function result type ('" + ft.results()[i].toString() +
+                               "') in function " + fname);
     return true;
 }
 

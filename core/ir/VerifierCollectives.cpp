@@ -18,8 +18,7 @@ std::string bracketList(const std::vector<AxisRef>& axes)
 
 /// remove-suffix of SDY.md 2.12; nullopt + `err` set on failure.
 std::optional<std::vector<AxisRef>> removeSuffix(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes,
-                                                 const Mesh& mesh, const std::string& what, int64_t d,
-                                                 std::string& err)
+                                                 const Mesh& mesh, const std::string& what, int64_t d, std::string& err)
 {
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
         if (dim.empty() || !isSuffixOf(*it, dim.back(), mesh)) {
@@ -68,7 +67,7 @@ struct Collective {
     TensorSharding inStorage;
     const TensorSharding* in = nullptr;
     const TensorSharding* out = nullptr;
-    const Mesh* mesh = nullptr;  ///< the out sharding's mesh
+    const Mesh* mesh = nullptr; ///< the out sharding's mesh
 
     bool fail(const std::string& msg, const Op* noteOp = nullptr, const std::string& note = {})
     {
@@ -195,8 +194,8 @@ struct Collective {
             if (overlapsAnyOf(a, out->unreduced))
                 return fail("reduction axis " + a.toString() + " overlaps with result unreduced axes");
         }
-        if (auto err = checkUnreducedTransition(ctx, in, *out, std::nullopt,
-                                                RemovePolicy{true, collectiveReductionKind(op)}))
+        if (auto err =
+                checkUnreducedTransition(ctx, in, *out, std::nullopt, RemovePolicy{true, collectiveReductionKind(op)}))
             return fail(*err);
         return true;
     }
@@ -276,13 +275,12 @@ struct Collective {
         if (n != "sdy.collective_permute") {
             const Mesh* inMesh = ctx.resolve(in->mesh);
             if (!inMesh || !(*inMesh == *mesh))
-                return fail("result mesh does not match operand mesh", op.operand(0)->definingOp(),
-                            "operand mesh");
+                return fail("result mesh does not match operand mesh", op.operand(0)->definingOp(), "operand mesh");
         }
         // 4. same rank.
         if (in->rank() != out->rank())
-            return fail("operand and result shardings have different ranks: " + std::to_string(in->rank()) +
-                        " vs " + std::to_string(out->rank()));
+            return fail("operand and result shardings have different ranks: " + std::to_string(in->rank()) + " vs " +
+                        std::to_string(out->rank()));
         if (n == "sdy.all_gather")
             return verifyPerDim("gathering_axes", true, "gathering");
         if (n == "sdy.all_slice")

@@ -49,7 +49,7 @@ bool verifyShardingAt(Context& ctx, const Op& op, const TensorSharding& s, const
 /// How an unreduced transition may remove axes.
 struct RemovePolicy {
     bool allowed = false;
-    std::optional<ReductionKind> kind;  ///< required kind of removed axes (none = any)
+    std::optional<ReductionKind> kind; ///< required kind of removed axes (none = any)
 };
 /// The unreduced transition check T of SDY.md 2.16 (`in` may be null). nullopt when valid.
 std::optional<std::string> checkUnreducedTransition(Context& ctx, const TensorSharding* in, const TensorSharding& out,

@@ -62,19 +62,20 @@ bool verifyManualSide(Context& ctx, const Op& op, bool results, const ShardingPe
     const std::string what = results ? "result" : "operand";
     const size_t n = globalTypes.size();
     if (shardings.shardings.size() != n)
-        return opError(ctx, op, what + " shardings don't match number of values: " +
-                                    std::to_string(shardings.shardings.size()) + " shardings vs " + std::to_string(n) +
-                                    " values");
+        return opError(ctx, op,
+                       what + " shardings don't match number of values: " + std::to_string(shardings.shardings.size()) +
+                           " shardings vs " + std::to_string(n) + " values");
     for (size_t i = 0; i < n; ++i)
         if (!verifyShardingAt(ctx, op, shardings.shardings[i], &globalTypes[i], bound, valueList(what, n, i)))
             return false;
     if (localTypes.size() != n)
-        return opError(ctx, op, results ? "number of results (" + std::to_string(n) +
-                                              ") must match the number of values returned by the body (" +
-                                              std::to_string(localTypes.size()) + ")"
-                                         : "number of operands (" + std::to_string(n) +
-                                               ") must match the number of region arguments (" +
-                                               std::to_string(localTypes.size()) + ")");
+        return opError(ctx, op,
+                       results ? "number of results (" + std::to_string(n) +
+                                     ") must match the number of values returned by the body (" +
+                                     std::to_string(localTypes.size()) + ")"
+                               : "number of operands (" + std::to_string(n) +
+                                     ") must match the number of region arguments (" +
+                                     std::to_string(localTypes.size()) + ")");
     auto isManual = [&](const AxisRef& a) {
         return std::find(manualAxes.begin(), manualAxes.end(), a.name) != manualAxes.end();
     };
@@ -93,11 +94,12 @@ bool verifyManualSide(Context& ctx, const Op& op, bool results, const ShardingPe
                     if (!firstFree)
                         firstFree = &a;
                 } else if (firstFree) {
-                    return opError(ctx, op, what + " sharding at index " + std::to_string(i) +
-                                                " must have all manual axes come before free axes in its dimension "
-                                                "sharding at index " +
-                                                std::to_string(d) + ". Saw manual axis " + a.toString() +
-                                                " after free axis " + firstFree->toString());
+                    return opError(ctx, op,
+                                   what + " sharding at index " + std::to_string(i) +
+                                       " must have all manual axes come before free axes in its dimension "
+                                       "sharding at index " +
+                                       std::to_string(d) + ". Saw manual axis " + a.toString() + " after free axis " +
+                                       firstFree->toString());
                 }
             }
         }
@@ -109,16 +111,17 @@ bool verifyManualSide(Context& ctx, const Op& op, bool results, const ShardingPe
                 if (isManual(a))
                     k *= a.size(*mesh);
             if (k > 0 && global.dim(d) % k != 0)
-                return opError(ctx, op, what + " sharding at index " + std::to_string(i) + " dimension size " +
-                                            std::to_string(global.dim(d)) +
-                                            " is not divisible by the manual axes size " + std::to_string(k));
+                return opError(ctx, op,
+                               what + " sharding at index " + std::to_string(i) + " dimension size " +
+                                   std::to_string(global.dim(d)) + " is not divisible by the manual axes size " +
+                                   std::to_string(k));
         }
         const Type expected = manualLocalType(global, s, *mesh, manualAxes);
         if (expected != localTypes[i])
-            return opError(ctx, op, what + " shape, corresponding sharding, and region " + what +
-                                        " shape at index " + std::to_string(i) +
-                                        " must match. Expected local shape '" + expected.toString() +
-                                        "', actual local shape '" + localTypes[i].toString() + "'");
+            return opError(ctx, op,
+                           what + " shape, corresponding sharding, and region " + what + " shape at index " +
+                               std::to_string(i) + " must match. Expected local shape '" + expected.toString() +
+                               "', actual local shape '" + localTypes[i].toString() + "'");
     }
     return true;
 }
@@ -166,8 +169,9 @@ bool verifyManualComputation(Context& ctx, const Op& op)
                 continue;
             if (common && !(*common == *m)) {
                 if (!manualAxes.empty())
-                    return opError(ctx, op, "all in and out shardings must be bound to the same mesh or an empty "
-                                            "mesh.");
+                    return opError(ctx, op,
+                                   "all in and out shardings must be bound to the same mesh or an empty "
+                                   "mesh.");
                 continue;
             }
             common = m;
@@ -199,19 +203,21 @@ bool verifyNamedComputation(Context& ctx, const Op& op)
             std::string inferred;
             for (unsigned i = 0; i < ret->numOperands(); ++i)
                 inferred += std::string(i ? ", " : "") + "'" + ret->operand(i)->type().toString() + "'";
-            return opError(ctx, op, "inferred type(s) " + inferred +
-                                        " are incompatible with return type(s) of operation");
+            return opError(ctx, op,
+                           "inferred type(s) " + inferred + " are incompatible with return type(s) of operation");
         }
     }
     const unsigned numArgs = body ? body->numArgs() : 0;
     if (numArgs != op.numOperands())
-        return opError(ctx, op, "number of block arguments must match the number of operands: " +
-                                    std::to_string(numArgs) + " != " + std::to_string(op.numOperands()));
+        return opError(ctx, op,
+                       "number of block arguments must match the number of operands: " + std::to_string(numArgs) +
+                           " != " + std::to_string(op.numOperands()));
     for (unsigned i = 0; i < numArgs; ++i)
         if (body->arg(i)->type() != op.operand(i)->type())
-            return opError(ctx, op, "expected the type of the " + std::to_string(i) +
-                                        "'th block argument to match the type of the corresponding operand: " +
-                                        body->arg(i)->type().toString() + " vs " + op.operand(i)->type().toString());
+            return opError(ctx, op,
+                           "expected the type of the " + std::to_string(i) +
+                               "'th block argument to match the type of the corresponding operand: " +
+                               body->arg(i)->type().toString() + " vs " + op.operand(i)->type().toString());
     const auto bound = enclosingManualAxes(op);
     for (int side = 0; side < 2; ++side) {
         const char* name = side ? "out_shardings" : "in_shardings";
@@ -224,12 +230,12 @@ bool verifyNamedComputation(Context& ctx, const Op& op)
         const size_t n = side ? op.numResults() : op.numOperands();
         const auto& shardings = list->value.shardings;
         if (shardings.size() != n)
-            return opError(ctx, op, std::string(name) + " shardings don't match number of values: " +
-                                        std::to_string(shardings.size()) + " shardings vs " + std::to_string(n) +
-                                        " values");
+            return opError(ctx, op,
+                           std::string(name) + " shardings don't match number of values: " +
+                               std::to_string(shardings.size()) + " shardings vs " + std::to_string(n) + " values");
         for (size_t i = 0; i < n; ++i) {
-            const Type& t = side ? op.result(static_cast<unsigned>(i))->type()
-                                 : op.operand(static_cast<unsigned>(i))->type();
+            const Type& t =
+                side ? op.result(static_cast<unsigned>(i))->type() : op.operand(static_cast<unsigned>(i))->type();
             if (!verifyShardingAt(ctx, op, shardings[i], &t, bound, valueList(name, n, i)))
                 return false;
         }
@@ -244,8 +250,7 @@ bool verifyDataFlowEdge(Context& ctx, const Op& op)
     if (op.numOperands() != 1 || op.numResults() != 1)
         return opError(ctx, op, "expects one operand and one result");
     if (!isStaticTensor(op.result(0)->type()))
-        return opError(ctx, op, "expected a ranked tensor with a static shape, got " +
-                                    op.result(0)->type().toString());
+        return opError(ctx, op, "expected a ranked tensor with a static shape, got " + op.result(0)->type().toString());
     const Value* input = op.operand(0);
     if (input->uses().size() != 1)
         return opError(ctx, op, "expected input of sdy.data_flow_edge to have a single user");
@@ -271,8 +276,7 @@ bool verifyFuncDataFlowEdge(Context& ctx, const Op& op)
     if (op.numOperands() != 1 || op.numResults() != 1)
         return opError(ctx, op, "expects one operand and one result");
     if (!isStaticTensor(op.result(0)->type()))
-        return opError(ctx, op, "expected a ranked tensor with a static shape, got " +
-                                    op.result(0)->type().toString());
+        return opError(ctx, op, "expected a ranked tensor with a static shape, got " + op.result(0)->type().toString());
     const Value* input = op.operand(0);
     if (input->uses().size() != 1)
         return opError(ctx, op, "expected operand of sdy.func_data_flow_edge to have a single user");

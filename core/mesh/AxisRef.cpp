@@ -161,7 +161,7 @@ bool lessInMeshOrder(const AxisRef& a, const AxisRef& b, const Mesh& mesh)
         int ib = mesh.axisIndex(b.name);
         if (ia != ib)
             return ia < ib;
-        return a.name < b.name;  // both unknown: any deterministic order
+        return a.name < b.name; // both unknown: any deterministic order
     }
     return lessIntraAxis(a, b);
 }
@@ -192,8 +192,7 @@ std::vector<AxisRef> sortAndMerge(std::vector<AxisRef> list, const Mesh& mesh)
     return out;
 }
 
-std::vector<AxisRef> axisListDifference(const std::vector<AxisRef>& a, const std::vector<AxisRef>& b,
-                                        const Mesh& mesh)
+std::vector<AxisRef> axisListDifference(const std::vector<AxisRef>& a, const std::vector<AxisRef>& b, const Mesh& mesh)
 {
     std::vector<AxisRef> sortedB = b;
     std::stable_sort(sortedB.begin(), sortedB.end(),
@@ -202,8 +201,7 @@ std::vector<AxisRef> axisListDifference(const std::vector<AxisRef>& a, const std
     for (const AxisRef& axis : a) {
         AxisRef cur = axis;
         while (true) {
-            auto it = std::find_if(sortedB.begin(), sortedB.end(),
-                                   [&](const AxisRef& x) { return overlaps(cur, x); });
+            auto it = std::find_if(sortedB.begin(), sortedB.end(), [&](const AxisRef& x) { return overlaps(cur, x); });
             if (it == sortedB.end()) {
                 out.push_back(cur);
                 break;

@@ -68,8 +68,7 @@ std::vector<AxisRef> sortAndMerge(std::vector<AxisRef> list, const Mesh& mesh);
 /// Append `a`, merging it with the last element when possible.
 void addAxisOrMerge(std::vector<AxisRef>& list, const AxisRef& a, const Mesh& mesh);
 /// Set difference A \ B of axis lists (SDY.md 1.2).
-std::vector<AxisRef> axisListDifference(const std::vector<AxisRef>& a, const std::vector<AxisRef>& b,
-                                        const Mesh& mesh);
+std::vector<AxisRef> axisListDifference(const std::vector<AxisRef>& a, const std::vector<AxisRef>& b, const Mesh& mesh);
 /// Product of the sizes of `axes` in `mesh`.
 int64_t axesProduct(const std::vector<AxisRef>& axes, const Mesh& mesh);
 

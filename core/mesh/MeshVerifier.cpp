@@ -14,8 +14,7 @@ std::optional<std::string> verifyMesh(const std::vector<MeshAxis>& axes, const s
     int64_t total = 1;
     for (const MeshAxis& a : axes) {
         if (a.size < 1)
-            return "axis size must be at least 1, got: " + std::to_string(a.size) + " for axis " +
-                   quoteString(a.name);
+            return "axis size must be at least 1, got: " + std::to_string(a.size) + " for axis " + quoteString(a.name);
         if (!names.insert(a.name).second)
             return "duplicate axis name: " + quoteString(a.name);
         total *= a.size;

@@ -54,8 +54,8 @@ void append(std::vector<AxisRef>& dimAxes, const std::vector<AxisRef>& axes, con
 Status checkRank(const TensorSharding& operand, size_t n, const char* what)
 {
     if (static_cast<size_t>(operand.rank()) != n)
-        return Error{std::string(what) + " has " + std::to_string(n) + " dimension lists but the operand sharding has rank " +
-                         std::to_string(operand.rank()),
+        return Error{std::string(what) + " has " + std::to_string(n) +
+                         " dimension lists but the operand sharding has rank " + std::to_string(operand.rank()),
                      {}};
     return Status::success();
 }
@@ -169,9 +169,7 @@ Expected<TensorSharding> collectiveResultSharding(const TensorSharding& operand,
             out.unreduced = axisListDifference(operand.unreduced, concatAll(p.perDimAxes), mesh);
         return out;
     }
-    case CollectiveKind::AllReduce:
-        out.unreduced = axisListDifference(operand.unreduced, p.axes, mesh);
-        return out;
+    case CollectiveKind::AllReduce: out.unreduced = axisListDifference(operand.unreduced, p.axes, mesh); return out;
     case CollectiveKind::AllToAll:
         for (const AllToAllSpec& s : p.allToAll) {
             if (s.srcDim < 0 || s.srcDim >= operand.rank() || s.tgtDim < 0 || s.tgtDim >= operand.rank())
@@ -301,7 +299,7 @@ Expected<CollectiveMovement> collectiveMovement(const TensorSharding& operand, c
             continue;
         }
         if (!moves)
-            continue;  // slices and unreduced conversions only drop or zero local data
+            continue; // slices and unreduced conversions only drop or zero local data
         const Box own = boxOf(in->devices[static_cast<size_t>(dst)]);
         if (!own.empty() && containsBox(own, needed))
             continue;

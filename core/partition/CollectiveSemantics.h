@@ -58,10 +58,10 @@ Expected<TensorSharding> collectiveResultSharding(const TensorSharding& operand,
 struct Transfer {
     int64_t srcDevice = 0;
     int64_t dstDevice = 0;
-    std::vector<int64_t> offset;  ///< first global element per dimension
-    std::vector<int64_t> extent;  ///< elements per dimension
+    std::vector<int64_t> offset; ///< first global element per dimension
+    std::vector<int64_t> extent; ///< elements per dimension
     int64_t bytes = 0;
-    bool reduce = false;          ///< a partial value combined with the receiver's (all_reduce, reduce_scatter)
+    bool reduce = false; ///< a partial value combined with the receiver's (all_reduce, reduce_scatter)
 };
 
 /// The data movement of one collective on one tensor.

@@ -80,10 +80,7 @@ void insertAtDefinition(Value* x, std::unique_ptr<Op> op)
     }
 }
 
-void redirectOtherUses(Value* x, Op* keep, Value* to)
-{
-    replaceUses(x, to, keep);
-}
+void redirectOtherUses(Value* x, Op* keep, Value* to) { replaceUses(x, to, keep); }
 
 void setUnreducedOf(Value* x, const TensorSharding& s)
 {

@@ -198,8 +198,8 @@ std::optional<AxisRef> prefixNoConflictWithinFactor(const AxisRef& axis, const T
 namespace {
 
 /// Step 2 of 4.4: cuts `acc` at the first axis that conflicts somewhere.
-void removeConflicts(std::vector<AxisRef>& acc, const ShardingProjection& p, int64_t f, const FactorPropagationInput& in,
-                     FactorDecision* decision)
+void removeConflicts(std::vector<AxisRef>& acc, const ShardingProjection& p, int64_t f,
+                     const FactorPropagationInput& in, FactorDecision* decision)
 {
     const Mesh& mesh = *in.mesh;
     const int64_t factorSize = in.rule->factorSizes[static_cast<size_t>(f)];

@@ -57,8 +57,7 @@ void setList(Op& op, const std::string& name, ShardingPerValue list)
 }
 
 /// Collects the edge shardings of `owners`; returns false when none has one.
-bool edgeShardings(const std::vector<Value*>& owners, std::vector<std::optional<TensorSharding>>& out,
-                   MeshRef& mesh)
+bool edgeShardings(const std::vector<Value*>& owners, std::vector<std::optional<TensorSharding>>& out, MeshRef& mesh)
 {
     bool any = false;
     for (Value* owner : owners) {
@@ -151,11 +150,11 @@ bool sinkDataFlowEdges(ir::Module& module)
 std::vector<ir::PassInfo> dataFlowEdgePassInfos()
 {
     std::vector<ir::PassInfo> list;
-    list.push_back(ir::PassInfo{"sdy-add-data-flow-edges", "insert sdy.data_flow_edge on every data-flow edge owner",
-                                {},
-                                [](ir::Module& m, const ir::PassOptions&, DiagnosticList&) {
-                                    return addDataFlowEdges(m);
-                                }});
+    list.push_back(
+        ir::PassInfo{"sdy-add-data-flow-edges",
+                     "insert sdy.data_flow_edge on every data-flow edge owner",
+                     {},
+                     [](ir::Module& m, const ir::PassOptions&, DiagnosticList&) { return addDataFlowEdges(m); }});
     list.push_back(ir::PassInfo{"sdy-sink-data-flow-edges",
                                 "move data-flow edge shardings back onto their ops and remove the edges",
                                 {"sink-debug-sharding-origins", "sink-debug-propagation-edge-sharding"},

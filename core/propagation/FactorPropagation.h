@@ -26,37 +26,37 @@ using FactorDirectionFn = std::function<PropagationDirection(int64_t factor)>;
 
 /// Why an axis of the compatible list was cut while removing conflicts (4.4 step 2).
 enum class TruncationReason {
-    ConflictAcrossFactors,  ///< used by another factor (axes or overflow) of some tensor
-    Replicated,             ///< explicitly replicated in some tensor
-    Unreduced,              ///< unreduced in some tensor
-    Closed,                 ///< the factor is closed in some tensor
-    Overflow,               ///< the factor has overflow axes in some tensor
-    NonDivisible,           ///< does not (fully) divide a non-minor-most factor
-    SubAxisConservative,    ///< conservative propagation forbids sub-axes
+    ConflictAcrossFactors, ///< used by another factor (axes or overflow) of some tensor
+    Replicated,            ///< explicitly replicated in some tensor
+    Unreduced,             ///< unreduced in some tensor
+    Closed,                ///< the factor is closed in some tensor
+    Overflow,              ///< the factor has overflow axes in some tensor
+    NonDivisible,          ///< does not (fully) divide a non-minor-most factor
+    SubAxisConservative,   ///< conservative propagation forbids sub-axes
 };
 const char* truncationReasonName(TruncationReason r);
 
 /// One truncation of the compatible axes of a factor.
 struct AxisTruncation {
-    AxisRef axis;                        ///< the axis of the candidate list that was cut
-    std::optional<AxisRef> replacedBy;   ///< the shorter sub-axis kept instead (none: dropped)
+    AxisRef axis;                      ///< the axis of the candidate list that was cut
+    std::optional<AxisRef> replacedBy; ///< the shorter sub-axis kept instead (none: dropped)
     TruncationReason reason = TruncationReason::ConflictAcrossFactors;
-    int tensor = -1;                     ///< tensor index (operands first) that caused it
-    int64_t otherFactor = -1;            ///< for ConflictAcrossFactors: the conflicting factor
+    int tensor = -1;          ///< tensor index (operands first) that caused it
+    int64_t otherFactor = -1; ///< for ConflictAcrossFactors: the conflicting factor
 };
 
 /// What factor propagation decided for one factor.
 struct FactorDecision {
     int64_t factor = 0;
     PropagationDirection direction = PropagationDirection::Both;
-    std::vector<AxisRef> compatible;       ///< step 1 (basic) / candidate (aggressive)
-    std::vector<AxisRef> result;           ///< after conflict removal (basic) / the candidate kept
+    std::vector<AxisRef> compatible; ///< step 1 (basic) / candidate (aggressive)
+    std::vector<AxisRef> result;     ///< after conflict removal (basic) / the candidate kept
     std::vector<AxisTruncation> truncations;
-    std::vector<int> expandedTensors;      ///< tensors whose axes were expanded
+    std::vector<int> expandedTensors; ///< tensors whose axes were expanded
     // aggressive only
-    int sourceTensor = -1;                 ///< tensor chosen as source (-1 none)
-    int64_t sourceSize = -1;               ///< its T-size (product of its factor sizes)
-    int order = -1;                        ///< position of the factor in the aggressive order
+    int sourceTensor = -1;   ///< tensor chosen as source (-1 none)
+    int64_t sourceSize = -1; ///< its T-size (product of its factor sizes)
+    int order = -1;          ///< position of the factor in the aggressive order
 };
 
 /// Every factor decision of one propagation step.
@@ -75,9 +75,9 @@ struct UpdatedTensors {
 struct FactorPropagationInput {
     const OpShardingRule* rule = nullptr;
     const Mesh* mesh = nullptr;
-    FactorDirectionFn direction;   ///< null = BOTH for every factor
+    FactorDirectionFn direction; ///< null = BOTH for every factor
     bool conservative = false;
-    bool elementwise = false;      ///< the op is element-wise (4.11; aggressive only)
+    bool elementwise = false; ///< the op is element-wise (4.11; aggressive only)
 };
 
 /// Direction of factor `f`: NONE for blocked-propagation factors, else `in.direction(f)`.

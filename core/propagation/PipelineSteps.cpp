@@ -282,8 +282,9 @@ void dropShardingRules(ir::Module& module)
 
 void canonicalizeCollectives(ir::Module& module)
 {
-    static const std::set<std::string> kCollectives = {"sdy.all_gather",      "sdy.all_slice",  "sdy.all_reduce",
-                                                       "sdy.reduce_scatter",  "sdy.all_to_all", "sdy.collective_permute"};
+    static const std::set<std::string> kCollectives = {"sdy.all_gather", "sdy.all_slice",
+                                                       "sdy.all_reduce", "sdy.reduce_scatter",
+                                                       "sdy.all_to_all", "sdy.collective_permute"};
     const auto& patterns = ir::sdyCanonicalizationPatterns();
     for (Op* func : module.funcs()) {
         if (!func->numRegions() || func->region(0).empty())

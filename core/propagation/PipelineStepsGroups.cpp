@@ -154,7 +154,8 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
         for (Op* g : ops) {
             if (enclosingManual(g->operand(0)) != manual) {
                 diags.error(posOf(*g, module), "ShardingGroupOps values cannot cross ManualComputationOp boundaries "
-                                               "for groupId: " + std::to_string(id));
+                                               "for groupId: " +
+                                                   std::to_string(id));
                 ok = false;
                 break;
             }
@@ -213,8 +214,8 @@ bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
         const ShardingPerValue* in = ir::shardingsAttrOf(*op, "in_shardings");
         const ShardingPerValue* out = ir::shardingsAttrOf(*op, "out_shardings");
         const bool noShardings = (!in || in->shardings.empty()) && (!out || out->shardings.empty());
-        const bool bodyEmpty = op->numRegions() == 0 || op->region(0).empty() ||
-                               op->region(0).blocks().front()->ops().size() <= 1;
+        const bool bodyEmpty =
+            op->numRegions() == 0 || op->region(0).empty() || op->region(0).blocks().front()->ops().size() <= 1;
         if (noShardings) {
             if (!manual.empty() && !bodyEmpty) {
                 diags.error(SourcePos{module.fileName, op->pos.line, op->pos.col},

@@ -26,8 +26,8 @@ bool isPure(const Op& op)
 
 bool isScalarExpansion(const Op& op)
 {
-    return op.name() == "stablehlo.broadcast_in_dim" && op.numOperands() == 1 && op.operand(0)->type().isRankedTensor() &&
-           op.operand(0)->type().rank() == 0;
+    return op.name() == "stablehlo.broadcast_in_dim" && op.numOperands() == 1 &&
+           op.operand(0)->type().isRankedTensor() && op.operand(0)->type().rank() == 0;
 }
 
 class ConstantSplitter {

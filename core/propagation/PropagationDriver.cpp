@@ -16,13 +16,54 @@ using ir::Value;
 
 bool isElementwiseOp(const Op& op)
 {
-    static const std::set<std::string> kNames = {
-        "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex", "convert", "cosine",
-        "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor", "imag", "is_finite",
-        "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power",
-        "real", "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
-        "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan",
-        "tanh", "uniform_dequantize", "uniform_quantize", "xor"};
+    static const std::set<std::string> kNames = {"abs",
+                                                 "add",
+                                                 "and",
+                                                 "atan2",
+                                                 "cbrt",
+                                                 "ceil",
+                                                 "clamp",
+                                                 "compare",
+                                                 "complex",
+                                                 "convert",
+                                                 "cosine",
+                                                 "count_leading_zeros",
+                                                 "divide",
+                                                 "exponential",
+                                                 "exponential_minus_one",
+                                                 "floor",
+                                                 "imag",
+                                                 "is_finite",
+                                                 "log",
+                                                 "log_plus_one",
+                                                 "logistic",
+                                                 "maximum",
+                                                 "minimum",
+                                                 "multiply",
+                                                 "negate",
+                                                 "not",
+                                                 "or",
+                                                 "popcnt",
+                                                 "power",
+                                                 "real",
+                                                 "reduce_precision",
+                                                 "remainder",
+                                                 "round_nearest_afz",
+                                                 "round_nearest_even",
+                                                 "rsqrt",
+                                                 "select",
+                                                 "shift_left",
+                                                 "shift_right_arithmetic",
+                                                 "shift_right_logical",
+                                                 "sign",
+                                                 "sine",
+                                                 "sqrt",
+                                                 "subtract",
+                                                 "tan",
+                                                 "tanh",
+                                                 "uniform_dequantize",
+                                                 "uniform_quantize",
+                                                 "xor"};
     const std::string& n = op.name();
     if (n == "sdy.propagation_barrier" || n == "sdy.sharding_constraint" || n == "sdy.reshard")
         return true;
@@ -37,8 +78,7 @@ bool isElementwiseOp(const Op& op)
 
 PropagationDriver::PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags)
     : m_module(module), m_options(options), m_diags(diags)
-{
-}
+{}
 
 Op* PropagationDriver::mainFunc() const
 {
@@ -114,7 +154,7 @@ void PropagationDriver::eraseDeadOp(Op* op)
         m_options.observer->opErased(op);
     std::vector<Op*> nested;
     op->walk([&](Op* o) { nested.push_back(o); });
-    std::reverse(nested.begin(), nested.end());  // post-order-ish: nested before parent
+    std::reverse(nested.begin(), nested.end()); // post-order-ish: nested before parent
     for (Op* o : nested) {
         for (Value* operand : o->operands()) {
             Op* def = operand ? operand->definingOp() : nullptr;

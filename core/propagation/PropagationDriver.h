@@ -25,8 +25,8 @@ using OpDirectionFn = std::function<PropagationDirection(const ir::Op& op, const
 
 /// Options shared by all propagation passes.
 struct PropagationOptions {
-    bool conservative = false;       ///< `conservative-propagation`
-    bool keepShardingRules = false;  ///< `keep-sharding-rules`
+    bool conservative = false;      ///< `conservative-propagation`
+    bool keepShardingRules = false; ///< `keep-sharding-rules`
     PropagationObserver* observer = nullptr;
 };
 
@@ -55,11 +55,11 @@ private:
     struct StepTensor {
         enum class View { Plain, LocalAsGlobal, GlobalAsLocal };
         ir::Value* value = nullptr;
-        ir::Op* func = nullptr;  ///< for a function result attribute
+        ir::Op* func = nullptr; ///< for a function result attribute
         int funcResult = -1;
         View view = View::Plain;
-        ir::Op* manualOp = nullptr;  ///< for the manual views
-        std::optional<TensorSharding> current;  ///< as presented to the factor propagation
+        ir::Op* manualOp = nullptr;            ///< for the manual views
+        std::optional<TensorSharding> current; ///< as presented to the factor propagation
     };
     StepTensor plainTensor(ir::Value* v) const;
     /// Stores `s` for tensor `t`; returns the value to notify (nullptr: nothing stored).

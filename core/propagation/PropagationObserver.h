@@ -16,19 +16,19 @@ namespace shardx {
 
 /// What kind of propagation step was taken.
 enum class StepKind {
-    Op,             ///< an op with a sharding rule
-    Barrier,        ///< an sdy.propagation_barrier (identity with a restricted direction)
-    DataFlowEdge,   ///< an sdy.data_flow_edge (sources -> edge)
+    Op,               ///< an op with a sharding rule
+    Barrier,          ///< an sdy.propagation_barrier (identity with a restricted direction)
+    DataFlowEdge,     ///< an sdy.data_flow_edge (sources -> edge)
     FuncDataFlowEdge, ///< an sdy.func_data_flow_edge
-    FuncResult,     ///< returned value <-> function result attribute
-    ApplyConstraint, ///< sdy-apply-sharding-constraints copied a constraint onto its input
+    FuncResult,       ///< returned value <-> function result attribute
+    ApplyConstraint,  ///< sdy-apply-sharding-constraints copied a constraint onto its input
 };
 
 /// One sharding that a step changed.
 struct ShardingChange {
-    int tensor = -1;                     ///< index in the step's tensors (operands first)
-    ir::Value* value = nullptr;          ///< the value (nullptr for a function result attribute)
-    int funcResult = -1;                 ///< result index for a function result attribute
+    int tensor = -1;            ///< index in the step's tensors (operands first)
+    ir::Value* value = nullptr; ///< the value (nullptr for a function result attribute)
+    int funcResult = -1;        ///< result index for a function result attribute
     std::optional<TensorSharding> before;
     TensorSharding after;
 };
@@ -37,13 +37,13 @@ struct ShardingChange {
 /// ops/values) are only guaranteed valid during the observer call: copy what must be kept.
 struct PropagationStep {
     StepKind kind = StepKind::Op;
-    ir::Op* op = nullptr;                ///< the op, edge op, or func.func (func-result steps)
-    int funcResultIndex = -1;            ///< FuncResult steps: the function result involved
+    ir::Op* op = nullptr;     ///< the op, edge op, or func.func (func-result steps)
+    int funcResultIndex = -1; ///< FuncResult steps: the function result involved
     const OpShardingRule* rule = nullptr;
     std::string meshName;
     bool aggressive = false;
-    int numOperands = 0;                 ///< operands of the step (the rest are results)
-    std::vector<ir::Value*> operandValues;  ///< null entries for non-value tensors
+    int numOperands = 0;                   ///< operands of the step (the rest are results)
+    std::vector<ir::Value*> operandValues; ///< null entries for non-value tensors
     std::vector<ir::Value*> resultValues;
     ShardingProjection before;           ///< factor tables before the factor propagation
     ShardingProjection after;            ///< and after
@@ -69,7 +69,10 @@ public:
     /// constraints were inserted.
     virtual void shardingGroupSync(int64_t groupId, bool conflict) { (void)groupId, (void)conflict; }
     /// A value's sharding was copied to another member of its sharding group.
-    virtual void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to) { (void)groupId, (void)from, (void)to; }
+    virtual void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to)
+    {
+        (void)groupId, (void)from, (void)to;
+    }
     /// A dead pure op is about to be erased by the driver.
     virtual void opErased(ir::Op* op) { (void)op; }
     /// The driver visited `op` but took no step: `reason` is "no sharding rule", "no common

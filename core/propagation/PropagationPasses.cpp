@@ -9,7 +9,10 @@ namespace shardx {
 
 namespace {
 
-bool contains(const std::vector<int64_t>& list, int64_t f) { return std::find(list.begin(), list.end(), f) != list.end(); }
+bool contains(const std::vector<int64_t>& list, int64_t f)
+{
+    return std::find(list.begin(), list.end(), f) != list.end();
+}
 
 bool isPassThroughFactor(const OpShardingRule& rule, int64_t f)
 {
@@ -40,8 +43,7 @@ PropagationDirection passThroughHeuristic(const ir::Op& op, bool checkUses)
 {
     const std::string& n = op.name();
     const bool passThrough = isElementwiseOp(op) || isMoveCustomCall(op) || n == "stablehlo.reshape" ||
-                             n == "stablehlo.transpose" || n == "sdy.data_flow_edge" ||
-                             n == "sdy.func_data_flow_edge";
+                             n == "stablehlo.transpose" || n == "sdy.data_flow_edge" || n == "sdy.func_data_flow_edge";
     const bool forwardOnly = n == "stablehlo.dynamic_slice" || n == "stablehlo.dynamic_update_slice";
     if (!passThrough && !forwardOnly)
         return PropagationDirection::None;

@@ -11,7 +11,7 @@ namespace shardx {
 /// Options of the pipeline.
 struct PropagationPipelineOptions {
     bool dedupFunctionsFully = false;
-    PropagationObserver* observer = nullptr;  ///< sees the user-priority propagation
+    PropagationObserver* observer = nullptr; ///< sees the user-priority propagation
 };
 
 /// Runs the whole pipeline; false after reporting errors.

@@ -15,7 +15,7 @@ namespace {
 
 /// The common mesh of the present shardings (SDY.md 4.2): name and mesh, or nullopt.
 std::optional<std::pair<std::string, const Mesh*>> commonMesh(const ir::Module& module,
-                                                               const std::vector<const TensorSharding*>& shardings)
+                                                              const std::vector<const TensorSharding*>& shardings)
 {
     std::string name;
     const Mesh* mesh = nullptr;
@@ -254,7 +254,8 @@ void PropagationDriver::visit(Op* op)
         OpShardingRule rule = identityRule(op->result(0)->type().shape(), 1, 1);
         std::vector<StepTensor> tensors = {plainTensor(op->operand(0)), plainTensor(op->result(0))};
         const PropagationDirection d = barrierDirection(*op);
-        propagateStep(StepKind::Barrier, op, rule, tensors, 1, [d](int64_t) { return d; }, true, true);
+        propagateStep(
+            StepKind::Barrier, op, rule, tensors, 1, [d](int64_t) { return d; }, true, true);
         return;
     }
     if (n == "sdy.data_flow_edge") {
@@ -290,8 +291,7 @@ void PropagationDriver::visit(Op* op)
             }
         }
         tensors.push_back(target);
-        OpShardingRule rule =
-            identityRule(op->result(0)->type().shape(), static_cast<int>(sources.size()), 1);
+        OpShardingRule rule = identityRule(op->result(0)->type().shape(), static_cast<int>(sources.size()), 1);
         FactorDirectionFn dir;
         if (m_direction)
             dir = [this, op, &rule](int64_t f) { return m_direction(*op, rule, f); };

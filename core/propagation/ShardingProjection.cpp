@@ -25,7 +25,7 @@ struct AxisCursor {
     const std::vector<AxisRef>& axes;
     size_t index = 0;
     AxisRef piece;
-    bool touched = false;  ///< the piece was split off an original axis
+    bool touched = false; ///< the piece was split off an original axis
 
     explicit AxisCursor(const std::vector<AxisRef>& a) : axes(a)
     {
@@ -121,8 +121,8 @@ ShardingProjection buildProjection(const std::vector<const TensorSharding*>& ope
         p.operands.push_back(projectTensor(i < operandShardings.size() ? operandShardings[i] : nullptr,
                                            rule.operands[i], rule.factorSizes, mesh, closedIfMissing));
     for (size_t i = 0; i < rule.results.size(); ++i)
-        p.results.push_back(projectTensor(i < resultShardings.size() ? resultShardings[i] : nullptr,
-                                          rule.results[i], rule.factorSizes, mesh, closedIfMissing));
+        p.results.push_back(projectTensor(i < resultShardings.size() ? resultShardings[i] : nullptr, rule.results[i],
+                                          rule.factorSizes, mesh, closedIfMissing));
     return p;
 }
 

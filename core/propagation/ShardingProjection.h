@@ -70,8 +70,7 @@ ShardingProjection buildProjection(const std::vector<const TensorSharding*>& ope
 /// Back-projection: the dimension sharding of a tensor from its factor shardings, bound to
 /// the mesh named `meshName`, without priorities, with the tensor's replicated/unreduced axes.
 TensorSharding backProject(const TensorFactorShardings& table, const TensorFactorMapping& mapping,
-                           const std::vector<int64_t>& factorSizes, const std::string& meshName,
-                           const Mesh& mesh);
+                           const std::vector<int64_t>& factorSizes, const std::string& meshName, const Mesh& mesh);
 
 /// The identity rule of a tensor of `shape`: one factor per dimension, for `numOperands`
 /// operands and `numResults` results.

@@ -16,7 +16,7 @@ namespace {
 struct Slot {
     enum class Kind { FuncArg, FuncResult, PerValue, Single, InList, OutList } kind;
     Op* op = nullptr;
-    std::string attr;  ///< attribute name for PerValue/Single/InList/OutList
+    std::string attr; ///< attribute name for PerValue/Single/InList/OutList
     unsigned index = 0;
 
     std::optional<TensorSharding> get() const
@@ -24,7 +24,8 @@ struct Slot {
         switch (kind) {
         case Kind::FuncArg:
         case Kind::FuncResult: {
-            ir::NamedAttrList attrs = kind == Kind::FuncArg ? ir::funcArgAttrs(*op, index) : ir::funcResultAttrs(*op, index);
+            ir::NamedAttrList attrs =
+                kind == Kind::FuncArg ? ir::funcArgAttrs(*op, index) : ir::funcResultAttrs(*op, index);
             const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
             const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
             if (!s)

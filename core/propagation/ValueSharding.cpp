@@ -264,7 +264,8 @@ TensorSharding eraseManualAxes(const TensorSharding& s, const std::vector<std::s
     return out;
 }
 
-TensorSharding addManualAxes(const TensorSharding& outer, const TensorSharding& s, const std::vector<std::string>& manual)
+TensorSharding addManualAxes(const TensorSharding& outer, const TensorSharding& s,
+                             const std::vector<std::string>& manual)
 {
     if (manual.empty())
         return s;

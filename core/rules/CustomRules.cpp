@@ -293,7 +293,11 @@ Expected<OpShardingRule> instantiateCustomRule(const CustomRuleSpec& spec,
     if (spec.results.size() != resultShapes.size())
         return err("the rule has " + std::to_string(spec.results.size()) + " result(s), the op has " +
                    std::to_string(resultShapes.size()));
-    struct DimRef { const std::vector<int64_t>* factors; int64_t size; std::string where; };
+    struct DimRef {
+        const std::vector<int64_t>* factors;
+        int64_t size;
+        std::string where;
+    };
     std::vector<DimRef> dimRefs;
     for (int side = 0; side < 2; ++side) {
         const auto& tensors = side == 0 ? spec.operands : spec.results;

@@ -20,11 +20,11 @@ namespace shardx {
 /// `sizes: [i=2, j=4]` (needed only for factors whose size the shapes do not fix).
 /// Factor names are one letter optionally followed by digits (`i`, `k2`).
 struct CustomRuleSpec {
-    std::string key;                       ///< op name, or `@target` for a custom_call
-    std::string text;                      ///< the rule as written
-    std::string origin;                    ///< "FILE:LINE" or "FILE: rule N" for diagnostics
-    std::vector<std::string> factorNames;  ///< in order of first appearance
-    std::vector<std::vector<std::vector<int64_t>>> operands;  ///< tensor -> dim -> factor ids
+    std::string key;                                         ///< op name, or `@target` for a custom_call
+    std::string text;                                        ///< the rule as written
+    std::string origin;                                      ///< "FILE:LINE" or "FILE: rule N" for diagnostics
+    std::vector<std::string> factorNames;                    ///< in order of first appearance
+    std::vector<std::vector<std::vector<int64_t>>> operands; ///< tensor -> dim -> factor ids
     std::vector<std::vector<std::vector<int64_t>>> results;
     std::map<int64_t, int64_t> explicitSizes;
     std::vector<int64_t> reduction, needReplication, permutation, blocked;

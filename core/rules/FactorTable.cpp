@@ -13,7 +13,7 @@ struct Piece {
     std::string name;
     int64_t pre = 1;
     int64_t size = 1;
-    int64_t fullSize = 1;  ///< size of the whole mesh axis
+    int64_t fullSize = 1; ///< size of the whole mesh axis
     bool untouched = true;
 
     AxisRef ref() const
@@ -34,7 +34,7 @@ Piece pieceOf(const AxisRef& a, const Mesh& mesh)
     p.pre = a.preSize();
     p.size = a.size(mesh);
     if (p.size <= 0)
-        p.size = 1;  // unknown axis: never divide by it
+        p.size = 1; // unknown axis: never divide by it
     p.fullSize = mesh.axisSize(a.name).value_or(p.size);
     return p;
 }
@@ -51,7 +51,7 @@ std::vector<FactorCell> projectToFactors(const TensorFactorMapping& mapping, con
         const bool dimClosed = dim ? dim->closed : missingIsClosed;
         const std::vector<AxisRef> noAxes;
         const std::vector<AxisRef>& axes = dim ? dim->axes : noAxes;
-        size_t next = 0;  // next axis of `axes` not yet turned into a piece
+        size_t next = 0; // next axis of `axes` not yet turned into a piece
         std::optional<Piece> piece;
         auto advance = [&] {
             piece.reset();
@@ -204,8 +204,8 @@ std::string FactorTable::toString() const
     for (const FactorTableRow& row : m_rows) {
         out += (row.isResult ? "result " : "operand ") + std::to_string(row.index) + ":";
         for (size_t f = 0; f < row.cells.size(); ++f)
-            out += std::string(f ? " |" : "") + " " + factorName(static_cast<int64_t>(f)) + "=" +
-                   cellString(row.cells[f]);
+            out +=
+                std::string(f ? " |" : "") + " " + factorName(static_cast<int64_t>(f)) + "=" + cellString(row.cells[f]);
         if (!row.replicated.empty())
             out += " | replicated=" + axisListString(row.replicated);
         out += "\n";

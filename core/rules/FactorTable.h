@@ -27,9 +27,9 @@ struct FactorCell {
 /// One row: an operand or a result of the op.
 struct FactorTableRow {
     bool isResult = false;
-    int64_t index = 0;        ///< operand or result number
-    bool hasSharding = false; ///< false when the tensor had no sharding (projected as open/closed empty)
-    std::vector<FactorCell> cells;  ///< one per factor of the rule
+    int64_t index = 0;             ///< operand or result number
+    bool hasSharding = false;      ///< false when the tensor had no sharding (projected as open/closed empty)
+    std::vector<FactorCell> cells; ///< one per factor of the rule
     std::vector<AxisRef> replicated;
     std::vector<AxisRef> unreduced;
     ReductionKind unreducedKind = ReductionKind::Sum;

@@ -37,8 +37,8 @@ public:
     /// `resultDims[j]` of result j (kNullDim skips the tensor; missing trailing entries count
     /// as kNullDim). A size-1 factor is not appended to a dimension that already has one.
     /// Returns the factor index.
-    int64_t addFactor(const std::vector<int64_t>& operandDims, const std::vector<int64_t>& resultDims,
-                      int64_t size, FactorKind kind = FactorKind::PassThrough, bool blocked = false);
+    int64_t addFactor(const std::vector<int64_t>& operandDims, const std::vector<int64_t>& resultDims, int64_t size,
+                      FactorKind kind = FactorKind::PassThrough, bool blocked = false);
 
     /// Creates the next factor on dimension `dim` of every operand and result of rank > 0.
     int64_t addFactorAllTensors(int64_t dim, int64_t size, FactorKind kind = FactorKind::PassThrough,

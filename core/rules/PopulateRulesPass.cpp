@@ -45,15 +45,14 @@ bool populateOpShardingRules(ir::Module& module, const RuleOptions& options, Dia
                 for (const auto& v : op.results())
                     res.push_back(v->type());
                 if (auto err = verifyOpShardingRule(*r.rule, ops, res)) {
-                    diags.warning(posOf(op, module), "cannot attach the sharding rule of '" + op.name() +
-                                                         "': " + *err + " (rule " + r.rule->toAttrString() + ")");
+                    diags.warning(posOf(op, module), "cannot attach the sharding rule of '" + op.name() + "': " + *err +
+                                                         " (rule " + r.rule->toAttrString() + ")");
                     return;
                 }
                 op.setDiscardable(kShardingRuleAttrName, ir::makeAttr(ir::OpShardingRuleAttr{std::move(*r.rule)}));
                 return;
             }
-            case RuleOutcome::NoRule:
-                return;
+            case RuleOutcome::NoRule: return;
             case RuleOutcome::UnknownOp:
                 if (!warnedUnknownOp) {
                     warnedUnknownOp = true;
@@ -77,31 +76,31 @@ bool populateOpShardingRules(ir::Module& module, const RuleOptions& options, Dia
 
 ir::PassInfo populateOpShardingRulesPassInfo()
 {
-    return ir::PassInfo{
-        "sdy-populate-op-sharding-rules",
-        "attach the sharding rule of every op that has one as `sdy.sharding_rule`",
-        {"conservative-propagation", "custom-rules"},
-        [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
-            RuleOptions options;
-            if (auto it = opts.find("conservative-propagation"); it != opts.end()) {
-                if (!ir::parseBoolOption(it->second, options.conservativePropagation)) {
-                    diags.error(SourcePos{m.fileName, 0, 0},
-                                "invalid value '" + it->second + "' for option conservative-propagation");
-                    return false;
-                }
-            }
-            std::optional<CustomRuleSet> custom;
-            if (auto it = opts.find("custom-rules"); it != opts.end() && !it->second.empty()) {
-                auto loaded = CustomRuleSet::loadFile(it->second);
-                if (!loaded) {
-                    diags.error(loaded.error().pos, loaded.error().message);
-                    return false;
-                }
-                custom = std::move(*loaded);
-                options.customRules = &*custom;
-            }
-            return populateOpShardingRules(m, options, diags);
-        }};
+    return ir::PassInfo{"sdy-populate-op-sharding-rules",
+                        "attach the sharding rule of every op that has one as `sdy.sharding_rule`",
+                        {"conservative-propagation", "custom-rules"},
+                        [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
+                            RuleOptions options;
+                            if (auto it = opts.find("conservative-propagation"); it != opts.end()) {
+                                if (!ir::parseBoolOption(it->second, options.conservativePropagation)) {
+                                    diags.error(SourcePos{m.fileName, 0, 0},
+                                                "invalid value '" + it->second +
+                                                    "' for option conservative-propagation");
+                                    return false;
+                                }
+                            }
+                            std::optional<CustomRuleSet> custom;
+                            if (auto it = opts.find("custom-rules"); it != opts.end() && !it->second.empty()) {
+                                auto loaded = CustomRuleSet::loadFile(it->second);
+                                if (!loaded) {
+                                    diags.error(loaded.error().pos, loaded.error().message);
+                                    return false;
+                                }
+                                custom = std::move(*loaded);
+                                options.customRules = &*custom;
+                            }
+                            return populateOpShardingRules(m, options, diags);
+                        }};
 }
 
 } // namespace shardx

@@ -13,18 +13,18 @@ class CustomRuleSet;
 
 /// Why an op did or did not get a rule.
 enum class RuleOutcome {
-    Created,            ///< `rule` holds the op's rule
-    NoRule,             ///< the op is known to have no rule (func.func, constants, terminators...)
-    UnknownOp,          ///< the registry does not know the op (Shardy warns once per process)
-    UnknownCustomCall,  ///< a custom_call whose target has no rule (warns once per process)
-    Invalid,            ///< the op should have a rule but its types/attributes do not allow one
+    Created,           ///< `rule` holds the op's rule
+    NoRule,            ///< the op is known to have no rule (func.func, constants, terminators...)
+    UnknownOp,         ///< the registry does not know the op (Shardy warns once per process)
+    UnknownCustomCall, ///< a custom_call whose target has no rule (warns once per process)
+    Invalid,           ///< the op should have a rule but its types/attributes do not allow one
 };
 
 /// The result of asking the registry for one op's rule.
 struct RuleResult {
     RuleOutcome outcome = RuleOutcome::NoRule;
     std::optional<OpShardingRule> rule;
-    std::string reason;  ///< human-readable why (for every outcome but Created)
+    std::string reason; ///< human-readable why (for every outcome but Created)
 
     static RuleResult created(OpShardingRule r) { return {RuleOutcome::Created, std::move(r), {}}; }
     static RuleResult none(std::string why) { return {RuleOutcome::NoRule, std::nullopt, std::move(why)}; }

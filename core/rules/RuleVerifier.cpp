@@ -13,8 +13,8 @@ std::optional<std::string> verifyMappings(const OpShardingRule& rule, const std:
                                           std::vector<bool>& used)
 {
     if (maps.size() != types.size())
-        return "number of " + what + "s and mappings must match: " + std::to_string(types.size()) + " != " +
-               std::to_string(maps.size());
+        return "number of " + what + "s and mappings must match: " + std::to_string(types.size()) +
+               " != " + std::to_string(maps.size());
     for (size_t t = 0; t < maps.size(); ++t) {
         const std::string prefix = what + " " + std::to_string(t) + " - ";
         const ir::Type& type = types[t];
@@ -22,16 +22,17 @@ std::optional<std::string> verifyMappings(const OpShardingRule& rule, const std:
             return prefix + "expected a ranked tensor with a static shape";
         const TensorFactorMapping& map = maps[t];
         if (static_cast<int>(map.size()) != type.rank())
-            return prefix + "mapping rank must match: " + std::to_string(map.size()) + " != " +
-                   std::to_string(type.rank());
+            return prefix + "mapping rank must match: " + std::to_string(map.size()) +
+                   " != " + std::to_string(type.rank());
         std::set<int64_t> seenFactors;
         for (const DimFactors& dim : map) {
             if (dim.empty())
                 return prefix + "dim mapping must have at least one factor";
             for (int64_t f : dim) {
                 if (f < 0 || f >= rule.numFactors())
-                    return prefix + "expecting factor indices to be within 0<=...<num_factors; received: " +
-                           std::to_string(f) + ", num_factors: " + std::to_string(rule.numFactors());
+                    return prefix +
+                           "expecting factor indices to be within 0<=...<num_factors; received: " + std::to_string(f) +
+                           ", num_factors: " + std::to_string(rule.numFactors());
                 if (!seenFactors.insert(f).second)
                     return prefix + "cannot reuse factors for the same tensor value";
                 used[static_cast<size_t>(f)] = true;

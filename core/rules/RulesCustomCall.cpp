@@ -9,20 +9,36 @@ namespace {
 
 const std::set<std::string>& pointwiseTargets()
 {
-    static const std::set<std::string> t = {
-        "annotate_device_placement", "Cholesky", "CompactWyHelper", "InspectSharding",
-        "InvertDiagBlocksLowerTriangular", "InvertDiagBlocksUpperTriangular", "LayoutConstraint", "mhlo.erf",
-        "MoveToDevice", "MoveToHost", "X64SplitHigh", "X64SplitLow", "xla.megascale.provide_metadata",
-        "_SPMDInternalOp_MultiPad", "_SPMDInternalOp_RotateRight", "_SPMDInternalOp_MultiRotate",
-        "_SPMDInternalOp_MultiSlice", "_SPMDInternalOp_Wrap", "X64Combine"};
+    static const std::set<std::string> t = {"annotate_device_placement",
+                                            "Cholesky",
+                                            "CompactWyHelper",
+                                            "InspectSharding",
+                                            "InvertDiagBlocksLowerTriangular",
+                                            "InvertDiagBlocksUpperTriangular",
+                                            "LayoutConstraint",
+                                            "mhlo.erf",
+                                            "MoveToDevice",
+                                            "MoveToHost",
+                                            "X64SplitHigh",
+                                            "X64SplitLow",
+                                            "xla.megascale.provide_metadata",
+                                            "_SPMDInternalOp_MultiPad",
+                                            "_SPMDInternalOp_RotateRight",
+                                            "_SPMDInternalOp_MultiRotate",
+                                            "_SPMDInternalOp_MultiSlice",
+                                            "_SPMDInternalOp_Wrap",
+                                            "X64Combine"};
     return t;
 }
 
 const std::set<std::string>& noRuleTargets()
 {
-    static const std::set<std::string> t = {"sdy_testonly",           "tpu_custom_call",
-                                            "xla_python_cpu_callback", "xla_python_gpu_callback",
-                                            "xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback",
+    static const std::set<std::string> t = {"sdy_testonly",
+                                            "tpu_custom_call",
+                                            "xla_python_cpu_callback",
+                                            "xla_python_gpu_callback",
+                                            "xla_ffi_python_cpu_callback",
+                                            "xla_ffi_python_gpu_callback",
                                             "xla.debug.Log"};
     return t;
 }
@@ -68,7 +84,7 @@ RuleResult batchThenMatrix(const RuleContext& c, const std::string& target)
         b.addFactor({n - 2}, {n - 2, kNullDim}, sz(n - 2), nr);
         b.addFactor({n - 1}, {n - 1, kNullDim}, sz(n - 1), nr);
         b.addFactor({kNullDim}, {kNullDim, n - 2}, c.result(1)[static_cast<size_t>(n - 2)], nr);
-    } else {  // ProductOfElementaryHouseholderReflectors
+    } else { // ProductOfElementaryHouseholderReflectors
         if (c.operandShapes.size() != 2 || c.resultShapes.size() != 1 ||
             c.operand(1).size() < static_cast<size_t>(n - 1))
             return RuleResult::invalid("custom call @" + target + " expects 2 operands and 1 result");

@@ -12,12 +12,12 @@ std::optional<std::string> checkSameRank(const RuleContext& c, const Shape& shap
 {
     for (size_t i = 0; i < c.operandShapes.size(); ++i)
         if (!c.operand(i).empty() && c.operand(i).size() != shape.size())
-            return "operand " + str(static_cast<int64_t>(i)) + " has rank " + str(c.operand(i).size()) +
-                   ", expected " + str(shape.size());
+            return "operand " + str(static_cast<int64_t>(i)) + " has rank " + str(c.operand(i).size()) + ", expected " +
+                   str(shape.size());
     for (size_t i = 0; i < c.resultShapes.size(); ++i)
         if (!c.result(i).empty() && c.result(i).size() != shape.size())
-            return "result " + str(static_cast<int64_t>(i)) + " has rank " + str(c.result(i).size()) +
-                   ", expected " + str(shape.size());
+            return "result " + str(static_cast<int64_t>(i)) + " has rank " + str(c.result(i).size()) + ", expected " +
+                   str(shape.size());
     return std::nullopt;
 }
 
@@ -138,7 +138,8 @@ RuleResult choleskyRule(const RuleContext& c)
 {
     const Shape& s = c.result(0);
     int64_t r = static_cast<int64_t>(s.size());
-    return pointwiseOver(c, s, [r](int64_t d) { return d >= r - 2 ? FactorKind::NeedReplication : FactorKind::PassThrough; });
+    return pointwiseOver(c, s,
+                         [r](int64_t d) { return d >= r - 2 ? FactorKind::NeedReplication : FactorKind::PassThrough; });
 }
 
 RuleResult reverseRule(const RuleContext& c)

@@ -262,7 +262,8 @@ std::string enumKeyword(const ir::Attribute* attr)
         if (end == std::string::npos)
             return {};
         size_t start = b.find_last_of(' ', end);
-        return b.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+        return b.substr(start == std::string::npos ? 0 : start + 1,
+                        end - (start == std::string::npos ? 0 : start + 1) + 1);
     }
     if (const auto* s = attr->as<ir::StringAttr>())
         return s->value;

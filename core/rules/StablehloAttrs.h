@@ -43,9 +43,9 @@ struct ConvDimensionNumbers {
 /// says what was wrong.
 std::optional<DotDimensionNumbers> parseDotDimensionNumbers(const std::string& body, std::string* error = nullptr);
 std::optional<GatherDimensionNumbers> parseGatherDimensionNumbers(const std::string& body,
-                                                                   std::string* error = nullptr);
+                                                                  std::string* error = nullptr);
 std::optional<ScatterDimensionNumbers> parseScatterDimensionNumbers(const std::string& body,
-                                                                     std::string* error = nullptr);
+                                                                    std::string* error = nullptr);
 std::optional<ConvDimensionNumbers> parseConvDimensionNumbers(const std::string& body, std::string* error = nullptr);
 
 /// Keyword of an enum attribute `#stablehlo<transpose TRANSPOSE>` -> "TRANSPOSE" (the last

@@ -32,10 +32,10 @@ struct DeviceShard {
 /// and report offset/extent kDynamic.
 struct ShardedLayout {
     std::vector<int64_t> globalShape;
-    std::vector<int64_t> shardsPerDim;  ///< product of the axis sizes of each dimension
-    std::vector<int64_t> localShape;    ///< ceil(global / shards) per dimension
-    bool isEven = true;                 ///< every static dimension divisible by its shard count
-    std::vector<DeviceShard> devices;   ///< one per device, in mesh position order
+    std::vector<int64_t> shardsPerDim; ///< product of the axis sizes of each dimension
+    std::vector<int64_t> localShape;   ///< ceil(global / shards) per dimension
+    bool isEven = true;                ///< every static dimension divisible by its shard count
+    std::vector<DeviceShard> devices;  ///< one per device, in mesh position order
     /// Devices holding identical data (same shard index and same unreduced coordinate),
     /// as device ids; groups in order of their first device's position.
     std::vector<std::vector<int64_t>> replicationGroups;

@@ -166,8 +166,8 @@ std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const i
     return std::nullopt;
 }
 
-std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const ir::Type* type,
-                                                const MeshLookup& lookup, const std::vector<std::string>& manualAxes)
+std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const ir::Type* type, const MeshLookup& lookup,
+                                                const std::vector<std::string>& manualAxes)
 {
     const Mesh* mesh = s.mesh.isInline() ? &*s.mesh.inlineMesh : (lookup ? lookup(s.mesh) : nullptr);
     if (!mesh)
@@ -186,8 +186,8 @@ bool isEquivalent(const TensorSharding* s1, const TensorSharding* s2, bool ignor
         return false;
     if (!(s1->mesh == s2->mesh))
         return false;
-    if (!ignoreUnreduced && (s1->unreduced != s2->unreduced ||
-                             (!s1->unreduced.empty() && s1->unreducedKind != s2->unreducedKind)))
+    if (!ignoreUnreduced &&
+        (s1->unreduced != s2->unreduced || (!s1->unreduced.empty() && s1->unreducedKind != s2->unreducedKind)))
         return false;
     if (s1->rank() != s2->rank())
         return false;

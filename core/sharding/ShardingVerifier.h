@@ -39,8 +39,7 @@ std::optional<std::string> verifyDimPriority(const DimSharding& d, int64_t dim);
 /// the overload with a MeshLookup). `type` is null for a sharding of an op with no
 /// results. `manualAxes` are the axes bound by enclosing manual computations.
 /// Returns the first error message, or nullopt when valid.
-std::optional<std::string> verifyTensorSharding(const TensorSharding& sharding, const ir::Type* type,
-                                                const Mesh& mesh,
+std::optional<std::string> verifyTensorSharding(const TensorSharding& sharding, const ir::Type* type, const Mesh& mesh,
                                                 const std::vector<std::string>& manualAxes = {});
 
 /// SDY.md 1.5 steps 1-11: resolves the mesh with `lookup` ("unknown mesh: @m" when it fails).

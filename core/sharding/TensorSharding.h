@@ -17,7 +17,7 @@ namespace shardx {
 struct DimSharding {
     std::vector<AxisRef> axes;
     bool closed = true;
-    std::optional<int64_t> priority;  ///< absent = default; an explicit p0 is kept
+    std::optional<int64_t> priority; ///< absent = default; an explicit p0 is kept
 
     bool operator==(const DimSharding& o) const = default;
     /// `{"a", ?}p1`
@@ -26,7 +26,7 @@ struct DimSharding {
 
 /// Reduction kind of unreduced axes.
 enum class ReductionKind { Sum, Max, Min };
-const char* reductionKindName(ReductionKind k);  ///< "sum", "max", "min"
+const char* reductionKindName(ReductionKind k); ///< "sum", "max", "min"
 
 /// Either a mesh symbol `@name` or an inline mesh `mesh<[...]>`.
 struct MeshRef {

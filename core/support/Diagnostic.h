@@ -22,7 +22,7 @@ struct Diagnostic {
     Severity severity = Severity::Error;
     SourcePos pos;
     std::string message;
-    std::vector<Diagnostic> notes;  ///< attached notes, printed after the main line
+    std::vector<Diagnostic> notes; ///< attached notes, printed after the main line
 
     /// `FILE:LINE:COL: error: message` (and notes on their own lines).
     std::string format() const;

@@ -23,8 +23,7 @@ struct Error {
 };
 
 /// Either a T or an Error. Check with `ok()` / `operator bool` before `value()`.
-template <typename T>
-class Expected {
+template <typename T> class Expected {
 public:
     Expected(T value) : m_v(std::in_place_index<0>, std::move(value)) {}
     Expected(Error error) : m_v(std::in_place_index<1>, std::move(error)) {}
@@ -32,14 +31,26 @@ public:
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    T& value() { assert(ok()); return std::get<0>(m_v); }
-    const T& value() const { assert(ok()); return std::get<0>(m_v); }
+    T& value()
+    {
+        assert(ok());
+        return std::get<0>(m_v);
+    }
+    const T& value() const
+    {
+        assert(ok());
+        return std::get<0>(m_v);
+    }
     T& operator*() { return value(); }
     const T& operator*() const { return value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
-    const Error& error() const { assert(!ok()); return std::get<1>(m_v); }
+    const Error& error() const
+    {
+        assert(!ok());
+        return std::get<1>(m_v);
+    }
 
 private:
     std::variant<T, Error> m_v;
@@ -54,7 +65,11 @@ public:
 
     bool ok() const { return !m_failed; }
     explicit operator bool() const { return ok(); }
-    const Error& error() const { assert(m_failed); return m_error; }
+    const Error& error() const
+    {
+        assert(m_failed);
+        return m_error;
+    }
 
 private:
     Error m_error;

@@ -10,7 +10,7 @@ std::string quoteString(const std::string& s)
     std::string out = "\"";
     for (unsigned char c : s) {
         if (c == '\\') {
-            out += "\\\\";  // MLIR's printEscapedString keeps a backslash as `\\`
+            out += "\\\\"; // MLIR's printEscapedString keeps a backslash as `\\`
         } else if (c == '"' || c < 0x20 || c >= 0x7f) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\%02X", c);

@@ -43,7 +43,7 @@ std::unique_ptr<ir::Module> parse(const std::string& text)
 
 int64_t countOps(ir::Module& m)
 {
-    int64_t n = -1;  // the module op itself
+    int64_t n = -1; // the module op itself
     m.op().walk([&](ir::Op*) { ++n; });
     return n;
 }
@@ -65,8 +65,8 @@ void BM_Parse(benchmark::State& state)
         benchmark::DoNotOptimize(m.get());
     }
     state.counters["ops"] = static_cast<double>(ops);
-    state.counters["MB/s"] = benchmark::Counter(static_cast<double>(text.size()) / 1e6,
-                                                benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["MB/s"] =
+        benchmark::Counter(static_cast<double>(text.size()) / 1e6, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["peak_rss_MiB"] = peakRssMiB();
 }
 

@@ -21,7 +21,8 @@ private:
         p.closeWriteChannel();
         if (!p.waitForFinished(60000))
             return {};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
     }
 
     QString readFile(const QString& path)
@@ -36,8 +37,10 @@ private slots:
     void generatedTransformerIsValidAndDeterministic()
     {
         QString a = m_dir.filePath("a.mlir"), b = m_dir.filePath("b.mlir");
-        QStringList args = {"generate", "transformer", "--layers", "3", "--hidden", "32", "--heads", "4", "--seq", "8",
-                            "--batch", "4", "--mesh", "data=2,fsdp=2,tensor=2", "--style", "fsdp+megatron"};
+        QStringList args = {
+            "generate", "transformer",  "--layers", "3",       "--hidden", "32",     "--heads",
+            "4",        "--seq",        "8",        "--batch", "4",        "--mesh", "data=2,fsdp=2,tensor=2",
+            "--style",  "fsdp+megatron"};
         QCOMPARE(run("shardx-cli", args + QStringList{"-o", a}).exitCode, 0);
         QCOMPARE(run("shardx-cli", args + QStringList{"-o", b}).exitCode, 0);
         QString text = readFile(a);
@@ -62,14 +65,16 @@ private slots:
     void stylesChangeTheAnnotations()
     {
         QString dp = m_dir.filePath("dp.mlir"), meg = m_dir.filePath("meg.mlir");
-        QCOMPARE(run("shardx-cli", {"generate", "transformer", "--layers", "1", "--style", "dp", "-o", dp}).exitCode, 0);
-        QCOMPARE(run("shardx-cli", {"generate", "transformer", "--layers", "1", "--style", "megatron", "-o", meg}).exitCode,
+        QCOMPARE(run("shardx-cli", {"generate", "transformer", "--layers", "1", "--style", "dp", "-o", dp}).exitCode,
                  0);
+        QCOMPARE(
+            run("shardx-cli", {"generate", "transformer", "--layers", "1", "--style", "megatron", "-o", meg}).exitCode,
+            0);
         QString d = readFile(dp), m = readFile(meg);
-        QVERIFY(d.contains("[{\"data\", \"fsdp\"}, {}, {}]"));  // batch over every data-like axis
+        QVERIFY(d.contains("[{\"data\", \"fsdp\"}, {}, {}]")); // batch over every data-like axis
         QVERIFY(!d.contains("{\"tensor\"}"));
-        QVERIFY(m.contains("[{}, {\"tensor\"}]"));  // column-parallel projections
-        QVERIFY(m.contains("[{\"tensor\"}, {}]"));  // row-parallel projections
+        QVERIFY(m.contains("[{}, {\"tensor\"}]")); // column-parallel projections
+        QVERIFY(m.contains("[{\"tensor\"}, {}]")); // row-parallel projections
     }
 
     void badGeneratorOptionsAreClearErrors()

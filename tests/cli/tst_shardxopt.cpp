@@ -25,7 +25,8 @@ private:
         p.closeWriteChannel();
         if (!p.waitForFinished(30000))
             return {};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
     }
 
     QString writeFile(const QString& name, const QByteArray& text)
@@ -91,10 +92,10 @@ private slots:
     void syntaxErrorHasFileLineColumn()
     {
         QString in = writeFile("bad.mlir", "sdy.mesh @mesh = <[\"x\"=2]>\n"
-                                            "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-                                            "  %0 = stablehlo.add %arg0, %arg0 : tensor<8xf32\n"
-                                            "  return %0 : tensor<8xf32>\n"
-                                            "}\n");
+                                           "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                           "  %0 = stablehlo.add %arg0, %arg0 : tensor<8xf32\n"
+                                           "  return %0 : tensor<8xf32>\n"
+                                           "}\n");
         Result r = run({in});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.out.isEmpty());
@@ -144,14 +145,15 @@ private slots:
         // (i,k),(k,j)->(i,j). Propagation then moves "x" from the lhs rows to the result rows.
         QString rules = writeFile("rules.json", "{\"rules\": [{\"custom_call\": \"my_matmul\", "
                                                 "\"rule\": \"(i,k),(k,j)->(i,j) {reduction: k}\"}]}");
-        QString in = writeFile("custom.mlir",
-                               "sdy.mesh @mesh = <[\"x\"=2]>\n"
-                               "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}, "
-                               "%arg1: tensor<4x16xf32>) -> tensor<8x16xf32> {\n"
-                               "  %0 = stablehlo.custom_call @my_matmul(%arg0, %arg1) : (tensor<8x4xf32>, "
-                               "tensor<4x16xf32>) -> tensor<8x16xf32>\n"
-                               "  return %0 : tensor<8x16xf32>\n"
-                               "}\n");
+        QString in =
+            writeFile("custom.mlir",
+                      "sdy.mesh @mesh = <[\"x\"=2]>\n"
+                      "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}, "
+                      "%arg1: tensor<4x16xf32>) -> tensor<8x16xf32> {\n"
+                      "  %0 = stablehlo.custom_call @my_matmul(%arg0, %arg1) : (tensor<8x4xf32>, "
+                      "tensor<4x16xf32>) -> tensor<8x16xf32>\n"
+                      "  return %0 : tensor<8x16xf32>\n"
+                      "}\n");
         Result r = run({in, "-sdy-populate-op-sharding-rules=custom-rules=" + rules});
         QCOMPARE(r.exitCode, 0);
         // Factors are numbered by first appearance (i, k, j), so k prints as "j" and j as "k".
@@ -163,7 +165,8 @@ private slots:
         QVERIFY2(p.out.contains("sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\", ?}, {?}]>]>"),
                  qPrintable(p.out + p.err));
         // A malformed rule file is an error naming the file.
-        QString bad = writeFile("bad.json", "{\"rules\": [{\"custom_call\": \"my_matmul\", \"rule\": \"(i,k),(k,j)->\"}]}");
+        QString bad =
+            writeFile("bad.json", "{\"rules\": [{\"custom_call\": \"my_matmul\", \"rule\": \"(i,k),(k,j)->\"}]}");
         Result e = run({in, "-sdy-populate-op-sharding-rules=custom-rules=" + bad});
         QVERIFY(e.exitCode != 0);
         QVERIFY2(e.err.contains("bad.json"), qPrintable(e.err));

@@ -15,7 +15,10 @@ const Mesh& mesh8()
     static const Mesh m({{"a", 8}, {"b", 8}, {"x", 8}});
     return m;
 }
-QString str(const std::optional<AxisRef>& a) { return a ? QString::fromStdString(a->toString()) : QStringLiteral("none"); }
+QString str(const std::optional<AxisRef>& a)
+{
+    return a ? QString::fromStdString(a->toString()) : QStringLiteral("none");
+}
 QString str(const std::vector<AxisRef>& l)
 {
     QStringList parts;
@@ -133,7 +136,7 @@ private slots:
         QVERIFY(lessIntraAxis(sub("x", 1, 2), sub("x", 1, 4)));
         QVERIFY(lessIntraAxis(sub("x", 1, 4), sub("x", 2, 2)));
         QVERIFY(!lessIntraAxis(full("x"), full("x")));
-        QVERIFY(lessInMeshOrder(full("y"), full("x"), m));  // mesh position, not name
+        QVERIFY(lessInMeshOrder(full("y"), full("x"), m)); // mesh position, not name
         QVERIFY(!lessInMeshOrder(full("x"), full("y"), m));
         QVERIFY(lessInMeshOrder(full("y"), sub("x", 1, 2), m));
         QVERIFY(lessByName(full("x"), full("y")));
@@ -157,8 +160,7 @@ private slots:
     void difference()
     {
         Mesh m({{"x", 8}, {"y", 4}});
-        QCOMPARE(str(axisListDifference({full("x")}, {sub("x", 2, 2)}, m)),
-                 QStringLiteral("{\"x\":(1)2, \"x\":(4)2}"));
+        QCOMPARE(str(axisListDifference({full("x")}, {sub("x", 2, 2)}, m)), QStringLiteral("{\"x\":(1)2, \"x\":(4)2}"));
         QCOMPARE(str(axisListDifference({full("x"), full("y")}, {full("y")}, m)), QStringLiteral("{\"x\"}"));
         QCOMPARE(str(axisListDifference({full("x")}, {sub("x", 1, 2), sub("x", 4, 2)}, m)),
                  QStringLiteral("{\"x\":(2)2}"));
@@ -176,26 +178,51 @@ private slots:
     {
         QCOMPARE(QString::fromStdString(Mesh({{"a", 2}, {"b", 4}}).toString()), QStringLiteral("<[\"a\"=2, \"b\"=4]>"));
         QCOMPARE(QString::fromStdString(Mesh({{"q\"x", 2}}).toString()), QStringLiteral("<[\"q\\22x\"=2]>"));
-        QCOMPARE(QString::fromStdString(Mesh({{"a", 2}}, {1, 0}).toString()), QStringLiteral("<[\"a\"=2], device_ids=[1, 0]>"));
+        QCOMPARE(QString::fromStdString(Mesh({{"a", 2}}, {1, 0}).toString()),
+                 QStringLiteral("<[\"a\"=2], device_ids=[1, 0]>"));
         QCOMPARE(QString::fromStdString(Mesh({}, {3}).toString()), QStringLiteral("<[], device_ids=[3]>"));
     }
     void meshVerification_data()
     {
-        QTest::addColumn<QString>("axes");  // "a=2,b=0"
+        QTest::addColumn<QString>("axes"); // "a=2,b=0"
         QTest::addColumn<QString>("ids");
         QTest::addColumn<QString>("errorPart");
-        QTest::newRow("ok") << "a=2,b=4" << "" << "";
-        QTest::newRow("ok ids") << "a=2,b=2" << "3,1,2,0" << "";
-        QTest::newRow("ok identity ids") << "a=2" << "0,1" << "";
-        QTest::newRow("empty") << "" << "" << "";
-        QTest::newRow("maximal") << "" << "5" << "";
-        QTest::newRow("size 0") << "a=2,b=0" << "" << "axis size";
-        QTest::newRow("negative id") << "" << "-1" << "non-negative";
-        QTest::newRow("two ids no axes") << "" << "1,0" << "at most one device id";
-        QTest::newRow("dup name") << "a=2,b=2,a=4" << "" << "duplicate axis name";
-        QTest::newRow("count") << "a=2" << "0" << "must match";
-        QTest::newRow("dup ids") << "a=2" << "1,1" << "iota";
-        QTest::newRow("gap ids") << "a=2" << "2,1" << "iota";
+        QTest::newRow("ok") << "a=2,b=4"
+                            << ""
+                            << "";
+        QTest::newRow("ok ids") << "a=2,b=2"
+                                << "3,1,2,0"
+                                << "";
+        QTest::newRow("ok identity ids") << "a=2"
+                                         << "0,1"
+                                         << "";
+        QTest::newRow("empty") << ""
+                               << ""
+                               << "";
+        QTest::newRow("maximal") << ""
+                                 << "5"
+                                 << "";
+        QTest::newRow("size 0") << "a=2,b=0"
+                                << ""
+                                << "axis size";
+        QTest::newRow("negative id") << ""
+                                     << "-1"
+                                     << "non-negative";
+        QTest::newRow("two ids no axes") << ""
+                                         << "1,0"
+                                         << "at most one device id";
+        QTest::newRow("dup name") << "a=2,b=2,a=4"
+                                  << ""
+                                  << "duplicate axis name";
+        QTest::newRow("count") << "a=2"
+                               << "0"
+                               << "must match";
+        QTest::newRow("dup ids") << "a=2"
+                                 << "1,1"
+                                 << "iota";
+        QTest::newRow("gap ids") << "a=2"
+                                 << "2,1"
+                                 << "iota";
     }
     void meshVerification()
     {

@@ -91,12 +91,11 @@ private slots:
     {
         // The inner reshard has two uses: nothing folds (but the outer reshard is kept because it
         // is returned).
-        QStringList out = canonicalizeBody(
-            "func.func @f(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
-            "  %0 = sdy.reshard %arg0 <@mesh, [{\"a\"}]> : tensor<8xf32>\n"
-            "  %1 = sdy.reshard %0 <@mesh, [{\"b\"}]> : tensor<8xf32>\n"
-            "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
-            "}\n");
+        QStringList out = canonicalizeBody("func.func @f(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+                                           "  %0 = sdy.reshard %arg0 <@mesh, [{\"a\"}]> : tensor<8xf32>\n"
+                                           "  %1 = sdy.reshard %0 <@mesh, [{\"b\"}]> : tensor<8xf32>\n"
+                                           "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+                                           "}\n");
         QStringList expected = {"%0 = sdy.reshard %arg0 <@mesh, [{\"a\"}]> : tensor<8xf32>",
                                 "%1 = sdy.reshard %0 <@mesh, [{\"b\"}]> : tensor<8xf32>",
                                 "return %0, %1 : tensor<8xf32>, tensor<8xf32>"};
@@ -159,8 +158,7 @@ private slots:
         QStringList expected = {
             "%0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, "
             "[{\"a\"}]>] manual_axes={\"a\"} (%arg2: tensor<4xf32>) {",
-            "sdy.return %arg2 : tensor<4xf32>", "} : (tensor<8xf32>) -> tensor<8xf32>",
-            "return %0 : tensor<8xf32>"};
+            "sdy.return %arg2 : tensor<4xf32>", "} : (tensor<8xf32>) -> tensor<8xf32>", "return %0 : tensor<8xf32>"};
         QCOMPARE(out, expected);
     }
 

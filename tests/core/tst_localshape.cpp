@@ -134,8 +134,8 @@ private slots:
         // "y" then "x" on a 16-element dim (x=4, y=2): index = y*4 + x
         Mesh m2({{"x", 4}, {"y", 2}});
         ShardedLayout l2 = layoutOf(shard({{AxisRef("y"), AxisRef("x")}}), m2, {16});
-        QCOMPARE(l2.devices[1].shardIndex, V{4});  // x=0, y=1
-        QCOMPARE(l2.devices[2].shardIndex, V{1});  // x=1, y=0
+        QCOMPARE(l2.devices[1].shardIndex, V{4}); // x=0, y=1
+        QCOMPARE(l2.devices[2].shardIndex, V{1}); // x=1, y=0
         QCOMPARE(l2.devices[7].shardIndex, V{7});
     }
     void nonDivisible()

@@ -81,7 +81,7 @@ private slots:
     void maximalMesh()
     {
         Type t = Type::tensor({8, 8}, "f32");
-        QCOMPARE(verify(sharding({}, {}, {}, "max"), &t), QString());  // type not compared
+        QCOMPARE(verify(sharding({}, {}, {}, "max"), &t), QString()); // type not compared
         QVERIFY(verify(sharding({dim({}), dim({})}, {}, {}, "max"), &t).contains("maximal sharding"));
         // no type (op without results) and no dim axes: rank 0 required
         QCOMPARE(verify(sharding({}), nullptr), QString());
@@ -96,21 +96,24 @@ private slots:
         Type tok = Type::token();
         QCOMPARE(verify(sharding({}), &tok), QString());
         QCOMPARE(verify(sharding({dim({})}), &tok),
-                 QStringLiteral("non-shaped tensors can only have a sharding with rank 0 and no replicated or unreduced axes"));
+                 QStringLiteral(
+                     "non-shaped tensors can only have a sharding with rank 0 and no replicated or unreduced axes"));
         Type unr = Type::unrankedTensor("f32");
         QCOMPARE(verify(sharding({}), &unr), QStringLiteral("only ranked tensors can have a sharding"));
     }
     void rank()
     {
         Type t = Type::tensor({8}, "f32");
-        QCOMPARE(verify(sharding({dim({}), dim({A("a")})}), &t), QStringLiteral("sharding doesn't match tensor rank: 2 != 1"));
+        QCOMPARE(verify(sharding({dim({}), dim({A("a")})}), &t),
+                 QStringLiteral("sharding doesn't match tensor rank: 2 != 1"));
     }
     void priorities()
     {
         Type t = Type::tensor({8, 8}, "f32");
         QCOMPARE(verify(sharding({dim({A("a")}), dim({}, true, 3)}), &t),
                  QStringLiteral("dim 1 is empty and closed but has a priority"));
-        QCOMPARE(verify(sharding({dim({A("a")}, true, -1), dim({})}), &t), QStringLiteral("dim 0 has a negative priority"));
+        QCOMPARE(verify(sharding({dim({A("a")}, true, -1), dim({})}), &t),
+                 QStringLiteral("dim 0 has a negative priority"));
     }
     void axisLists()
     {
@@ -127,8 +130,10 @@ private slots:
     void orderedLists()
     {
         Type t = Type::tensor({8}, "f32");
-        QCOMPARE(verify(sharding({dim({})}, {A("c"), A("b")}), &t), QStringLiteral("replicated axes are not ordered w.r.t. mesh"));
-        QCOMPARE(verify(sharding({dim({})}, {}, {A("c"), A("a")}), &t), QStringLiteral("unreduced axes are not ordered w.r.t. mesh"));
+        QCOMPARE(verify(sharding({dim({})}, {A("c"), A("b")}), &t),
+                 QStringLiteral("replicated axes are not ordered w.r.t. mesh"));
+        QCOMPARE(verify(sharding({dim({})}, {}, {A("c"), A("a")}), &t),
+                 QStringLiteral("unreduced axes are not ordered w.r.t. mesh"));
         QCOMPARE(verify(sharding({dim({})}, {A("b"), A("c")}, {A("a")}), &t), QString());
         QCOMPARE(verify(sharding({dim({})}, {S("a", 1, 2), S("a", 4, 2)}), &t), QString());
         QCOMPARE(verify(sharding({dim({})}, {S("a", 4, 2), S("a", 1, 2)}), &t),
@@ -137,8 +142,10 @@ private slots:
     void subAxes()
     {
         Type t = Type::tensor({8, 8}, "f32");
-        QCOMPARE(verify(sharding({dim({S("a", -1, 2)}), dim({})}), &t), QStringLiteral("sub-axis pre-size must be at least 1: \"a\":(-1)2"));
-        QCOMPARE(verify(sharding({dim({S("a", 2, 1)}), dim({})}), &t), QStringLiteral("sub-axis size must be greater than 1: \"a\":(2)1"));
+        QCOMPARE(verify(sharding({dim({S("a", -1, 2)}), dim({})}), &t),
+                 QStringLiteral("sub-axis pre-size must be at least 1: \"a\":(-1)2"));
+        QCOMPARE(verify(sharding({dim({S("a", 2, 1)}), dim({})}), &t),
+                 QStringLiteral("sub-axis size must be greater than 1: \"a\":(2)1"));
         QCOMPARE(verify(sharding({dim({S("a", 2, 3)}), dim({})}), &t),
                  QStringLiteral("sub-axis next pre-size 6 doesn't divide the size of the full axis 8: \"a\":(2)3"));
         QVERIFY(verify(sharding({dim({S("a", 4, 4)}), dim({})}), &t).contains("next pre-size 16"));
@@ -194,21 +201,28 @@ private slots:
             auto e = verifyOpShardingRule(rule, ops, res);
             return e ? QString::fromStdString(*e) : QString();
         };
-        QCOMPARE(msg(r, {t({8, 32})}, {t({8, 16})}), QStringLiteral("number of operands and mappings must match: 1 != 2"));
+        QCOMPARE(msg(r, {t({8, 32})}, {t({8, 16})}),
+                 QStringLiteral("number of operands and mappings must match: 1 != 2"));
         QCOMPARE(msg(r, {t({8, 32}), Type::tensor({Type::kDynamic, 16}, "f32")}, {t({8, 16})}),
                  QStringLiteral("operand 1 - expected a ranked tensor with a static shape"));
-        QCOMPARE(msg(r, {t({8, 32}), t({32})}, {t({8, 16})}), QStringLiteral("operand 1 - mapping rank must match: 2 != 1"));
-        QCOMPARE(msg(r, {t({8, 32}), t({32, 16})}, {t({8, 16}), t({8})}), QStringLiteral("number of results and mappings must match: 2 != 1"));
+        QCOMPARE(msg(r, {t({8, 32}), t({32})}, {t({8, 16})}),
+                 QStringLiteral("operand 1 - mapping rank must match: 2 != 1"));
+        QCOMPARE(msg(r, {t({8, 32}), t({32, 16})}, {t({8, 16}), t({8})}),
+                 QStringLiteral("number of results and mappings must match: 2 != 1"));
         OpShardingRule bad = r;
         bad.operands[0][1] = {};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("operand 0 - dim mapping must have at least one factor"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("operand 0 - dim mapping must have at least one factor"));
         bad = r;
         bad.operands[0][1] = {12};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
-                 QStringLiteral("operand 0 - expecting factor indices to be within 0<=...<num_factors; received: 12, num_factors: 3"));
+        QCOMPARE(
+            msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+            QStringLiteral(
+                "operand 0 - expecting factor indices to be within 0<=...<num_factors; received: 12, num_factors: 3"));
         bad = r;
         bad.results[0][1] = {0};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("result 0 - cannot reuse factors for the same tensor value"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("result 0 - cannot reuse factors for the same tensor value"));
         bad = r;
         bad.factorSizes.push_back(1);
         bad.operands[0][1] = {2, 3};
@@ -216,28 +230,35 @@ private slots:
                  QStringLiteral("operand 0 - dim mapping can't have a factor of size 1 if there are multiple factors"));
         bad = r;
         bad.factorSizes.push_back(2);
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("has factor l=2 that isn't used in operand and result mappings"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("has factor l=2 that isn't used in operand and result mappings"));
         bad = r;
         bad.reductionFactors = {17};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("index must be less than 3, got: 17"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("index must be less than 3, got: 17"));
         bad = r;
         bad.needReplicationFactors = {1, 0};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("indices of special factors must be sorted"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("indices of special factors must be sorted"));
         bad = r;
         bad.permutationFactors = {1, 1};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("indices of special factors must be unique"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("indices of special factors must be unique"));
         bad = r;
         bad.permutationFactors = {2};
         QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
-                 QStringLiteral("a factor can only be in one of the reduction, need replication, or permutation factor sets"));
+                 QStringLiteral(
+                     "a factor can only be in one of the reduction, need replication, or permutation factor sets"));
         bad = r;
-        bad.blockedPropagationFactors = {2};  // may overlap the others
+        bad.blockedPropagationFactors = {2}; // may overlap the others
         QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QString());
         bad.blockedPropagationFactors = {3};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("index must be less than 3, got: 3"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("index must be less than 3, got: 3"));
         bad = r;
         bad.reductionFactors = {1};
-        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}), QStringLiteral("reduction factor j appears in a result mapping"));
+        QCOMPARE(msg(bad, {t({8, 32}), t({32, 16})}, {t({8, 16})}),
+                 QStringLiteral("reduction factor j appears in a result mapping"));
     }
 };
 

@@ -61,10 +61,7 @@ struct Builder {
         op->pos = SourcePos{"t.mlir", line++, 3};
         return body->push_back(std::move(op));
     }
-    void finish(Value* v)
-    {
-        add("func.return", {v}, {});
-    }
+    void finish(Value* v) { add("func.return", {v}, {}); }
     /// Line of the first error, 0 when the module verifies.
     int verify(QString* message = nullptr)
     {
@@ -138,7 +135,8 @@ private slots:
         b.finish(add->result(0));
         QString msg;
         QCOMPARE(b.verify(&msg), 3);
-        QCOMPARE(msg, QStringLiteral("'stablehlo.add' op result shardings don't match number of values: 2 shardings vs 1 values"));
+        QCOMPARE(msg, QStringLiteral(
+                          "'stablehlo.add' op result shardings don't match number of values: 2 shardings vs 1 values"));
         add->setDiscardable("sdy.sharding", makeAttr(ShardingAttr{s}));
         QCOMPARE(b.verify(&msg), 3);
         QVERIFY(msg.contains("TensorShardingPerValueAttr"));
@@ -179,8 +177,10 @@ private slots:
     {
         Builder b;
         Op* mc = b.add("sdy.manual_computation", {b.arg}, {t8x8()});
-        mc->setProp("in_shardings", makeAttr(ShardingPerValueAttr{ShardingPerValue{{shard("m", {{AxisRef("a")}, {}})}}}));
-        mc->setProp("out_shardings", makeAttr(ShardingPerValueAttr{ShardingPerValue{{shard("m", {{AxisRef("a")}, {}})}}}));
+        mc->setProp("in_shardings",
+                    makeAttr(ShardingPerValueAttr{ShardingPerValue{{shard("m", {{AxisRef("a")}, {}})}}}));
+        mc->setProp("out_shardings",
+                    makeAttr(ShardingPerValueAttr{ShardingPerValue{{shard("m", {{AxisRef("a")}, {}})}}}));
         mc->setProp("manual_axes", makeAttr(ManualAxesAttr{{"a"}}));
         Block& inner = mc->addRegion()->front();
         Value* local = inner.addArgument(Type::tensor({4, 8}, "f32"));
@@ -217,7 +217,9 @@ private slots:
         b.finish(r->result(0));
         QString msg;
         QCOMPARE(b.verify(&msg), 3);
-        QCOMPARE(msg, QStringLiteral("'sdy.reshard' op cannot change the reduction operator of kept unreduced axes from max to sum."));
+        QCOMPARE(msg,
+                 QStringLiteral(
+                     "'sdy.reshard' op cannot change the reduction operator of kept unreduced axes from max to sum."));
         r->setProp("sharding", makeAttr(ShardingAttr{shard("m", {{}, {}}, {}, {AxisRef("a")}, ReductionKind::Max)}));
         QCOMPARE(b.verify(), 0);
     }
@@ -250,22 +252,29 @@ private slots:
     void textCases_data()
     {
         QTest::addColumn<QString>("text");
-        QTest::addColumn<int>("line");  // 0 = valid
+        QTest::addColumn<int>("line"); // 0 = valid
         QTest::addColumn<QString>("part");
         const QString mesh = "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2, \"z\"=4]>\n";
-        QTest::newRow("valid gather") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("valid gather")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.all_gather [{"y"}, {"z"}] %arg0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 0 << "";
-        QTest::newRow("gather mismatch") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("gather mismatch")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.all_gather [{"y"}, {"z"}] %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "doesn't match expected sharding [\"x\"] on dimension 0";
-        QTest::newRow("gather bad suffix") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("gather bad suffix")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.all_gather [{"x"}, {}] %arg0 out_sharding=<@mesh, [{"y"}, {"z"}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "can't apply gathering axis \"x\" to operand sharding on dimension 0";
-        QTest::newRow("gather without operand sharding") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+        QTest::newRow("gather without operand sharding")
+            << mesh + R"(func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %0 = sdy.all_gather [{}, {}] %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "collective on operand without sharding";
@@ -273,51 +282,75 @@ private slots:
   %0 = sdy.all_slice [{"x"}, {"y", "z"}] %arg0 out_sharding=<@mesh, [{"x"}, {"y", "z"}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 0 << "";
-        QTest::newRow("all_to_all valid") << mesh + R"(func.func @f(%arg0: tensor<8x8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}, {}, {}]>}) -> tensor<8x8x8x8xf32> {
+        QTest::newRow("all_to_all valid")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}, {}, {}]>}) -> tensor<8x8x8x8xf32> {
   %0 = sdy.all_to_all [{"y"}: 0->3, {"z"}: 1->2] %arg0 out_sharding=<@mesh, [{"x"}, {}, {"z"}, {"y"}]> : tensor<8x8x8x8xf32>
   return %0 : tensor<8x8x8x8xf32>
 })" << 0 << "";
-        QTest::newRow("all_to_all unsorted") << mesh + R"(func.func @f(%arg0: tensor<8x8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>}) -> tensor<8x8x8x8xf32> {
+        QTest::newRow("all_to_all unsorted")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>}) -> tensor<8x8x8x8xf32> {
   %0 = sdy.all_to_all [{"y"}: 2->1, {"x"}: 0->3] %arg0 out_sharding=<@mesh, [{}, {"y"}, {}, {"x"}]> : tensor<8x8x8x8xf32>
   return %0 : tensor<8x8x8x8xf32>
 })" << 3 << "not sorted in ascending order: 0 appears after 2";
-        QTest::newRow("permute valid") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("permute valid")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.collective_permute %arg0 out_sharding=<@mesh, [{"z":(1)2, "y"}, {"x", "z":(2)2}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 0 << "";
-        QTest::newRow("permute size") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("permute size")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.collective_permute %arg0 out_sharding=<@mesh, [{"z"}, {"x"}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "sharded size of result doesn't match operand on dimension 1";
-        QTest::newRow("all_reduce valid") << mesh + R"(func.func @f(%arg0: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}) -> tensor<16x2xf32> {
+        QTest::newRow("all_reduce valid")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}) -> tensor<16x2xf32> {
   %0 = sdy.all_reduce max {"y"} %arg0 out_sharding=<@mesh, [{}, {"x"}]> : tensor<16x2xf32>
   return %0 : tensor<16x2xf32>
 })" << 0 << "";
-        QTest::newRow("all_reduce overlap") << mesh + R"(func.func @f(%arg0: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>}) -> tensor<16x2xf32> {
+        QTest::newRow("all_reduce overlap")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>}) -> tensor<16x2xf32> {
   %0 = sdy.all_reduce {"y"} %arg0 out_sharding=<@mesh, [{}, {"y"}]> : tensor<16x2xf32>
   return %0 : tensor<16x2xf32>
 })" << 3 << "reduction axis \"y\" overlaps";
-        QTest::newRow("all_reduce kind") << mesh + R"(func.func @f(%arg0: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], unreduced=max{"y"}>}) -> tensor<16x2xf32> {
+        QTest::newRow("all_reduce kind")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], unreduced=max{"y"}>}) -> tensor<16x2xf32> {
   %0 = sdy.all_reduce {"x"} %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
   return %0 : tensor<16x2xf32>
 })" << 3 << "cannot reduce 'max' unreduced axes. Expected 'sum'.";
-        QTest::newRow("reduce_scatter valid") << mesh + R"(func.func @f(%arg0: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<16x8xf32> {
+        QTest::newRow("reduce_scatter valid")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<16x8xf32> {
   %0 = sdy.reduce_scatter min [{"z"}, {"y"}] %arg0 out_sharding=<@mesh, [{"x", "z"}, {"y"}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 })" << 0 << "";
-        QTest::newRow("s2u valid") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("s2u valid")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.sharded_to_unreduced [{"y"}, {}] %arg0 out_sharding=<@mesh, [{"x"}, {"z"}], unreduced={"y"}> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 0 << "";
-        QTest::newRow("s2u unreduced") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("s2u unreduced")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = sdy.sharded_to_unreduced [{"y"}, {}] %arg0 out_sharding=<@mesh, [{"x"}, {"z"}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "out_unreduced_axes should be in_unreduced_axes + sharded_to_unreduced_axes";
-        QTest::newRow("r2u valid") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("r2u valid")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x8xf32> {
   %0 = sdy.replicated_to_unreduced {"y", "z"} %arg0 out_sharding=<@mesh, [{"x"}, {}], unreduced={"y", "z"}> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 0 << "";
-        QTest::newRow("r2u overlap") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("r2u overlap")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x8xf32> {
   %0 = sdy.replicated_to_unreduced {"x"} %arg0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "r2u axis \"x\" overlaps with operand dimension sharding";
@@ -325,7 +358,9 @@ private slots:
   %0 = stablehlo.add %arg0, %arg0 {sdy.propagation_edges = #sdy.propagation_edges<[{step-1 = [{"z" = operand-1 -> [operand-0, result-0]}]}]>} : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "expected propagation edges attr to reference a sharding";
-        QTest::newRow("edges out of range") << mesh + R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"z"}]>}) -> tensor<8x8xf32> {
+        QTest::newRow("edges out of range")
+            << mesh +
+                   R"(func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"z"}]>}) -> tensor<8x8xf32> {
   %0 = stablehlo.add %arg0, %arg0 {sdy.propagation_edges = #sdy.propagation_edges<[{step-1 = [{"z" = operand-1 -> [result-1]}]}]>} : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 })" << 3 << "result index in range [0, 1), got: 1";
@@ -408,12 +443,16 @@ private slots:
             else if (!verifyModule(*module, diags))
                 line = diags.all().front().pos.line;
             const bool expectOk = expected.empty() && below == 0;
-            const bool ok = expectOk ? line == 0
-                                     : line > 0 && (std::find(expected.begin(), expected.end(), line) != expected.end() ||
-                                                    (below > 0 && line > below));
+            const bool ok = expectOk
+                                ? line == 0
+                                : line > 0 && (std::find(expected.begin(), expected.end(), line) != expected.end() ||
+                                               (below > 0 && line > below));
             if (!ok)
-                failures << QString("%1: got line %2 (%3)").arg(name).arg(line).arg(QString::fromStdString(
-                                diags.all().empty() ? std::string() : diags.all().front().message));
+                failures << QString("%1: got line %2 (%3)")
+                                .arg(name)
+                                .arg(line)
+                                .arg(QString::fromStdString(diags.all().empty() ? std::string()
+                                                                                : diags.all().front().message));
             ++checked;
         }
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));

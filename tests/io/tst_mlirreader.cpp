@@ -109,7 +109,8 @@ void TestMlirReader::funcSignature()
 {
     auto m = parseOk(
         "sdy.mesh @m = <[\"a\"=2]>\n"
-        "func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}, %arg1: tensor<4xi32>)"
+        "func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}, %arg1: "
+        "tensor<4xi32>)"
         " -> (tensor<8xf32> {jax.result_info = \"\"}, tensor<4xi32>) attributes {sdy.original_func_name = \"f\"} {\n"
         "  %0:2 = call @g(%arg0, %arg1) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>, <@m, [{}]>]>} : "
         "(tensor<8xf32>, tensor<4xi32>) -> (tensor<8xf32>, tensor<4xi32>)\n"
@@ -204,7 +205,8 @@ void TestMlirReader::resourcesAndAliases()
 void TestMlirReader::genericForm()
 {
     auto m = parseOk(
-        "func.func @f(%arg0: tensor<64xi32>, %arg1: tensor<4x2x3xf32>, %arg2: tensor<4x2x2x1xi32>) -> tensor<64xi32> {\n"
+        "func.func @f(%arg0: tensor<64xi32>, %arg1: tensor<4x2x3xf32>, %arg2: tensor<4x2x2x1xi32>) -> tensor<64xi32> "
+        "{\n"
         "  %0 = \"stablehlo.sort\"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({\n"
         "  ^bb0(%a: tensor<i32> loc(\"a\"), %b: tensor<i32>):\n"
         "    %1 = stablehlo.compare  GT, %a, %b : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
@@ -264,7 +266,8 @@ void TestMlirReader::sdyOps()
     auto m = parseOk(
         "sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
         "func.func @f(%arg0: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
-        "  %0 = sdy.sharding_constraint %arg0 <@m, [{\"a\", ?}, {?}]> {sdy.sharding_origin_name = \"c\"} : tensor<8x8xf32>\n"
+        "  %0 = sdy.sharding_constraint %arg0 <@m, [{\"a\", ?}, {?}]> {sdy.sharding_origin_name = \"c\"} : "
+        "tensor<8x8xf32>\n"
         "  %1 = sdy.reshard %0 <@m, [{}, {\"b\"}]> : tensor<8x8xf32>\n"
         "  %2 = sdy.propagation_barrier %1 allowed_direction=FORWARD : tensor<8x8xf32>\n"
         "  sdy.sharding_group %2 group_id=7 : tensor<8x8xf32>\n"
@@ -277,8 +280,10 @@ void TestMlirReader::sdyOps()
         "  %8 = sdy.reduce_scatter [{}, {\"b\"}] %7 out_sharding=<@m, [{\"a\"}, {\"b\"}]> : tensor<8x8xf32>\n"
         "  %9 = sdy.all_to_all [{\"a\"}: 0->1] %8 out_sharding=<@m, [{}, {\"b\", \"a\"}]> : tensor<8x8xf32>\n"
         "  %10 = sdy.collective_permute %9 out_sharding=<@m, [{}, {\"a\", \"b\"}]> : tensor<8x8xf32>\n"
-        "  %11 = sdy.replicated_to_unreduced {\"a\"} %10 out_sharding=<@m, [{}, {}], unreduced={\"a\"}> : tensor<8x8xf32>\n"
-        "  %12 = sdy.sharded_to_unreduced [{\"a\"}, {}] %11 out_sharding=<@m, [{}, {}], unreduced={\"a\"}> : tensor<8x8xf32>\n"
+        "  %11 = sdy.replicated_to_unreduced {\"a\"} %10 out_sharding=<@m, [{}, {}], unreduced={\"a\"}> : "
+        "tensor<8x8xf32>\n"
+        "  %12 = sdy.sharded_to_unreduced [{\"a\"}, {}] %11 out_sharding=<@m, [{}, {}], unreduced={\"a\"}> : "
+        "tensor<8x8xf32>\n"
         "  %13 = sdy.manual_computation(%12) in_shardings=[<@m, [{\"a\"}, {}]>] out_shardings=[<@m, [{\"a\"}, {}]>] "
         "manual_axes={\"a\"} (%arg1: tensor<4x8xf32>) {\n"
         "    sdy.return %arg1 : tensor<4x8xf32>\n"
@@ -342,7 +347,7 @@ void TestMlirReader::sdyAttributes()
     QVERIFY2(a, diags.formatAll().c_str());
     const TensorSharding& s = a->as<ShardingAttr>()->sharding;
     QVERIFY(s.mesh.isInline());
-    QVERIFY(s.mesh.inlineMesh->deviceIds().empty());  // iota ids dropped
+    QVERIFY(s.mesh.inlineMesh->deviceIds().empty()); // iota ids dropped
     QCOMPARE(s.dims[0].axes[0], AxisRef("x", 1, 2));
     QCOMPARE(*s.dims[0].priority, int64_t(1));
     QCOMPARE(*s.dims[1].priority, int64_t(0));
@@ -385,7 +390,7 @@ void TestMlirReader::sdyAttributes()
                            diags);
     QVERIFY2(a, diags.formatAll().c_str());
     const auto& d = a->as<DictionaryAttr>()->entries;
-    QCOMPARE(d.front().name, std::string("a"));  // sorted
+    QCOMPARE(d.front().name, std::string("a")); // sorted
     QCOMPARE(d.front().value->as<StringAttr>()->value, std::string("x\"y"));
     QCOMPARE(findAttr(d, "b")->as<IntegerAttr>()->type, Type::scalar("i64"));
     QVERIFY(findAttr(d, "c")->is<UnitAttr>());
@@ -410,23 +415,30 @@ void TestMlirReader::stablehloForms()
         "  %2 = stablehlo.transpose %x, dims = [2, 1, 0] : (tensor<2x4x4xf32>) -> tensor<4x4x2xf32>\n"
         "  %3 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4x8xf32>\n"
         "  %4 = stablehlo.slice %x [0:2, 1:2, 0:4:2] : (tensor<2x4x4xf32>) -> tensor<2x1x2xf32>\n"
-        "  %5 = stablehlo.dynamic_slice %a, %i, %i, sizes = [2, 4] : (tensor<4x8xf32>, tensor<i32>, tensor<i32>) -> tensor<2x4xf32>\n"
-        "  %6 = stablehlo.dynamic_update_slice %a, %5, %i, %i : (tensor<4x8xf32>, tensor<2x4xf32>, tensor<i32>, tensor<i32>) -> tensor<4x8xf32>\n"
+        "  %5 = stablehlo.dynamic_slice %a, %i, %i, sizes = [2, 4] : (tensor<4x8xf32>, tensor<i32>, tensor<i32>) -> "
+        "tensor<2x4xf32>\n"
+        "  %6 = stablehlo.dynamic_update_slice %a, %5, %i, %i : (tensor<4x8xf32>, tensor<2x4xf32>, tensor<i32>, "
+        "tensor<i32>) -> tensor<4x8xf32>\n"
         "  %7 = stablehlo.concatenate %a, %a, dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>\n"
-        "  %8 = stablehlo.pad %a, %s, low = [1, 0], high = [1, 0], interior = [0, 1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x15xf32>\n"
+        "  %8 = stablehlo.pad %a, %s, low = [1, 0], high = [1, 0], interior = [0, 1] : (tensor<4x8xf32>, tensor<f32>) "
+        "-> tensor<6x15xf32>\n"
         "  %9 = stablehlo.reverse %a, dims = [1] : tensor<4x8xf32>\n"
-        "  %10 = stablehlo.dot %l, %r, precision = [DEFAULT, HIGHEST] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+        "  %10 = stablehlo.dot %l, %r, precision = [DEFAULT, HIGHEST] : (tensor<8x16xf32>, tensor<16x8xf32>) -> "
+        "tensor<8x8xf32>\n"
         "  %11 = stablehlo.dot_general %x, %x, batching_dims = [0] x [0], contracting_dims = [2] x [1], "
         "precision = [DEFAULT, DEFAULT] : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>\n"
         "  %12 = stablehlo.custom_call @\"weird target\"(%a) {backend_config = \"\", api_version = 2 : i32, "
-        "has_side_effect = true, sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+        "has_side_effect = true, sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<4x8xf32>) -> "
+        "tensor<4x8xf32>\n"
         "  stablehlo.custom_call @mhlo.erf (%a) : (tensor<4x8xf32>) -> ()\n"
-        "  %13 = stablehlo.fft %c, type =  FFT, length = [32, 64] : (tensor<8x32x64xcomplex<f32>>) -> tensor<8x32x64xcomplex<f32>>\n"
+        "  %13 = stablehlo.fft %c, type =  FFT, length = [32, 64] : (tensor<8x32x64xcomplex<f32>>) -> "
+        "tensor<8x32x64xcomplex<f32>>\n"
         "  %14 = stablehlo.cholesky %a, lower = true : tensor<4x8xf32>\n"
         "  %15 = stablehlo.clamp %s, %a, %s : (tensor<f32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>\n"
         "  %16 = stablehlo.select %p, %a, %a : tensor<4x8xi1>, tensor<4x8xf32>\n"
         "  %17 = stablehlo.bitcast_convert %u : (tensor<2xui64>) -> tensor<2x2xui32>\n"
-        "  %18:2 = stablehlo.rng_bit_generator %u, algorithm =  DEFAULT : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4x8xui32>)\n"
+        "  %18:2 = stablehlo.rng_bit_generator %u, algorithm =  DEFAULT : (tensor<2xui64>) -> (tensor<2xui64>, "
+        "tensor<4x8xui32>)\n"
         "  %19 = stablehlo.reduce_precision %a, format = e5m10 : tensor<4x8xf32>\n"
         "  %20:2 = stablehlo.optimization_barrier %a, %i : tensor<4x8xf32>, tensor<i32>\n"
         "  %21 = stablehlo.get_tuple_element %t[1] : (tuple<tensor<f32>, tensor<i32>>) -> tensor<i32>\n"
@@ -437,8 +449,10 @@ void TestMlirReader::stablehloForms()
         "  %26 = stablehlo.convert %a : (tensor<4x8xf32>) -> tensor<4x8xi32>\n"
         "  %27 = stablehlo.convolution(%img, %ker) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
         "{stride = [2, 2], pad = [[0, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} "
-        "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x16xf32>) -> tensor<1x4x4x16xf32>\n"
-        "  %28 = stablehlo.composite \"my.op\" %a {composite_attributes = {k = 1 : i64}, decomposition = @dec} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+        "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x16xf32>) -> "
+        "tensor<1x4x4x16xf32>\n"
+        "  %28 = stablehlo.composite \"my.op\" %a {composite_attributes = {k = 1 : i64}, decomposition = @dec} : "
+        "(tensor<4x8xf32>) -> tensor<4x8xf32>\n"
         "  %29 = chlo.erf %a : tensor<4x8xf32> -> tensor<4x8xf32>\n"
         "  %cst = stablehlo.constant {foo} dense<1.0> : tensor<f32>\n"
         "  return\n}\n");
@@ -501,29 +515,28 @@ void TestMlirReader::stablehloForms()
 
 void TestMlirReader::reduceAndWhile()
 {
-    auto m = parseOk(
-        "func.func @f(%arg0: tensor<8x8xf32>, %arg1: tensor<8xi32>) -> tensor<8xf32> {\n"
-        "  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
-        "  %c = stablehlo.constant dense<0> : tensor<i32>\n"
-        "  %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : "
-        "(tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>\n"
-        "  %1:2 = stablehlo.reduce(%arg0 init: %cst), (%arg1 init: %c) across dimensions = [0] : "
-        "(tensor<8x8xf32>, tensor<8xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<i32>)\n"
-        "    reducer(%arg2: tensor<f32>, %arg4: tensor<f32>) (%arg3: tensor<i32>, %arg5: tensor<i32>)  {\n"
-        "    %5 = stablehlo.add %arg2, %arg4 : tensor<f32>\n"
-        "    %6 = stablehlo.add %arg3, %arg5 : tensor<i32>\n"
-        "    stablehlo.return %5, %6 : tensor<f32>, tensor<i32>\n"
-        "  }\n"
-        "  %2:2 = stablehlo.while(%iterArg = %0, %iterArg_2 = %c) : tensor<8xf32>, tensor<i32> "
-        "attributes {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>, <@m, []>]>}\n"
-        "    cond {\n"
-        "    %3 = stablehlo.compare  LT, %iterArg_2, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-        "    stablehlo.return %3 : tensor<i1>\n"
-        "  } do {\n"
-        "    %3 = stablehlo.negate %iterArg : tensor<8xf32>\n"
-        "    stablehlo.return %3, %iterArg_2 : tensor<8xf32>, tensor<i32>\n"
-        "  }\n"
-        "  return %2#0 : tensor<8xf32>\n}\n");
+    auto m = parseOk("func.func @f(%arg0: tensor<8x8xf32>, %arg1: tensor<8xi32>) -> tensor<8xf32> {\n"
+                     "  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+                     "  %c = stablehlo.constant dense<0> : tensor<i32>\n"
+                     "  %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : "
+                     "(tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>\n"
+                     "  %1:2 = stablehlo.reduce(%arg0 init: %cst), (%arg1 init: %c) across dimensions = [0] : "
+                     "(tensor<8x8xf32>, tensor<8xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<i32>)\n"
+                     "    reducer(%arg2: tensor<f32>, %arg4: tensor<f32>) (%arg3: tensor<i32>, %arg5: tensor<i32>)  {\n"
+                     "    %5 = stablehlo.add %arg2, %arg4 : tensor<f32>\n"
+                     "    %6 = stablehlo.add %arg3, %arg5 : tensor<i32>\n"
+                     "    stablehlo.return %5, %6 : tensor<f32>, tensor<i32>\n"
+                     "  }\n"
+                     "  %2:2 = stablehlo.while(%iterArg = %0, %iterArg_2 = %c) : tensor<8xf32>, tensor<i32> "
+                     "attributes {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>, <@m, []>]>}\n"
+                     "    cond {\n"
+                     "    %3 = stablehlo.compare  LT, %iterArg_2, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                     "    stablehlo.return %3 : tensor<i1>\n"
+                     "  } do {\n"
+                     "    %3 = stablehlo.negate %iterArg : tensor<8xf32>\n"
+                     "    stablehlo.return %3, %iterArg_2 : tensor<8xf32>, tensor<i32>\n"
+                     "  }\n"
+                     "  return %2#0 : tensor<8xf32>\n}\n");
     QVERIFY(m);
     Op* r = firstOp(*m, "stablehlo.reduce");
     QCOMPARE(r->numOperands(), 2u);
@@ -576,7 +589,7 @@ void TestMlirReader::denseLiterals()
     d = dense("dense<1.000000e+00> : tensor<4xf32>");
     QVERIFY(d.splat);
     QCOMPARE(d.data, (std::vector<uint8_t>{0x00, 0x00, 0x80, 0x3F}));
-    d = dense("dense<[1.0, 1.0]> : tensor<2xbf16>");  // all-equal literal is stored as a splat
+    d = dense("dense<[1.0, 1.0]> : tensor<2xbf16>"); // all-equal literal is stored as a splat
     QVERIFY(d.splat);
     QCOMPARE(d.data, (std::vector<uint8_t>{0x80, 0x3F}));
     d = dense("dense<[1.5, -2.0]> : tensor<2xf16>");
@@ -670,8 +683,10 @@ void TestMlirReader::malformed_data()
         "undeclared SSA value name '%nope'");
     row("redefinition", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n}",
         3, 3, "redefinition of SSA value '%0'");
-    row("result count", f + "  %0:2 = stablehlo.abs %arg0 : tensor<8xf32>\n}", 2, 3, "defines 1 results but was provided 2");
-    row("unknown custom op", f + "  %0 = stablehlo2.abs %arg0 : tensor<8xf32>\n}", 2, 8, "custom op 'stablehlo2.abs' is unknown");
+    row("result count", f + "  %0:2 = stablehlo.abs %arg0 : tensor<8xf32>\n}", 2, 3,
+        "defines 1 results but was provided 2");
+    row("unknown custom op", f + "  %0 = stablehlo2.abs %arg0 : tensor<8xf32>\n}", 2, 8,
+        "custom op 'stablehlo2.abs' is unknown");
     row("unregistered generic", f + "  %0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n}", 2, 3,
         "unregistered operation 'foo.bar'");
     row("missing colon", f + "  %0 = stablehlo.abs %arg0 tensor<8xf32>\n}", 2, 28, "expected ':'");
@@ -683,18 +698,23 @@ void TestMlirReader::malformed_data()
     row("mesh duplicate axis", "sdy.mesh @m = <[\"a\"=2, \"a\"=4]>\n", 1, 1, "");
     row("mesh missing bracket", "sdy.mesh @m = <\"a\"=2>\n", 1, 16, "expected '['");
     row("mesh device_ids keyword", "sdy.mesh @m = <[\"a\"=2], ids=[0, 1]>\n", 1, 25, "expected 'device_ids'");
-    std::string sh = "sdy.mesh @m = <[\"a\"=2, \"b\"=4]>\nfunc.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, ";
-    row("priority phigh", sh + "[{\"a\"}phigh, {}]>}) {\n  return\n}", 2, 77, "expecting priority in format 'p<number>', got: phigh");
+    std::string sh =
+        "sdy.mesh @m = <[\"a\"=2, \"b\"=4]>\nfunc.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, ";
+    row("priority phigh", sh + "[{\"a\"}phigh, {}]>}) {\n  return\n}", 2, 77,
+        "expecting priority in format 'p<number>', got: phigh");
     row("priority leading zero", sh + "[{\"a\"}p01, {}]>}) {\n  return\n}", 2, 77, "leading zeros");
-    row("priority overflow", sh + "[{\"a\"}p9999999999999999999, {}]>}) {\n  return\n}", 2, 77, "expecting integer priority");
+    row("priority overflow", sh + "[{\"a\"}p9999999999999999999, {}]>}) {\n  return\n}", 2, 77,
+        "expecting integer priority");
     row("trailing comma", sh + "[{}, {}],>}) {\n  return\n}", 2, 80, "expected valid named axis list after comma");
-    row("unknown clause", sh + "[{}, {}], replicate={\"a\"}>}) {\n  return\n}", 2, 81, "expected valid named axis list after comma");
+    row("unknown clause", sh + "[{}, {}], replicate={\"a\"}>}) {\n  return\n}", 2, 81,
+        "expected valid named axis list after comma");
     row("repeated clause", sh + "[{}, {}], replicated={\"a\"}, replicated={\"b\"}>}) {\n  return\n}", 2, 99,
         "expected valid named axis list after comma");
     row("replicated without =", sh + "[{}, {}], replicated{\"a\"}>}) {\n  return\n}", 2, 91, "expected '='");
     row("unreduced with [", sh + "[{}, {}], unreduced=[\"a\"]>}) {\n  return\n}", 2, 91, "expected '{'");
     row("axis not a string", sh + "[{}, {}], replicated={\"a\", b}>}) {\n  return\n}", 2, 98, "expected string");
-    row("missing brace in unreduced", sh + "[{}, {}], unreduced={\"a\", \"b\"[]}>}) {\n  return\n}", 2, 100, "expected '}'");
+    row("missing brace in unreduced", sh + "[{}, {}], unreduced={\"a\", \"b\"[]}>}) {\n  return\n}", 2, 100,
+        "expected '}'");
     row("open not last", sh + "[{?, \"a\"}, {}]>}) {\n  return\n}", 2, 74, "expected '}'");
     row("bad mesh ref", sh.substr(0, sh.size() - 4) + "m, [{}, {}]>}) {\n  return\n}", 2, 67, "expected mesh symbol");
     std::string rule = "func.func @f(%arg0: tensor<2x4xf32>) -> tensor<8xf32> {\n  %0 = stablehlo.reshape %arg0 "
@@ -708,31 +728,40 @@ void TestMlirReader::malformed_data()
     row("rule bad letter", rule + "([a])->([a]) {i=2}>" + rend, 2, 77, "expecting symbol from 'i' to 'z'");
     row("rule no operands", rule + "()->([i]) {i=2}>" + rend, 2, 76, "expected '['");
     row("rule reduction colon", rule + "([i, j])->([i]) {i=2, j=4} reduction: {j}>" + rend, 2, 111, "expected '='");
-    row("rule list order", rule + "([i, j])->([i]) {i=2, j=4} need_replication={i} reduction={j}>" + rend, 2, 123, "expected '>'");
+    row("rule list order", rule + "([i, j])->([i]) {i=2, j=4} need_replication={i} reduction={j}>" + rend, 2, 123,
+        "expected '>'");
     row("rule custom keyword", rule + "([i, j])->([i]) {i=2, j=4}, custom_rule>" + rend, 2, 103, "expected 'custom'");
     row("barrier BOTH", f + "  %0 = sdy.propagation_barrier %arg0 allowed_direction=BOTH : tensor<8xf32>\n}", 2, 56,
         "cannot specify `BOTH` as the direction");
-    row("bad comparison", f + "  %0 = stablehlo.compare  XX, %arg0, %arg0 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>\n}",
-        2, 3, "invalid comparison direction");
-    row("integer overflow", "func.func @f() attributes {x = 99999999999999999999} {\n  return\n}", 1, 32, "out of range");
+    row("bad comparison",
+        f + "  %0 = stablehlo.compare  XX, %arg0, %arg0 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>\n}", 2, 3,
+        "invalid comparison direction");
+    row("integer overflow", "func.func @f() attributes {x = 99999999999999999999} {\n  return\n}", 1, 32,
+        "out of range");
     row("i8 overflow", "func.func @f() attributes {x = 300 : i8} {\n  return\n}", 1, 32, "out of range");
-    row("dense shape", f + "  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<3xf32>\n}", 2, 33, "does not match type");
+    row("dense shape", f + "  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<3xf32>\n}", 2, 33,
+        "does not match type");
     row("dense dynamic", "func.func @f() {\n  %0 = sdy.constant dense<1.0> : tensor<?xf32>\n  return\n}", 2, 34,
         "static shape");
-    row("undefined alias", "func.func @f() attributes {x = #nope} {\n  return\n}", 1, 32, "undefined symbol alias id '#nope'");
-    row("missing function type", f + "  %0 = \"stablehlo.abs\"(%arg0) : tensor<8xf32>\n}", 2, 33, "expected function type");
+    row("undefined alias", "func.func @f() attributes {x = #nope} {\n  return\n}", 1, 32,
+        "undefined symbol alias id '#nope'");
+    row("missing function type", f + "  %0 = \"stablehlo.abs\"(%arg0) : tensor<8xf32>\n}", 2, 33,
+        "expected function type");
     row("operand count", f + "  %0 = stablehlo.add %arg0 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>\n}", 2, 3,
         "1 operands present, but expected 2");
-    row("invalid result number", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0#3 : tensor<8xf32>\n}", 3, 10,
-        "invalid result number");
+    row("invalid result number", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0#3 : tensor<8xf32>\n}", 3,
+        10, "invalid result number");
     row("type mismatch", f + "  %0 = stablehlo.abs %arg0 : tensor<4xf32>\n}", 2, 22, "expects different type");
     row("undefined block", f + "  \"stablehlo.foo\"()[^bb9] : () -> ()\n}", 2, 21, "undefined block '^bb9'");
     row("trailing garbage after module", "module {\n}\nfunc.func @f() {\n  return\n}", 3, 1, "expected end of file");
     row("bad location", f + "  return %arg0 : tensor<8xf32> loc(\"a\":x)\n}", 2, 40, "expected integer");
     row("bad func name", "func.func f() {\n}", 1, 11, "expected function name");
-    row("block arg syntax", f + "  %0 = \"stablehlo.sort\"(%arg0) ({\n  ^bb0(%a tensor<f32>):\n  }) : (tensor<8xf32>) -> tensor<8xf32>\n}",
+    row("block arg syntax",
+        f + "  %0 = \"stablehlo.sort\"(%arg0) ({\n  ^bb0(%a tensor<f32>):\n  }) : (tensor<8xf32>) -> tensor<8xf32>\n}",
         3, 11, "expected ':'");
-    row("manual axes", f + "  %0 = sdy.manual_computation(%arg0) in_shardings=[] out_shardings=[] manual_axes=[\"a\"] () {\n  } : () -> ()\n}",
+    row("manual axes",
+        f + "  %0 = sdy.manual_computation(%arg0) in_shardings=[] out_shardings=[] manual_axes=[\"a\"] () {\n  } : () "
+            "-> ()\n}",
         2, 83, "expected '{'");
 }
 
@@ -760,9 +789,35 @@ void TestMlirReader::robustness()
         DiagnosticList diags;
         io::parseMlir(s, "r.mlir", diags);
     }
-    const char* pieces[] = {"%0", "=", "stablehlo.add", "(", ")", "{", "}", "[", "]", "<", ">", ",", ":", "tensor<8xf32>",
-                            "#sdy.sharding<@m, [{\"a\"}]>", "func.func", "@f", "->", "\"", "dense<", "loc(", "^bb0",
-                            "sdy.mesh", "module", "#loc1", "0x", "-", "?", "sdy.manual_computation"};
+    const char* pieces[] = {"%0",
+                            "=",
+                            "stablehlo.add",
+                            "(",
+                            ")",
+                            "{",
+                            "}",
+                            "[",
+                            "]",
+                            "<",
+                            ">",
+                            ",",
+                            ":",
+                            "tensor<8xf32>",
+                            "#sdy.sharding<@m, [{\"a\"}]>",
+                            "func.func",
+                            "@f",
+                            "->",
+                            "\"",
+                            "dense<",
+                            "loc(",
+                            "^bb0",
+                            "sdy.mesh",
+                            "module",
+                            "#loc1",
+                            "0x",
+                            "-",
+                            "?",
+                            "sdy.manual_computation"};
     for (int iter = 0; iter < 500; ++iter) {
         std::string s;
         int n = static_cast<int>(rng() % 60);
@@ -811,12 +866,15 @@ void TestMlirReader::robustness()
 
 void TestMlirReader::performance()
 {
-    std::string text = "sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\nfunc.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n";
+    std::string text =
+        "sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\nfunc.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n";
     text += "  %v0 = stablehlo.add %arg0, %arg0 : tensor<8x8xf32>\n";
     int i = 1;
     while (text.size() < 10u * 1024 * 1024) {
-        text += "  %v" + std::to_string(i) + " = stablehlo.add %v" + std::to_string(i - 1) + ", %arg0 "
-                "{sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {\"b\"}p1]>]>} : tensor<8x8xf32> loc(\"x\")\n";
+        text +=
+            "  %v" + std::to_string(i) + " = stablehlo.add %v" + std::to_string(i - 1) +
+            ", %arg0 "
+            "{sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {\"b\"}p1]>]>} : tensor<8x8xf32> loc(\"x\")\n";
         ++i;
     }
     text += "  return %v" + std::to_string(i - 1) + " : tensor<8x8xf32>\n}\n";
@@ -825,7 +883,7 @@ void TestMlirReader::performance()
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     QVERIFY(m);
     qInfo("parsed %.1f MB (%d ops) in %.3f s", text.size() / 1048576.0, i, secs);
-    QVERIFY(secs < 10.0);  // generous for Debug builds; Release is well under a second
+    QVERIFY(secs < 10.0); // generous for Debug builds; Release is well under a second
 }
 
 void TestMlirReader::conformanceCorpus()
@@ -842,8 +900,8 @@ void TestMlirReader::conformanceCorpus()
     std::sort(files.begin(), files.end());
     for (auto& f : files) {
         std::string text = readFile(f);
-        bool expectsDiag = text.find("expected-error") != std::string::npos ||
-                           text.find("expected-warning") != std::string::npos;
+        bool expectsDiag =
+            text.find("expected-error") != std::string::npos || text.find("expected-warning") != std::string::npos;
         io::ReadOptions opts;
         opts.allowUnregisteredDialects = text.find("allow-unregistered-dialect") != std::string::npos;
         DiagnosticList diags;

@@ -63,8 +63,9 @@ private slots:
         QTest::newRow("f32 rounding") << "func.func @f() -> tensor<2xf32> {\n"
                                          "  %0 = stablehlo.constant dense<[0.9, 1.1]> : tensor<2xf32>\n"
                                          "  return %0 : tensor<2xf32>\n}\n";
-        QTest::newRow("generic module") << "\"builtin.module\"() ({\n  sdy.mesh @mesh = <[\"x\"=2]>\n}) {foo = 1 : i64} "
-                                           ": () -> ()\n";
+        QTest::newRow("generic module")
+            << "\"builtin.module\"() ({\n  sdy.mesh @mesh = <[\"x\"=2]>\n}) {foo = 1 : i64} "
+               ": () -> ()\n";
     }
 
     void printedFormsReadBack()
@@ -112,14 +113,14 @@ private slots:
             DiagnosticList d1;
             auto m1 = io::parseMlir(text, p.filename().string(), d1, opts);
             if (!m1 || d1.hasErrors())
-                continue;  // units that test parse errors
+                continue; // units that test parse errors
             ++parsed;
             std::string printed = io::printModule(*m1);
             DiagnosticList d2;
             auto m2 = io::parseMlir(printed, "printed", d2, opts);
             if (!m2 || d2.hasErrors()) {
-                failures << QString::fromStdString(p.filename().string() + ": printed text does not parse: " +
-                                                   d2.formatAll());
+                failures << QString::fromStdString(p.filename().string() +
+                                                   ": printed text does not parse: " + d2.formatAll());
                 continue;
             }
             std::string why;

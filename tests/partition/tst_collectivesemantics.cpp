@@ -245,7 +245,7 @@ private slots:
         r2u.axes = {ax("z"), ax("y")};
         auto r = collectiveResultSharding(sharding({{ax("x")}, {}}), r2u, mesh);
         QVERIFY(r.ok());
-        QCOMPARE(r->unreduced, (std::vector<AxisRef>{ax("y"), ax("z")}));  // sorted in mesh order
+        QCOMPARE(r->unreduced, (std::vector<AxisRef>{ax("y"), ax("z")})); // sorted in mesh order
 
         CollectiveParams s2u;
         s2u.kind = CollectiveKind::ShardedToUnreduced;

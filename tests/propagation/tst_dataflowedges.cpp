@@ -91,8 +91,10 @@ private slots:
             "  } : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
             "  return %0 : tensor<8x8xf32>\n}\n",
             {"sdy-add-data-flow-edges", "sdy-basic-propagate", "sdy-sink-data-flow-edges"});
-        QVERIFY(has(out, "%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\", ?}, {\"c\", ?}]>}"));
-        QVERIFY(has(out, "-> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\", ?}, {\"d\", ?}]>})"));
+        QVERIFY(
+            has(out, "%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\", ?}, {\"c\", ?}]>}"));
+        QVERIFY(
+            has(out, "-> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\", ?}, {\"d\", ?}]>})"));
         QVERIFY(has(out, "in_shardings=[<@mesh, [{\"a\", \"b\", ?}, {\"c\", ?}]>] out_shardings=[<@mesh, [{\"a\", "
                          "\"b\", ?}, {\"d\", ?}]>]"));
     }
@@ -100,15 +102,15 @@ private slots:
     void manualAxesDoNotCrossTheBoundary()
     {
         // "a" is manual: the body only sees "b"; the operand outside gets the global sharding.
-        std::string out = runPasses(
-            "func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
-            "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\", \"b\"}, {}]>] "
-            "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<4x8xf32>) {\n"
-            "    %1 = stablehlo.abs %arg1 : tensor<4x8xf32>\n"
-            "    sdy.return %1 : tensor<4x8xf32>\n"
-            "  } : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
-            "  return %0 : tensor<8x8xf32>\n}\n",
-            {"sdy-add-data-flow-edges", "sdy-basic-propagate", "sdy-sink-data-flow-edges"});
+        std::string out =
+            runPasses("func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+                      "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\", \"b\"}, {}]>] "
+                      "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<4x8xf32>) {\n"
+                      "    %1 = stablehlo.abs %arg1 : tensor<4x8xf32>\n"
+                      "    sdy.return %1 : tensor<4x8xf32>\n"
+                      "  } : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+                      "  return %0 : tensor<8x8xf32>\n}\n",
+                      {"sdy-add-data-flow-edges", "sdy-basic-propagate", "sdy-sink-data-flow-edges"});
         QVERIFY(has(out, "stablehlo.abs %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\", ?}, {?}]>]>}"));
         QVERIFY(has(out, "%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\", ?}, {?}]>}"));
         QVERIFY(has(out, "in_shardings=[<@mesh, [{\"a\", \"b\"}, {}]>] out_shardings=[<@mesh, [{\"a\"}, {}]>]"));
@@ -123,19 +125,19 @@ private slots:
                                     "  %1 = sdy.sharding_constraint %arg1 <@mesh, [{\"a\", ?}]> : tensor<8xf32>\n"
                                     "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n}\n",
                                     {"sdy-apply-sharding-constraints"});
-        QVERIFY(has(out, "%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}, %arg1: tensor<8xf32>)"));
+        QVERIFY(
+            has(out, "%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}, %arg1: tensor<8xf32>)"));
     }
 
     void applyConstraintOnEdgeMovesIt()
     {
         // The constraint's input is a data-flow edge: it moves right after the edge instead.
-        std::string out = runPasses(
-            "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-            "  %0 = stablehlo.optimization_barrier %arg0 : tensor<8xf32>\n"
-            "  %1 = stablehlo.abs %0 : tensor<8xf32>\n"
-            "  %2 = sdy.sharding_constraint %0 <@mesh, [{\"b\"}]> : tensor<8xf32>\n"
-            "  return %2 : tensor<8xf32>\n}\n",
-            {"sdy-add-data-flow-edges", "sdy-apply-sharding-constraints"});
+        std::string out = runPasses("func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                    "  %0 = stablehlo.optimization_barrier %arg0 : tensor<8xf32>\n"
+                                    "  %1 = stablehlo.abs %0 : tensor<8xf32>\n"
+                                    "  %2 = sdy.sharding_constraint %0 <@mesh, [{\"b\"}]> : tensor<8xf32>\n"
+                                    "  return %2 : tensor<8xf32>\n}\n",
+                                    {"sdy-add-data-flow-edges", "sdy-apply-sharding-constraints"});
         QVERIFY(has(out, "%1 = sdy.data_flow_edge %0 : tensor<8xf32>\n"
                          "    %2 = sdy.sharding_constraint %1 <@mesh, [{\"b\"}]> : tensor<8xf32>\n"
                          "    %3 = stablehlo.abs %2 : tensor<8xf32>"));

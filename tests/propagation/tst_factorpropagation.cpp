@@ -68,7 +68,8 @@ private slots:
         QVERIFY(r.find(0)->axes.empty() && !r.find(0)->closed);
         QVERIFY(r.find(1)->axes.empty() && !r.find(1)->closed);
         // Back-projection merges "x":(1)2 and "x":(2)2 into "x".
-        QCOMPARE(text(backProject(t, rule.operands[0], rule.factorSizes, "m", m)), std::string("<@m, [{\"x\", \"y\"}]>"));
+        QCOMPARE(text(backProject(t, rule.operands[0], rule.factorSizes, "m", m)),
+                 std::string("<@m, [{\"x\", \"y\"}]>"));
     }
 
     void projectOverflow()
@@ -133,8 +134,8 @@ private slots:
         QVERIFY(!canExpand);
         canExpand = true;
         std::vector<AxisRef> acc;
-        for (const std::vector<AxisRef>& l : std::vector<std::vector<AxisRef>>{
-                 {ax("a")}, {}, {ax("a"), ax("b"), ax("c")}, {ax("a"), ax("b"), ax("d")}})
+        for (const std::vector<AxisRef>& l :
+             std::vector<std::vector<AxisRef>>{{ax("a")}, {}, {ax("a"), ax("b"), ax("c")}, {ax("a"), ax("b"), ax("d")}})
             acc = mergeCompatibleAxes(acc, l, canExpand, m);
         QCOMPARE(acc, (std::vector<AxisRef>{ax("a"), ax("b")}));
         canExpand = true;

@@ -46,11 +46,12 @@ class TestPipeline : public QObject {
 private slots:
     void constraintBecomesReshardAndShardingsClose()
     {
-        std::string out = pipeline("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-                                   "func.func @f(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {\n"
-                                   "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\", ?}, {\"b\"}]> : tensor<8x8xf32>\n"
-                                   "  %1 = stablehlo.abs %0 : tensor<8x8xf32>\n"
-                                   "  return %arg0, %1 : tensor<8x8xf32>, tensor<8x8xf32>\n}\n");
+        std::string out =
+            pipeline("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+                     "func.func @f(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {\n"
+                     "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\", ?}, {\"b\"}]> : tensor<8x8xf32>\n"
+                     "  %1 = stablehlo.abs %0 : tensor<8x8xf32>\n"
+                     "  return %arg0, %1 : tensor<8x8xf32>, tensor<8x8xf32>\n}\n");
         QVERIFY(has(out, "%0 = sdy.reshard %arg0 <@mesh, [{\"a\"}, {\"b\"}]> : tensor<8x8xf32>"));
         QVERIFY(has(out, "stablehlo.abs %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {\"b\"}]>]>}"));
         QVERIFY(out.find("?") == std::string::npos);
@@ -69,10 +70,11 @@ private slots:
 
     void sizeOneAxesRemoved()
     {
-        std::string out = pipeline("sdy.mesh @mesh = <[\"a\"=1, \"b\"=2]>\n"
-                                   "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\"}]>}) "
-                                   "-> tensor<8xf32> {\n"
-                                   "  return %arg0 : tensor<8xf32>\n}\n");
+        std::string out =
+            pipeline("sdy.mesh @mesh = <[\"a\"=1, \"b\"=2]>\n"
+                     "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\"}]>}) "
+                     "-> tensor<8xf32> {\n"
+                     "  return %arg0 : tensor<8xf32>\n}\n");
         QVERIFY(has(out, "%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}"));
         QVERIFY(has(out, "sdy.mesh @mesh = <[\"a\"=1, \"b\"=2]>"));
     }
@@ -98,19 +100,20 @@ private slots:
     {
         // Two calls to @foo: flattened into two named computations, propagated, exported as
         // @foo and @foo_0, then unflattened back to one function.
-        std::string out = pipeline(
-            "sdy.mesh @mesh = <[\"a\"=2]>\n"
-            "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
-            "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-            "  %1 = call @foo(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-            "  return %1 : tensor<8xf32>\n}\n"
-            "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-            "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
-            "  return %0 : tensor<8xf32>\n}\n");
+        std::string out = pipeline("sdy.mesh @mesh = <[\"a\"=2]>\n"
+                                   "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                                   "[{\"a\"}]>}) -> tensor<8xf32> {\n"
+                                   "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                                   "  %1 = call @foo(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                                   "  return %1 : tensor<8xf32>\n}\n"
+                                   "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                   "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+                                   "  return %0 : tensor<8xf32>\n}\n");
         QVERIFY(has(out, "%0 = call @foo(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>}"));
         QVERIFY(has(out, "%1 = call @foo(%0) {sdy.sharding"));
-        QVERIFY(has(out, "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) "
-                         "-> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>})"));
+        QVERIFY(has(out,
+                    "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) "
+                    "-> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>})"));
         QVERIFY(out.find("@foo_0") == std::string::npos);
         QVERIFY(out.find("original_func_name") == std::string::npos);
     }
@@ -119,10 +122,11 @@ private slots:
     {
         // 3.7.9: [{"x"}] on a dimension of 2 with x=4 becomes [{"x":(1)2}]; 3.7.10 then drops
         // the sub-axis only in open dimensions of main's arguments/results (none here: closed).
-        auto m = parse("sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
-                       "func.func @main(%arg0: tensor<2x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\", ?}]>}, "
-                       "%arg1: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\", \"x\", ?}]>}) -> tensor<2x4xf32> {\n"
-                       "  return %arg0 : tensor<2x4xf32>\n}\n");
+        auto m = parse(
+            "sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
+            "func.func @main(%arg0: tensor<2x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\", ?}]>}, "
+            "%arg1: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\", \"x\", ?}]>}) -> tensor<2x4xf32> {\n"
+            "  return %arg0 : tensor<2x4xf32>\n}\n");
         QVERIFY(m);
         updateNonDivisibleInputOutputShardings(*m);
         std::string out = io::printModule(*m);

@@ -109,15 +109,15 @@ private slots:
     void barrierRestrictsDirection()
     {
         // FORWARD barrier: the operand's sharding crosses, the result's does not go back.
-        std::string out = runPasses(
-            "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}]>}, "
-            "%arg1: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
-            "  %0 = sdy.propagation_barrier %arg0 allowed_direction=FORWARD : tensor<8xf32>\n"
-            "  %1 = sdy.propagation_barrier %arg1 allowed_direction=FORWARD : tensor<8xf32>\n"
-            "  %2 = stablehlo.negate %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : "
-            "tensor<8xf32>\n"
-            "  return %0, %2 : tensor<8xf32>, tensor<8xf32>\n}\n",
-            {{"sdy-basic-propagate", {}}});
+        std::string out =
+            runPasses("func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}]>}, "
+                      "%arg1: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+                      "  %0 = sdy.propagation_barrier %arg0 allowed_direction=FORWARD : tensor<8xf32>\n"
+                      "  %1 = sdy.propagation_barrier %arg1 allowed_direction=FORWARD : tensor<8xf32>\n"
+                      "  %2 = stablehlo.negate %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : "
+                      "tensor<8xf32>\n"
+                      "  return %0, %2 : tensor<8xf32>, tensor<8xf32>\n}\n",
+                      {{"sdy-basic-propagate", {}}});
         QVERIFY(has(out, "sdy.propagation_barrier %arg0 allowed_direction=FORWARD {sdy.sharding = "
                          "#sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>]>}"));
         QVERIFY(has(out, "%arg1: tensor<8xf32>)"));
@@ -179,7 +179,10 @@ private slots:
             std::vector<PropagationStep> steps;
             std::vector<std::string> skipped;
             void step(const PropagationStep& s) override { steps.push_back(s); }
-            void opSkipped(ir::Op* op, const std::string& reason) override { skipped.push_back(op->name() + ": " + reason); }
+            void opSkipped(ir::Op* op, const std::string& reason) override
+            {
+                skipped.push_back(op->name() + ": " + reason);
+            }
         } log;
         DiagnosticList diags;
         auto module = io::parseMlir(std::string(kMesh) +
@@ -211,20 +214,21 @@ private slots:
         QCOMPARE(last.funcResultIndex, 0);
         QCOMPARE(last.changes.size(), size_t(1));
         QCOMPARE(last.changes[0].funcResult, 0);
-        QVERIFY(std::find(log.skipped.begin(), log.skipped.end(), "func.return: no sharding rule") != log.skipped.end());
+        QVERIFY(std::find(log.skipped.begin(), log.skipped.end(), "func.return: no sharding rule") !=
+                log.skipped.end());
     }
 
     void shardingGroupsConflictInsertsOpenConstraints()
     {
         DiagnosticList diags;
-        std::string out = runPasses(
-            "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>}) -> "
-            "tensor<8x8xf32> {\n"
-            "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{}, {\"b\"}]> : tensor<8x8xf32>\n"
-            "  sdy.sharding_group %arg0 group_id=0 : tensor<8x8xf32>\n"
-            "  sdy.sharding_group %0 group_id=0 : tensor<8x8xf32>\n"
-            "  return %0 : tensor<8x8xf32>\n}\n",
-            {{"sdy-basic-propagate", {}}}, &diags);
+        std::string out =
+            runPasses("func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>}) -> "
+                      "tensor<8x8xf32> {\n"
+                      "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{}, {\"b\"}]> : tensor<8x8xf32>\n"
+                      "  sdy.sharding_group %arg0 group_id=0 : tensor<8x8xf32>\n"
+                      "  sdy.sharding_group %0 group_id=0 : tensor<8x8xf32>\n"
+                      "  return %0 : tensor<8x8xf32>\n}\n",
+                      {{"sdy-basic-propagate", {}}}, &diags);
         QVERIFY(has(diags.formatAll(), "warning"));
         // Both open constraints end up [{"a", ?}, {"b", ?}].
         QVERIFY(has(out, "sdy.sharding_constraint %arg0 <@mesh, [{\"a\", ?}, {\"b\", ?}]>"));

@@ -98,7 +98,7 @@ private slots:
     {
         auto e1 = parseCustomRule("(i,k),(k,j)->(i,j {reduction: k}");
         QVERIFY(!e1);
-        QCOMPARE(e1.error().pos.col, 19);  // the `{` where `)` was expected
+        QCOMPARE(e1.error().pos.col, 19); // the `{` where `)` was expected
         auto e2 = parseCustomRule("(i)->(i) {reduction: q}");
         QVERIFY(!e2);
         QCOMPARE(e2.error().pos.col, 22);
@@ -112,12 +112,13 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        std::string path = writeFile(dir, "rules.json",
-                                     "{\"rules\": [\n"
-                                     "  {\"op\": \"mydialect.matmul\", \"rule\": \"(i,k),(k,j)->(i,j) {reduction: k}\"},\n"
-                                     "  {\"custom_call\": \"my_kernel\", \"rule\": \"(i, j) -> ((ij))\"},\n"
-                                     "  {\"op\": \"stablehlo.reshape\", \"rule\": \"((ij)) -> (i, j)\"}\n"
-                                     "]}\n");
+        std::string path =
+            writeFile(dir, "rules.json",
+                      "{\"rules\": [\n"
+                      "  {\"op\": \"mydialect.matmul\", \"rule\": \"(i,k),(k,j)->(i,j) {reduction: k}\"},\n"
+                      "  {\"custom_call\": \"my_kernel\", \"rule\": \"(i, j) -> ((ij))\"},\n"
+                      "  {\"op\": \"stablehlo.reshape\", \"rule\": \"((ij)) -> (i, j)\"}\n"
+                      "]}\n");
         auto set = CustomRuleSet::loadFile(path);
         QVERIFY2(set, set ? "" : set.error().format().c_str());
         QCOMPARE(set->size(), size_t(3));
@@ -170,7 +171,8 @@ private slots:
     void malformedJsonSyntax()
     {
         QTemporaryDir dir;
-        std::string path = writeFile(dir, "bad1.json", "{\"rules\": [\n  {\"op\": \"a.b\", \"rule\": \"(i)->(i)\"}\n  {\"op\"}\n]}\n");
+        std::string path =
+            writeFile(dir, "bad1.json", "{\"rules\": [\n  {\"op\": \"a.b\", \"rule\": \"(i)->(i)\"}\n  {\"op\"}\n]}\n");
         auto set = CustomRuleSet::loadFile(path);
         QVERIFY(!set);
         QCOMPARE(QString::fromStdString(set.error().pos.file), QString::fromStdString(path));
@@ -181,9 +183,10 @@ private slots:
     void malformedJsonRule()
     {
         QTemporaryDir dir;
-        std::string path = writeFile(dir, "bad2.json",
-                                     "{\"rules\": [{\"op\": \"a.b\", \"rule\": \"(i)->(i)\"},\n"
-                                     "            {\"custom_call\": \"k\", \"rule\": \"(i,k),(k,j)->(i,j {reduction: k}\"}]}");
+        std::string path =
+            writeFile(dir, "bad2.json",
+                      "{\"rules\": [{\"op\": \"a.b\", \"rule\": \"(i)->(i)\"},\n"
+                      "            {\"custom_call\": \"k\", \"rule\": \"(i,k),(k,j)->(i,j {reduction: k}\"}]}");
         auto set = CustomRuleSet::loadFile(path);
         QVERIFY(!set);
         const std::string& msg = set.error().message;

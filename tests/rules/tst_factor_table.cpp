@@ -60,8 +60,8 @@ private slots:
         QCOMPARE(QString::fromStdString(t.rowSharding(0, MeshRef{"m", {}}).toString()),
                  QString("<@m, [{\"x\", \"y\"}]>"));
         // The result dims take the operand's factor axes.
-        TensorSharding res = projectToTensor(rule.results[0], rule.factorSizes, t.operandRow(0).cells,
-                                             MeshRef{"m", {}}, mesh);
+        TensorSharding res =
+            projectToTensor(rule.results[0], rule.factorSizes, t.operandRow(0).cells, MeshRef{"m", {}}, mesh);
         QCOMPARE(QString::fromStdString(res.toString()), QString("<@m, [{\"x\":(1)2}, {\"x\":(2)2, \"y\"}]>"));
     }
 
@@ -89,9 +89,9 @@ private slots:
         rule.results = {{{0}, {1}}};
         rule.reductionFactors = {2};
         Mesh mesh({{"a", 2}, {"b", 2}, {"c", 2}});
-        FactorTable t = FactorTable::build(
-            rule, {sharding({dim({AxisRef("a")}), dim({AxisRef("b")})}), std::nullopt},
-            {sharding({dim({AxisRef("a")}, false), dim({}, false)}, {AxisRef("c")})}, mesh);
+        FactorTable t =
+            FactorTable::build(rule, {sharding({dim({AxisRef("a")}), dim({AxisRef("b")})}), std::nullopt},
+                               {sharding({dim({AxisRef("a")}, false), dim({}, false)}, {AxisRef("c")})}, mesh);
         QCOMPARE(t.rows().size(), size_t(3));
         QCOMPARE(cells(t, 0), QString("\"a\" ; N ; \"b\""));
         QCOMPARE(cells(t, 1), QString("N ; - ; -"));
@@ -99,10 +99,9 @@ private slots:
         QCOMPARE(t.resultRow(0).replicated, std::vector<AxisRef>{AxisRef("c")});
         QVERIFY(t.resultRow(0).isResult);
         QCOMPARE(t.resultRow(0).index, int64_t(0));
-        QCOMPARE(QString::fromStdString(t.toString()),
-                 QString("operand 0: i=\"a\" | j=N | k=\"b\"\n"
-                         "operand 1: i=N | j=- | k=-\n"
-                         "result 0: i=\"a\" | j=- | k=N | replicated={\"c\"}\n"));
+        QCOMPARE(QString::fromStdString(t.toString()), QString("operand 0: i=\"a\" | j=N | k=\"b\"\n"
+                                                               "operand 1: i=N | j=- | k=-\n"
+                                                               "result 0: i=\"a\" | j=- | k=N | replicated={\"c\"}\n"));
         // Missing shardings as closed (explicit-reshard mode).
         FactorTable closed = FactorTable::build(rule, {std::nullopt, std::nullopt}, {}, mesh, true);
         QVERIFY(closed.cell(0, 0).closed && closed.cell(2, 1).closed);

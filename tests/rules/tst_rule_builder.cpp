@@ -39,7 +39,7 @@ private slots:
     {
         OpShardingRuleBuilder b({{1}}, {{1}});
         b.addFactor({0}, {kNullDim}, 1);
-        b.addFactor({0}, {0}, 1);  // operand dim 0 already has a factor: only the result gets it
+        b.addFactor({0}, {0}, 1); // operand dim 0 already has a factor: only the result gets it
         OpShardingRule r = b.build();
         QCOMPARE(QString::fromStdString(r.toString()), QString("<([i])->([j]) {i=1, j=1}>"));
         // A size > 1 factor is appended (compound dim).
@@ -105,12 +105,11 @@ private slots:
 
     void passVisitsNestedOps()
     {
-        const char* text =
-            "func.func @f(%a: tensor<4x6xf32>, %c: tensor<f32>) -> tensor<6xf32> {\n"
-            "  %0 = stablehlo.reduce(%a init: %c) applies stablehlo.add across dimensions = [0] : "
-            "(tensor<4x6xf32>, tensor<f32>) -> tensor<6xf32>\n"
-            "  return %0 : tensor<6xf32>\n"
-            "}\n";
+        const char* text = "func.func @f(%a: tensor<4x6xf32>, %c: tensor<f32>) -> tensor<6xf32> {\n"
+                           "  %0 = stablehlo.reduce(%a init: %c) applies stablehlo.add across dimensions = [0] : "
+                           "(tensor<4x6xf32>, tensor<f32>) -> tensor<6xf32>\n"
+                           "  return %0 : tensor<6xf32>\n"
+                           "}\n";
         auto p = testutil::parseOp(text, "stablehlo.reduce");
         QVERIFY2(p.op, p.error.c_str());
         DiagnosticList diags;

@@ -48,17 +48,21 @@ private slots:
     void elementwise_data()
     {
         columns();
-        addRow("add", fn("%a: tensor<3x5xf32>, %b: tensor<3x5xf32>", "tensor<3x5xf32>",
-                         "%0 = \"stablehlo.add\"(%a, %b) : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>"),
+        addRow("add",
+               fn("%a: tensor<3x5xf32>, %b: tensor<3x5xf32>", "tensor<3x5xf32>",
+                  "%0 = \"stablehlo.add\"(%a, %b) : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>"),
                "stablehlo.add", "<([i, j], [i, j])->([i, j]) {i=3, j=5}>");
-        addRow("scalar add", fn("%a: tensor<f32>, %b: tensor<f32>", "tensor<f32>",
-                                "%0 = \"stablehlo.add\"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>"),
+        addRow("scalar add",
+               fn("%a: tensor<f32>, %b: tensor<f32>", "tensor<f32>",
+                  "%0 = \"stablehlo.add\"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>"),
                "stablehlo.add", "<([], [])->([])>");
-        addRow("compare", fn("%a: tensor<7xf32>, %b: tensor<7xf32>", "tensor<7xi1>",
-                             "%0 = stablehlo.compare GT, %a, %b : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xi1>"),
+        addRow("compare",
+               fn("%a: tensor<7xf32>, %b: tensor<7xf32>", "tensor<7xi1>",
+                  "%0 = stablehlo.compare GT, %a, %b : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xi1>"),
                "stablehlo.compare", "<([i], [i])->([i]) {i=7}>");
-        addRow("convert", fn("%a: tensor<2x9xf32>", "tensor<2x9xi32>",
-                             "%0 = \"stablehlo.convert\"(%a) : (tensor<2x9xf32>) -> tensor<2x9xi32>"),
+        addRow("convert",
+               fn("%a: tensor<2x9xf32>", "tensor<2x9xi32>",
+                  "%0 = \"stablehlo.convert\"(%a) : (tensor<2x9xf32>) -> tensor<2x9xi32>"),
                "stablehlo.convert", "<([i, j])->([i, j]) {i=2, j=9}>");
         addRow("select tensor pred",
                fn("%p: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>", "tensor<2x3xf32>",
@@ -70,20 +74,24 @@ private slots:
                   "%0 = \"stablehlo.clamp\"(%lo, %x, %hi) : (tensor<f32>, tensor<4x6xf32>, tensor<f32>) -> "
                   "tensor<4x6xf32>"),
                "stablehlo.clamp", "<([], [i, j], [])->([i, j]) {i=4, j=6}>");
-        addRow("bitcast upcast", fn("%a: tensor<4x3x2xui32>", "tensor<4x3xui64>",
-                                    "%0 = \"stablehlo.bitcast_convert\"(%a) : (tensor<4x3x2xui32>) -> tensor<4x3xui64>"),
+        addRow("bitcast upcast",
+               fn("%a: tensor<4x3x2xui32>", "tensor<4x3xui64>",
+                  "%0 = \"stablehlo.bitcast_convert\"(%a) : (tensor<4x3x2xui32>) -> tensor<4x3xui64>"),
                "stablehlo.bitcast_convert", "<([i, j, k])->([i, j]) {i=4, j=3, k=2} need_replication={k}>");
-        addRow("bitcast downcast", fn("%a: tensor<5xf64>", "tensor<5x4xi16>",
-                                      "%0 = \"stablehlo.bitcast_convert\"(%a) : (tensor<5xf64>) -> tensor<5x4xi16>"),
+        addRow("bitcast downcast",
+               fn("%a: tensor<5xf64>", "tensor<5x4xi16>",
+                  "%0 = \"stablehlo.bitcast_convert\"(%a) : (tensor<5xf64>) -> tensor<5x4xi16>"),
                "stablehlo.bitcast_convert", "<([i])->([i, j]) {i=5, j=4} need_replication={j}>");
-        addRow("bitcast same width", fn("%a: tensor<6x2xf32>", "tensor<6x2xi32>",
-                                        "%0 = \"stablehlo.bitcast_convert\"(%a) : (tensor<6x2xf32>) -> tensor<6x2xi32>"),
+        addRow("bitcast same width",
+               fn("%a: tensor<6x2xf32>", "tensor<6x2xi32>",
+                  "%0 = \"stablehlo.bitcast_convert\"(%a) : (tensor<6x2xf32>) -> tensor<6x2xi32>"),
                "stablehlo.bitcast_convert", "<([i, j])->([i, j]) {i=6, j=2}>");
-        addRow("all_reduce", fn("%a: tensor<6x4xf32>", "tensor<6x4xf32>",
-                                "%0 = \"stablehlo.all_reduce\"(%a) ({\n ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
-                                "  %s = stablehlo.add %x, %y : tensor<f32>\n  stablehlo.return %s : tensor<f32>\n"
-                                "}) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<6x4xf32>) -> "
-                                "tensor<6x4xf32>"),
+        addRow("all_reduce",
+               fn("%a: tensor<6x4xf32>", "tensor<6x4xf32>",
+                  "%0 = \"stablehlo.all_reduce\"(%a) ({\n ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                  "  %s = stablehlo.add %x, %y : tensor<f32>\n  stablehlo.return %s : tensor<f32>\n"
+                  "}) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<6x4xf32>) -> "
+                  "tensor<6x4xf32>"),
                "stablehlo.all_reduce", "<([i, j])->([i, j]) {i=6, j=4}>");
         addRow("all_gather dim 0",
                fn("%a: tensor<2x4xf32>", "tensor<8x4xf32>",
@@ -100,8 +108,9 @@ private slots:
     void layout_data()
     {
         columns();
-        addRow("transpose", fn("%a: tensor<2x3x5xf32>", "tensor<5x2x3xf32>",
-                               "%0 = stablehlo.transpose %a, dims = [2, 0, 1] : (tensor<2x3x5xf32>) -> tensor<5x2x3xf32>"),
+        addRow("transpose",
+               fn("%a: tensor<2x3x5xf32>", "tensor<5x2x3xf32>",
+                  "%0 = stablehlo.transpose %a, dims = [2, 0, 1] : (tensor<2x3x5xf32>) -> tensor<5x2x3xf32>"),
                "stablehlo.transpose", "<([j, k, i])->([i, j, k]) {i=5, j=2, k=3}>");
         addRow("broadcast expanded size-1 dim",
                fn("%a: tensor<1x5xf32>", "tensor<4x3x5xf32>",
@@ -115,11 +124,12 @@ private slots:
                fn("%a: tensor<1xf32>", "tensor<1xf32>",
                   "%0 = stablehlo.broadcast_in_dim %a, dims = [0] : (tensor<1xf32>) -> tensor<1xf32>"),
                "stablehlo.broadcast_in_dim", "<([i])->([i]) {i=1}>");
-        addRow("reverse", fn("%a: tensor<6x4xf32>", "tensor<6x4xf32>",
-                             "%0 = stablehlo.reverse %a, dims = [0] : tensor<6x4xf32>"),
+        addRow("reverse",
+               fn("%a: tensor<6x4xf32>", "tensor<6x4xf32>", "%0 = stablehlo.reverse %a, dims = [0] : tensor<6x4xf32>"),
                "stablehlo.reverse", "<([i, j])->([i, j]) {i=6, j=4} permutation={i}>");
-        addRow("cholesky", fn("%a: tensor<3x4x4xf32>", "tensor<3x4x4xf32>",
-                              "%0 = \"stablehlo.cholesky\"(%a) {lower = true} : (tensor<3x4x4xf32>) -> tensor<3x4x4xf32>"),
+        addRow("cholesky",
+               fn("%a: tensor<3x4x4xf32>", "tensor<3x4x4xf32>",
+                  "%0 = \"stablehlo.cholesky\"(%a) {lower = true} : (tensor<3x4x4xf32>) -> tensor<3x4x4xf32>"),
                "stablehlo.cholesky", "<([i, j, k])->([i, j, k]) {i=3, j=4, k=4} need_replication={j, k}>");
     }
     void layout() { check(); }
@@ -158,11 +168,11 @@ private slots:
                   "(tensor<2x3x4xf32>, tensor<2x4x5x6xf32>) -> tensor<2x3x5x6xf32>"),
                "stablehlo.dot_general",
                "<([i, j, m], [i, m, k, l])->([i, j, k, l]) {i=2, j=3, k=5, l=6, m=4} reduction={m}>");
-        const std::string conv1d = fn(
-            "%a: tensor<2x16x8xf32>, %k: tensor<4x8x32xf32>", "tensor<2x4x32xf32>",
-            "%0 = stablehlo.convolution(%a, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = "
-            "[4]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x16x8xf32>, "
-            "tensor<4x8x32xf32>) -> tensor<2x4x32xf32>");
+        const std::string conv1d =
+            fn("%a: tensor<2x16x8xf32>, %k: tensor<4x8x32xf32>", "tensor<2x4x32xf32>",
+               "%0 = stablehlo.convolution(%a, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = "
+               "[4]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x16x8xf32>, "
+               "tensor<4x8x32xf32>) -> tensor<2x4x32xf32>");
         addRow("conv 1d stride 4", conv1d, "stablehlo.convolution",
                "<([i, jk, l], [k, l, m])->([i, j, m]) {i=2, j=4, k=4, l=8, m=32} reduction={k, l} permutation={j}>");
         addRow("conv 1d conservative", conv1d, "stablehlo.convolution",
@@ -181,8 +191,7 @@ private slots:
     {
         columns();
         auto r = [](const char* in, const char* out) {
-            return fn(std::string("%a: ") + in, out,
-                      std::string("%0 = stablehlo.reshape %a : (") + in + ") -> " + out);
+            return fn(std::string("%a: ") + in, out, std::string("%0 = stablehlo.reshape %a : (") + in + ") -> " + out);
         };
         addRow("split", r("tensor<12xf32>", "tensor<3x4xf32>"), "stablehlo.reshape", "<([ij])->([i, j]) {i=3, j=4}>");
         addRow("merge", r("tensor<2x3x4xf32>", "tensor<24xf32>"), "stablehlo.reshape",
@@ -251,7 +260,8 @@ private slots:
         const std::string concat =
             fn("%a: tensor<2x3xf32>, %b: tensor<2x5xf32>", "tensor<2x8xf32>",
                "%0 = stablehlo.concatenate %a, %b, dim = 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>");
-        addRow("concat", concat, "stablehlo.concatenate", "<([i, j], [i, j])->([i, j]) {i=2, j=8} need_replication={j}>");
+        addRow("concat", concat, "stablehlo.concatenate",
+               "<([i, j], [i, j])->([i, j]) {i=2, j=8} need_replication={j}>");
         addRow("concat conservative", concat, "stablehlo.concatenate",
                "<([i, j], [i, k])->([i, l]) {i=2, j=1, k=1, l=1}>", true);
         addRow("concat of slices",
@@ -265,9 +275,10 @@ private slots:
         addRow("slice", slice, "stablehlo.slice", "<([i, j])->([i, j]) {i=8, j=6} permutation={i}>");
         addRow("slice conservative", slice, "stablehlo.slice",
                "<([i, j])->([i, j]) {i=8, j=6} permutation={i} blocked_propagation={i}>", true);
-        addRow("pad", fn("%a: tensor<5x5xf32>, %v: tensor<f32>", "tensor<7x5xf32>",
-                         "%0 = stablehlo.pad %a, %v, low = [1, 0], high = [1, 0], interior = [0, 0] : "
-                         "(tensor<5x5xf32>, tensor<f32>) -> tensor<7x5xf32>"),
+        addRow("pad",
+               fn("%a: tensor<5x5xf32>, %v: tensor<f32>", "tensor<7x5xf32>",
+                  "%0 = stablehlo.pad %a, %v, low = [1, 0], high = [1, 0], interior = [0, 0] : "
+                  "(tensor<5x5xf32>, tensor<f32>) -> tensor<7x5xf32>"),
                "stablehlo.pad", "<([i, j], [])->([i, j]) {i=5, j=5} permutation={i}>");
         addRow("dynamic_slice",
                fn("%a: tensor<16x8xf32>, %x: tensor<i32>, %y: tensor<i32>", "tensor<4x8xf32>",
@@ -319,9 +330,10 @@ private slots:
                       "{dimension = 2 : i64} : (tensor<1x1x7xf32>) -> tensor<1x1x7xf32>"),
                "stablehlo.sort",
                "<([i, j, k])->([i, j, k]) {i=1, j=1, k=7} need_replication={k} blocked_propagation={k}>");
-        addRow("rfft", fn("%a: tensor<4x16xf32>", "tensor<4x9xcomplex<f32>>",
-                          "%0 = stablehlo.fft %a, type = RFFT, length = [16] : (tensor<4x16xf32>) -> "
-                          "tensor<4x9xcomplex<f32>>"),
+        addRow("rfft",
+               fn("%a: tensor<4x16xf32>", "tensor<4x9xcomplex<f32>>",
+                  "%0 = stablehlo.fft %a, type = RFFT, length = [16] : (tensor<4x16xf32>) -> "
+                  "tensor<4x9xcomplex<f32>>"),
                "stablehlo.fft", "<([i, j])->([i, j]) {i=4, j=16} need_replication={j} blocked_propagation={j}>");
         addRow("triangular_solve right transposed",
                fn("%a: tensor<2x4x4xf32>, %b: tensor<2x3x4xf32>", "tensor<2x3x4xf32>",
@@ -349,9 +361,9 @@ private slots:
                                    "stablehlo.custom_call");
         QVERIFY2(p.op, p.error.c_str());
         QCOMPARE(int(computeOpShardingRule(*p.op).outcome), int(RuleOutcome::UnknownCustomCall));
-        auto q = testutil::parseOp(fn("%a: tensor<4xf32>", "tensor<4xf32>",
-                                      "%0 = \"mydialect.frob\"(%a) : (tensor<4xf32>) -> tensor<4xf32>"),
-                                   "mydialect.frob");
+        auto q = testutil::parseOp(
+            fn("%a: tensor<4xf32>", "tensor<4xf32>", "%0 = \"mydialect.frob\"(%a) : (tensor<4xf32>) -> tensor<4xf32>"),
+            "mydialect.frob");
         QVERIFY2(q.op, q.error.c_str());
         RuleResult r = computeOpShardingRule(*q.op);
         QCOMPARE(int(r.outcome), int(RuleOutcome::UnknownOp));
@@ -359,8 +371,8 @@ private slots:
         std::string why;
         QVERIFY(!createOpShardingRule(*q.op, false, &why));
         QVERIFY(!why.empty());
-        auto t = testutil::parseOp(fn("%a: tensor<4xf32>", "tensor<4xf32>",
-                                      "%0 = stablehlo.negate %a : tensor<4xf32>"), "func.return");
+        auto t = testutil::parseOp(fn("%a: tensor<4xf32>", "tensor<4xf32>", "%0 = stablehlo.negate %a : tensor<4xf32>"),
+                                   "func.return");
         QVERIFY2(t.op, t.error.c_str());
         QCOMPARE(int(computeOpShardingRule(*t.op).outcome), int(RuleOutcome::NoRule));
     }
