@@ -14,6 +14,10 @@
 #include "core/io/ModuleLoader.h"
 #include "core/ir/Pass.h"
 #include "core/ir/Verifier.h"
+#include "core/propagation/PropagationPasses.h"
+#include "core/propagation/PropagationPipeline.h"
+#include "core/trace/Trace.h"
+#include "core/trace/TraceRecorder.h"
 
 using namespace shardx;
 
@@ -196,40 +200,114 @@ int cmdConvert(int argc, char** argv)
     return writeOutput(args, text) ? 0 : 1;
 }
 
+/// Runs one propagation strategy on `module`, reporting every step to `observer` (may be null).
+bool runStrategy(const std::string& strategy, ir::Module& module, PropagationObserver* observer, DiagnosticList& diags)
+{
+    if (strategy == "pipeline") {
+        PropagationPipelineOptions o;
+        o.observer = observer;
+        return runPropagationPipeline(module, o, diags);
+    }
+    PropagationPassOptions o;
+    o.base.observer = observer;
+    if (strategy == "basic")
+        return runBasicPropagation(module, o, diags);
+    if (strategy == "aggressive")
+        return runAggressivePropagation(module, o, diags);
+    if (strategy == "op-priority")
+        return runOpPriorityPropagation(module, o, diags);
+    return runUserPriorityPropagation(module, o, diags);
+}
+
+bool writeFile(const std::string& path, const std::string& text)
+{
+    std::ofstream f(path, std::ios::binary);
+    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size()))) {
+        std::cerr << "shardx-cli: error: cannot write '" << path << "'\n";
+        return false;
+    }
+    return true;
+}
+
 int cmdPropagate(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o"});
-    static const std::map<std::string, std::string> kPasses = {{"basic", "sdy-basic-propagate"},
-                                                               {"aggressive", "sdy-aggressive-propagate"},
-                                                               {"op-priority", "sdy-op-priority-propagate"},
-                                                               {"user-priority", "sdy-user-priority-propagate"},
-                                                               {"pipeline", "sdy-propagation-pipeline"}};
+    Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "trace"});
+    static const std::vector<std::string> kStrategies = {"basic", "aggressive", "op-priority", "user-priority",
+                                                         "pipeline"};
     std::string strategy = args.get("strategy", "pipeline");
-    auto it = kPasses.find(strategy);
-    if (!args.error.empty() || args.positional.size() != 1 || it == kPasses.end()) {
+    bool known = std::find(kStrategies.begin(), kStrategies.end(), strategy) != kStrategies.end();
+    if (!args.error.empty() || args.positional.size() != 1 || !known) {
         std::cerr
             << "usage: shardx-cli propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] "
-               "[-o FILE]\n";
-        if (it == kPasses.end())
+               "[--trace TRACE.json] [-o FILE]\n";
+        if (!known)
             std::cerr << "shardx-cli propagate: error: unknown strategy '" << strategy << "'\n";
         return 2;
     }
     auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
     if (!module)
         return 1;
-    const ir::PassInfo* pass = ir::findPass(it->second);
-    if (!pass) {
-        std::cerr << "shardx-cli propagate: error: pass -" << it->second << " is not available in this build\n";
-        return 1;
-    }
     DiagnosticList diags;
-    bool ok = pass->run(*module, {}, diags) && !diags.hasErrors();
+    std::unique_ptr<TraceRecorder> recorder;
+    if (args.has("trace"))
+        recorder = std::make_unique<TraceRecorder>(*module);
+    bool ok = runStrategy(strategy, *module, recorder.get(), diags) && !diags.hasErrors();
     if (ok)
         ok = ir::verifyModule(*module, diags);
     std::cerr << diags.formatAll();
     if (!ok)
         return 1;
+    if (recorder && !writeFile(args.get("trace"), recorder->trace().toJson()))
+        return 1;
     return writeOutput(args, io::printModule(*module)) ? 0 : 1;
+}
+
+/// `trace print TRACE.json` and `trace seek TRACE.json STEP [--value ID]`.
+int cmdTrace(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"value", "output", "o"});
+    const std::string verb = args.positional.empty() ? std::string() : args.positional[0];
+    if (!args.error.empty() ||
+        !((verb == "print" && args.positional.size() == 2) || (verb == "seek" && args.positional.size() == 3))) {
+        std::cerr << "usage: shardx-cli trace print TRACE.json [-o FILE]\n"
+                     "       shardx-cli trace seek TRACE.json STEP [--value ID]\n";
+        return 2;
+    }
+    std::string text;
+    if (!io::readFileText(args.positional[1], text)) {
+        std::cerr << "shardx-cli trace: error: cannot open '" << args.positional[1] << "'\n";
+        return 1;
+    }
+    Expected<Trace> trace = Trace::fromJson(text);
+    if (!trace) {
+        std::cerr << args.positional[1] << ": error: " << trace.error().message << "\n";
+        return 1;
+    }
+    if (verb == "print")
+        return writeOutput(args, trace->toText()) ? 0 : 1;
+
+    int64_t step = 0;
+    if (!parseInt(args.positional[2], step) || static_cast<size_t>(step) > trace->numSteps()) {
+        std::cerr << "shardx-cli trace seek: error: STEP must be between 0 and " << trace->numSteps() << "\n";
+        return 2;
+    }
+    TraceCursor cursor(*trace);
+    cursor.seek(static_cast<size_t>(step));
+    std::string out = "after step " + std::to_string(step) + " of " + std::to_string(trace->numSteps()) + "\n";
+    bool found = false;
+    for (size_t v = 0; v < trace->values().size(); ++v) {
+        const TraceValue& tv = trace->values()[v];
+        if (args.has("value") && tv.id != args.get("value") && tv.displayName != args.get("value"))
+            continue;
+        found = true;
+        const std::optional<TensorSharding>& s = cursor.sharding(static_cast<int>(v));
+        out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
+    }
+    if (args.has("value") && !found) {
+        std::cerr << "shardx-cli trace seek: error: no value '" << args.get("value") << "' in the trace\n";
+        return 1;
+    }
+    return writeOutput(args, out) ? 0 : 1;
 }
 
 void printUsage(std::ostream& os)
@@ -239,8 +317,12 @@ void printUsage(std::ostream& os)
           "  generate transformer [--layers L --hidden H --heads A --seq S --batch B\n"
           "           --mesh data=2,fsdp=4,tensor=4 --style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n"
           "                     write a JAX-style decoder stack with Shardy annotations\n"
-          "  propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] [-o FILE]\n"
-          "                     propagate shardings as Shardy does and print the result\n"
+          "  propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline]\n"
+          "           [--trace TRACE.json] [-o FILE]\n"
+          "                     propagate shardings as Shardy does, optionally recording the trace\n"
+          "  trace print TRACE.json            every step and decision of a recorded trace\n"
+          "  trace seek TRACE.json STEP [--value ID]\n"
+          "                     the sharding of every value (or one) after STEP steps\n"
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
           "  convert FILE --to json|mlir [-o FILE]\n"
           "                     convert between MLIR text and shardx's JSON document format\n";
@@ -259,8 +341,11 @@ int main(int argc, char** argv)
         printUsage(std::cout);
         return 0;
     }
-    static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate}, {"check", cmdCheck}, {"convert", cmdConvert}, {"propagate", cmdPropagate}};
+    static const std::map<std::string, std::function<int(int, char**)>> commands = {{"generate", cmdGenerate},
+                                                                                    {"check", cmdCheck},
+                                                                                    {"convert", cmdConvert},
+                                                                                    {"propagate", cmdPropagate},
+                                                                                    {"trace", cmdTrace}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

@@ -120,6 +120,36 @@ private slots:
         QVERIFY(bad.err.contains("unknown strategy"));
     }
 
+    void propagationTraceIsRecordedPrintedAndSeekable()
+    {
+        QString sample = QStringLiteral(SHARDX_SOURCE_DIR "/samples/mlp_dp_tp.mlir");
+        QString trace = m_dir.filePath("trace.json"), trace2 = m_dir.filePath("trace2.json");
+        Result r = run("shardx-cli", {"propagate", sample, "--strategy", "aggressive", "--trace", trace});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // Recording does not change the result, and the trace is deterministic.
+        Result plain = run("shardx-cli", {"propagate", sample, "--strategy", "aggressive"});
+        QCOMPARE(r.out, plain.out);
+        QCOMPARE(run("shardx-cli", {"propagate", sample, "--strategy", "aggressive", "--trace", trace2}).exitCode, 0);
+        QCOMPARE(readFile(trace), readFile(trace2));
+        QVERIFY(readFile(trace).contains("\"format\": \"shardx-trace\""));
+
+        Result printed = run("shardx-cli", {"trace", "print", trace});
+        QCOMPARE(printed.exitCode, 0);
+        QVERIFY(printed.out.startsWith("shardx-trace v1: "));
+        QVERIFY(printed.out.contains("pass sdy-aggressive-propagate"));
+
+        // Before any step %0 (the first dot) has no sharding; after the last it has the final one.
+        Result first = run("shardx-cli", {"trace", "seek", trace, "0", "--value", "%0"});
+        QCOMPARE(first.exitCode, 0);
+        QVERIFY2(first.out.contains("(%0): <no sharding>"), qPrintable(first.out));
+        QRegularExpression header("of (\\d+)\n");
+        int total = header.match(first.out).captured(1).toInt();
+        QVERIFY(total > 0);
+        Result last = run("shardx-cli", {"trace", "seek", trace, QString::number(total), "--value", "%0"});
+        QVERIFY2(last.out.contains("(%0): <@mesh, [{\"data\", ?}, {\"model\", ?}]>"), qPrintable(last.out));
+        QCOMPARE(run("shardx-cli", {"trace", "seek", trace, QString::number(total + 1)}).exitCode, 2);
+    }
+
     void checkReportsEveryBrokenFile()
     {
         QString bad = m_dir.filePath("bad.mlir");
