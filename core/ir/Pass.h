@@ -23,7 +23,7 @@ struct PassInfo {
     std::function<bool(Module&, const PassOptions&, DiagnosticList&)> run;
 };
 
-/// Every pass the tools know, in a stable order.
+/// Every pass the tools know, in a stable order (defined in core/passes/PassRegistry.cpp).
 const std::vector<PassInfo>& registeredPasses();
 /// The pass named `name`, or nullptr.
 const PassInfo* findPass(const std::string& name);
