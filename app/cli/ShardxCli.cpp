@@ -16,6 +16,7 @@
 #include "core/ir/Verifier.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/propagation/PropagationPipeline.h"
+#include "core/trace/Explain.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
 
@@ -200,6 +201,11 @@ int cmdConvert(int argc, char** argv)
     return writeOutput(args, text) ? 0 : 1;
 }
 
+bool isKnownStrategy(const std::string& s)
+{
+    return s == "basic" || s == "aggressive" || s == "op-priority" || s == "user-priority" || s == "pipeline";
+}
+
 /// Runs one propagation strategy on `module`, reporting every step to `observer` (may be null).
 bool runStrategy(const std::string& strategy, ir::Module& module, PropagationObserver* observer, DiagnosticList& diags)
 {
@@ -232,10 +238,8 @@ bool writeFile(const std::string& path, const std::string& text)
 int cmdPropagate(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "trace"});
-    static const std::vector<std::string> kStrategies = {"basic", "aggressive", "op-priority", "user-priority",
-                                                         "pipeline"};
     std::string strategy = args.get("strategy", "pipeline");
-    bool known = std::find(kStrategies.begin(), kStrategies.end(), strategy) != kStrategies.end();
+    bool known = isKnownStrategy(strategy);
     if (!args.error.empty() || args.positional.size() != 1 || !known) {
         std::cerr
             << "usage: shardx-cli propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] "
@@ -260,6 +264,39 @@ int cmdPropagate(int argc, char** argv)
     if (recorder && !writeFile(args.get("trace"), recorder->trace().toJson()))
         return 1;
     return writeOutput(args, io::printModule(*module)) ? 0 : 1;
+}
+
+/// `explain FILE VALUE [--axis A] [--strategy S] [--json]`: why each axis of VALUE is there.
+int cmdExplain(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"axis", "strategy", "output", "o"});
+    std::string strategy = args.get("strategy", "pipeline");
+    if (!args.error.empty() || args.positional.size() != 2 || !isKnownStrategy(strategy)) {
+        std::cerr << "usage: shardx-cli explain FILE VALUE [--axis A] [--strategy S] [--json]\n"
+                     "  VALUE: @func:%name, @func:argN, @func:resultN, a trace id, or a loc name scope\n";
+        return 2;
+    }
+    auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
+    if (!module)
+        return 1;
+    TraceRecorder recorder(*module);
+    DiagnosticList diags;
+    bool ok = runStrategy(strategy, *module, &recorder, diags) && !diags.hasErrors();
+    std::cerr << diags.formatAll();
+    if (!ok)
+        return 1;
+    Trace trace = recorder.trace();
+    Expected<int> value = findTraceValue(trace, args.positional[1]);
+    if (!value) {
+        std::cerr << "shardx-cli explain: error: " << value.error().message << "\n";
+        return 1;
+    }
+    std::optional<std::string> axis;
+    if (args.has("axis"))
+        axis = args.get("axis");
+    ValueExplanation e = explainValue(trace, *value, axis);
+    std::string out = args.has("json") ? explanationJson(e).dump(1) + "\n" : explanationText(e);
+    return writeOutput(args, out) ? 0 : 1;
 }
 
 /// `trace print TRACE.json` and `trace seek TRACE.json STEP [--value ID]`.
@@ -320,6 +357,8 @@ void printUsage(std::ostream& os)
           "  propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline]\n"
           "           [--trace TRACE.json] [-o FILE]\n"
           "                     propagate shardings as Shardy does, optionally recording the trace\n"
+          "  explain FILE VALUE [--axis A] [--strategy S] [--json]\n"
+          "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
           "  trace seek TRACE.json STEP [--value ID]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
@@ -341,11 +380,9 @@ int main(int argc, char** argv)
         printUsage(std::cout);
         return 0;
     }
-    static const std::map<std::string, std::function<int(int, char**)>> commands = {{"generate", cmdGenerate},
-                                                                                    {"check", cmdCheck},
-                                                                                    {"convert", cmdConvert},
-                                                                                    {"propagate", cmdPropagate},
-                                                                                    {"trace", cmdTrace}};
+    static const std::map<std::string, std::function<int(int, char**)>> commands = {
+        {"generate", cmdGenerate},   {"check", cmdCheck}, {"convert", cmdConvert},
+        {"propagate", cmdPropagate}, {"trace", cmdTrace}, {"explain", cmdExplain}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

@@ -150,6 +150,36 @@ private slots:
         QCOMPARE(run("shardx-cli", {"trace", "seek", trace, QString::number(total + 1)}).exitCode, 2);
     }
 
+    void explainSaysWhyAndWhyNot()
+    {
+        // dot(lhs [{"a"}, {}], rhs [{}, {"a"}]): factors i (lhs rows) and j (rhs columns) both want
+        // "a". Basic propagation drops it for the result (conflict across factors); aggressive
+        // propagation prefers the larger tensor, rhs (16x32 = 512 > 8x16 = 128), so the result
+        // columns get "a".
+        QString in = m_dir.filePath("dot.mlir");
+        QFile f(in);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+                "func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>}, "
+                "%arg1: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"a\"}]>}) -> tensor<8x32xf32> {\n"
+                "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, "
+                "tensor<16x32xf32>) -> tensor<8x32xf32>\n"
+                "  return %0 : tensor<8x32xf32>\n}\n");
+        f.close();
+        Result basic = run("shardx-cli", {"explain", in, "@main:%0", "--strategy", "basic"});
+        QVERIFY2(basic.exitCode == 0, qPrintable(basic.err));
+        QVERIFY2(basic.out.contains("why not \"a\"") &&
+                     basic.out.contains("already used by factor j of operand 1 (%arg1)"),
+                 qPrintable(basic.out));
+        Result aggressive = run("shardx-cli", {"explain", in, "@main:%0", "--strategy", "aggressive", "--json"});
+        QVERIFY2(aggressive.exitCode == 0, qPrintable(aggressive.err));
+        QVERIFY2(aggressive.out.contains("\"dim\": 1") && aggressive.out.contains("operand 1 (%arg1) (size 512"),
+                 qPrintable(aggressive.out));
+        Result unknown = run("shardx-cli", {"explain", in, "@main:%7"});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY(unknown.err.contains("no value '@main:%7'"));
+    }
+
     void checkReportsEveryBrokenFile()
     {
         QString bad = m_dir.filePath("bad.mlir");
