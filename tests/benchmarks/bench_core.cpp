@@ -11,6 +11,9 @@
 #include "core/io/MlirReader.h"
 #include "core/io/ModelGenerator.h"
 #include "core/ir/Pass.h"
+#include "core/propagation/PropagationPasses.h"
+#include "core/trace/Trace.h"
+#include "core/trace/TraceRecorder.h"
 
 using namespace shardx;
 
@@ -109,8 +112,70 @@ void runPass(benchmark::State& state, const char* passName)
 void BM_AggressivePropagate(benchmark::State& state) { runPass(state, "sdy-aggressive-propagate"); }
 void BM_PropagationPipeline(benchmark::State& state) { runPass(state, "sdy-propagation-pipeline"); }
 
+/// Aggressive propagation called directly, with or without a TraceRecorder (range(1) = 1).
+void BM_AggressiveRecording(benchmark::State& state)
+{
+    const std::string& text = moduleText(static_cast<int>(state.range(0)));
+    const bool record = state.range(1) != 0;
+    size_t steps = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto m = parse(text);
+        DiagnosticList diags;
+        PropagationPassOptions o;
+        std::unique_ptr<TraceRecorder> recorder;
+        state.ResumeTiming();
+        if (record) {
+            recorder = std::make_unique<TraceRecorder>(*m);
+            o.base.observer = recorder.get();
+        }
+        bool ok = runAggressivePropagation(*m, o, diags);
+        benchmark::DoNotOptimize(ok);
+        if (recorder) {
+            Trace t = recorder->trace();
+            steps = t.numSteps();
+            benchmark::DoNotOptimize(steps);
+        }
+        state.PauseTiming();
+        recorder.reset();
+        m.reset();
+        state.ResumeTiming();
+    }
+    state.counters["steps"] = static_cast<double>(steps);
+    state.counters["peak_rss_MiB"] = peakRssMiB();
+}
+
+/// TraceCursor::seek to pseudo-random steps of a recorded trace.
+void BM_TraceSeek(benchmark::State& state)
+{
+    auto m = parse(moduleText(static_cast<int>(state.range(0))));
+    TraceRecorder recorder(*m);
+    PropagationPassOptions o;
+    o.base.observer = &recorder;
+    DiagnosticList diags;
+    runAggressivePropagation(*m, o, diags);
+    Trace trace = recorder.trace();
+    TraceCursor cursor(trace);
+    uint64_t x = 12345;
+    for (auto _ : state) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        cursor.seek(static_cast<size_t>((x >> 33) % (trace.numSteps() + 1)));
+        benchmark::DoNotOptimize(cursor.position());
+    }
+    state.counters["steps"] = static_cast<double>(trace.numSteps());
+}
+
 } // namespace
 
+BENCHMARK(BM_AggressiveRecording)
+    ->Args({10, 0})
+    ->Args({10, 1})
+    ->Args({102, 0})
+    ->Args({102, 1})
+    ->Args({1020, 0})
+    ->Args({1020, 1})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TraceSeek)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Parse)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Print)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AggressivePropagate)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
