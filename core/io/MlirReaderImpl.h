@@ -169,6 +169,7 @@ public:
     std::unique_ptr<Op> parseModuleOp(const SourcePos& p, bool& isTopModule);
     std::unique_ptr<Op> parseStablehloOp(const std::string& name, const SourcePos& p);
     std::unique_ptr<Op> parseSdyOp(const std::string& name, const SourcePos& p);
+    std::unique_ptr<Op> parseReturnLike(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseElementwise(std::unique_ptr<Op> op, const SourcePos& p, bool attrsFirst = false);
     void parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p);
     std::unique_ptr<Op> parseReduce(std::unique_ptr<Op> op, const SourcePos& p);

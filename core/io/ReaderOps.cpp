@@ -173,6 +173,23 @@ void Parser::parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, con
     addOperands(op, refs, ins, p);
 }
 
+/// Terminators (`func.return`, `stablehlo.return`, `sdy.return`): `{attrs}? %a, %b {attrs}? : t1, t2`.
+std::unique_ptr<Op> Parser::parseReturnLike(std::unique_ptr<Op> op, const SourcePos& p)
+{
+    parseOptionalAttrDictInto(*op);
+    std::vector<OperandRef> refs = parseOperandRefs();
+    parseOptionalAttrDictInto(*op);
+    std::vector<Type> types;
+    if (!refs.empty()) {
+        expect(Kind::Colon, "before return types");
+        types.push_back(parseType());
+        while (consumeIf(Kind::Comma))
+            types.push_back(parseType());
+    }
+    addOperands(*op, refs, types, p);
+    return op;
+}
+
 std::unique_ptr<Op> Parser::parseElementwise(std::unique_ptr<Op> op, const SourcePos& p, bool attrsFirst)
 {
     if (attrsFirst)
@@ -357,18 +374,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
     };
 
     if (isFunc && shortName == "return") {
-        parseOptionalAttrDictInto(*op);
-        std::vector<OperandRef> refs = parseOperandRefs();
-        parseOptionalAttrDictInto(*op);
-        std::vector<Type> types;
-        if (!refs.empty()) {
-            expect(Kind::Colon, "before return types");
-            types.push_back(parseType());
-            while (consumeIf(Kind::Comma))
-                types.push_back(parseType());
-        }
-        addOperands(*op, refs, types, p);
-        return op;
+        return parseReturnLike(std::move(op), p);
     }
     if (isFunc && shortName == "call") {
         if (!at(Kind::AtId))
@@ -392,18 +398,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         errorHere("custom op '" + name + "' is unknown");
 
     if (shortName == "return") {
-        parseOptionalAttrDictInto(*op);
-        std::vector<OperandRef> refs = parseOperandRefs();
-        parseOptionalAttrDictInto(*op);
-        std::vector<Type> types;
-        if (!refs.empty()) {
-            expect(Kind::Colon, "before return types");
-            types.push_back(parseType());
-            while (consumeIf(Kind::Comma))
-                types.push_back(parseType());
-        }
-        addOperands(*op, refs, types, p);
-        return op;
+        return parseReturnLike(std::move(op), p);
     }
     if (shortName == "constant") {
         parseOptionalAttrDictInto(*op);

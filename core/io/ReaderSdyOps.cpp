@@ -194,18 +194,7 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
     if (s == "named_computation")
         return parseRegionSdyOp(std::move(op), p, true);
     if (s == "return") {
-        parseOptionalAttrDictInto(*op);
-        std::vector<OperandRef> refs = parseOperandRefs();
-        parseOptionalAttrDictInto(*op);
-        std::vector<Type> types;
-        if (!refs.empty()) {
-            expect(Kind::Colon, "before return types");
-            types.push_back(parseType());
-            while (consumeIf(Kind::Comma))
-                types.push_back(parseType());
-        }
-        addOperands(*op, refs, types, p);
-        return op;
+        return parseReturnLike(std::move(op), p);
     }
     error(p, "custom op '" + name + "' is unknown");
 }
