@@ -261,7 +261,7 @@ int cmdPropagate(int argc, char** argv)
     std::cerr << diags.formatAll();
     if (!ok)
         return 1;
-    if (recorder && !writeFile(args.get("trace"), recorder->trace().toJson()))
+    if (recorder && !writeFile(args.get("trace"), recorder->takeTrace().toJson()))
         return 1;
     return writeOutput(args, io::printModule(*module)) ? 0 : 1;
 }
@@ -285,7 +285,7 @@ int cmdExplain(int argc, char** argv)
     std::cerr << diags.formatAll();
     if (!ok)
         return 1;
-    Trace trace = recorder.trace();
+    const Trace trace = recorder.takeTrace();
     Expected<int> value = findTraceValue(trace, args.positional[1]);
     if (!value) {
         std::cerr << "shardx-cli explain: error: " << value.error().message << "\n";
@@ -337,7 +337,7 @@ int cmdTrace(int argc, char** argv)
         if (args.has("value") && tv.id != args.get("value") && tv.displayName != args.get("value"))
             continue;
         found = true;
-        const std::optional<TensorSharding>& s = cursor.sharding(static_cast<int>(v));
+        const TensorSharding* s = cursor.sharding(static_cast<int>(v));
         out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
     }
     if (args.has("value") && !found) {

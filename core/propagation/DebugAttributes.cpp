@@ -35,24 +35,27 @@ const FactorSharding* factorOf(const ShardingProjection& p, int t, int64_t f)
 }
 
 /// SDY.md 5.1 for tensor `t` of step `s`.
-void newAxesOf(const TraceStep& s, int t, const Mesh& mesh, std::vector<NewAxis>& out)
+void newAxesOf(const TraceData& data, const TraceStep& s, int t, const Mesh& mesh, std::vector<NewAxis>& out)
 {
-    if (static_cast<size_t>(t) >= s.mappings.size())
+    const std::vector<TensorFactorMapping>& mappings = data.rule(s).mappings;
+    const ShardingProjection& before = data.tablesBefore(s);
+    const ShardingProjection& after = data.tablesAfter(s);
+    if (static_cast<size_t>(t) >= mappings.size())
         return;
     std::vector<NewAxis> rec;
-    for (const DimFactors& dim : s.mappings[static_cast<size_t>(t)]) {
+    for (const DimFactors& dim : mappings[static_cast<size_t>(t)]) {
         int prevLast = -1; // index in rec of the previous changed factor's last axis
         for (int64_t f : dim) {
-            const FactorSharding* ob = factorOf(s.before, t, f);
-            const FactorSharding* na = factorOf(s.after, t, f);
+            const FactorSharding* ob = factorOf(before, t, f);
+            const FactorSharding* na = factorOf(after, t, f);
             if (!ob || !na || ob->axes == na->axes)
                 continue;
             const std::vector<AxisRef>& old = ob->axes;
             const std::vector<AxisRef>& nw = na->axes;
             int source = -1;
             for (int pass = 0; pass < 2 && source < 0; ++pass)
-                for (int u = pass ? s.numOperands : 0; u < (pass ? s.before.numTensors() : s.numOperands); ++u) {
-                    const FactorSharding* ub = factorOf(s.before, u, f);
+                for (int u = pass ? s.numOperands : 0; u < (pass ? before.numTensors() : s.numOperands); ++u) {
+                    const FactorSharding* ub = factorOf(before, u, f);
                     if (u != t && ub && startsWithList(ub->axes, nw)) {
                         source = u;
                         break;
@@ -211,8 +214,10 @@ void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, con
 {
     const TraceData& data = trace.data();
     auto initialOf = [&](int idx) -> std::optional<TensorSharding> {
-        return idx >= 0 && static_cast<size_t>(idx) < data.initial.size() ? data.initial[static_cast<size_t>(idx)]
-                                                                          : std::nullopt;
+        const TensorSharding* s = idx >= 0 && static_cast<size_t>(idx) < data.initial.size()
+                                      ? data.sharding(data.initial[static_cast<size_t>(idx)])
+                                      : nullptr;
+        return s ? std::optional<TensorSharding>(*s) : std::nullopt;
     };
     std::map<int, OriginList> origins;
     std::map<Op*, std::string> selfNameOfEdge; // edge op -> its mc origin name
@@ -291,7 +296,7 @@ void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, con
                 return c.tensor == t || (v >= 0 && c.value == v);
             });
             if (hit)
-                newAxesOf(s, t, *mesh, found);
+                newAxesOf(data, s, t, *mesh, found);
         }
         if (found.empty())
             continue;

@@ -383,6 +383,15 @@ std::optional<TensorSharding> getSharding(const Value* v)
     return getOwnSharding(v);
 }
 
+const TensorSharding* getShardingRef(const Value* v, std::optional<TensorSharding>& storage)
+{
+    // Op results of ops without data-flow edges hold their sharding as is (the common case).
+    if (v && !v->isBlockArgument() && !isDataFlowOp(*v->definingOp()))
+        return ir::shardingOfValue(v);
+    storage = getSharding(v);
+    return storage ? &*storage : nullptr;
+}
+
 void setSharding(Value* v, const TensorSharding& s)
 {
     if (Op* edge = dataFlowEdgeOpOf(edgeOwnerOf(v))) {

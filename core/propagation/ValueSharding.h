@@ -43,6 +43,9 @@ TensorSharding addManualAxes(const TensorSharding& outer, const TensorSharding& 
 
 /// The sharding of `v` (SDY.md 4.2), following data-flow edge ops; nullopt when none.
 std::optional<TensorSharding> getSharding(const ir::Value* v);
+/// The same as getSharding() without a copy where the IR holds it as is: a pointer into the IR
+/// (valid until it changes), or into `storage` when it had to be computed; nullptr when none.
+const TensorSharding* getShardingRef(const ir::Value* v, std::optional<TensorSharding>& storage);
 /// True if a sharding can be stored for `v`.
 bool canHoldSharding(const ir::Value* v);
 /// `S(v) := s` (SDY.md 4.2); ignored where no sharding can be stored.

@@ -147,10 +147,12 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     e.displayName = tv.displayName;
     e.scope = tv.scope;
     if (static_cast<size_t>(value) < trace.data().initial.size())
-        e.initial = trace.data().initial[static_cast<size_t>(value)];
+        if (const TensorSharding* init = trace.sharding(trace.data().initial[static_cast<size_t>(value)]))
+            e.initial = *init;
     TraceCursor cursor(trace);
     cursor.seek(trace.numSteps());
-    e.final = cursor.sharding(value);
+    if (const TensorSharding* fin = cursor.sharding(value))
+        e.final = *fin;
     auto wanted = [&](const AxisRef& a) { return !axisFilter || a.name == *axisFilter; };
 
     // Present axes: the last step whose change added the axis to that dimension.
@@ -171,10 +173,10 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                                 x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
                                              stepLabel(trace, si) + ": " + decisionSentence(trace, s, fc) + ".";
                             }
-                        bool before = c.before && d < c.before->rank() &&
-                                      hasAxisNamed(c.before->dims[static_cast<size_t>(d)].axes, a);
-                        bool after = c.after && d < c.after->rank() &&
-                                     hasAxisNamed(c.after->dims[static_cast<size_t>(d)].axes, a);
+                        const TensorSharding* cb = trace.sharding(c.before);
+                        const TensorSharding* ca = trace.sharding(c.after);
+                        bool before = cb && d < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(d)].axes, a);
+                        bool after = ca && d < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(d)].axes, a);
                         if (x.step < 0 && after && !before) {
                             x.step = static_cast<int>(si);
                             x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
@@ -200,7 +202,7 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
         involving.push_back(si);
         for (int other : s.tensorValues)
             if (other >= 0 && other != value)
-                if (const auto& os = cursor.sharding(other))
+                if (const TensorSharding* os = cursor.sharding(other))
                     for (const DimSharding& d : os->dims)
                         for (const AxisRef& a : d.axes)
                             candidates.insert(a.name);
@@ -215,11 +217,12 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
             const TraceStep& s = trace.steps()[*it];
             int tensor = static_cast<int>(std::find(s.tensorValues.begin(), s.tensorValues.end(), value) -
                                           s.tensorValues.begin());
-            for (const FactorDecision& fd : s.decisions) {
+            const std::vector<TensorFactorMapping>& mappings = trace.rule(s).mappings;
+            for (const FactorDecision& fd : trace.decisions(s)) {
                 bool mapped = false;
-                if (tensor < static_cast<int>(s.mappings.size()))
-                    for (size_t d = 0; d < s.mappings[static_cast<size_t>(tensor)].size() && !mapped; ++d) {
-                        const DimFactors& fs = s.mappings[static_cast<size_t>(tensor)][d];
+                if (tensor < static_cast<int>(mappings.size()))
+                    for (size_t d = 0; d < mappings[static_cast<size_t>(tensor)].size() && !mapped; ++d) {
+                        const DimFactors& fs = mappings[static_cast<size_t>(tensor)][d];
                         if (std::find(fs.begin(), fs.end(), fd.factor) != fs.end()) {
                             mapped = true;
                             x.dim = static_cast<int>(d);

@@ -16,7 +16,7 @@ const char* const kDecisionNames[] = {
     "user-priority-held-back", "user-priority-restored",  "external",
 };
 
-std::string shardingText(const std::optional<TensorSharding>& s) { return s ? s->toString() : "none"; }
+std::string shardingText(const TensorSharding* s) { return s ? s->toString() : "none"; }
 
 std::string tensorName(const TraceStep& s, int t)
 {
@@ -134,21 +134,110 @@ std::optional<AxisRef> parseAxisKeyText(const std::string& text)
     }
 }
 
-void applyTraceStep(const TraceStep& step, std::vector<std::optional<TensorSharding>>& state)
+const TensorSharding* TraceData::sharding(int id) const
+{
+    return id >= 0 && static_cast<size_t>(id) < shardings.size() ? &shardings[static_cast<size_t>(id)] : nullptr;
+}
+
+const TraceRule& TraceData::rule(const TraceStep& s) const
+{
+    static const TraceRule none;
+    return s.rule >= 0 && static_cast<size_t>(s.rule) < rules.size() ? rules[static_cast<size_t>(s.rule)] : none;
+}
+
+const ShardingProjection& TraceData::tablesBefore(const TraceStep& s) const
+{
+    static const ShardingProjection none;
+    return s.before >= 0 && static_cast<size_t>(s.before) < tables.size() ? tables[static_cast<size_t>(s.before)]
+                                                                          : none;
+}
+
+const ShardingProjection& TraceData::tablesAfter(const TraceStep& s) const
+{
+    static const ShardingProjection none;
+    return s.after >= 0 && static_cast<size_t>(s.after) < tables.size() ? tables[static_cast<size_t>(s.after)] : none;
+}
+
+const std::vector<FactorDecision>& TraceData::decisions(const TraceStep& s) const
+{
+    static const std::vector<FactorDecision> none;
+    return s.decisions >= 0 && static_cast<size_t>(s.decisions) < decisionSets.size()
+               ? decisionSets[static_cast<size_t>(s.decisions)]
+               : none;
+}
+
+void applyTraceStep(const TraceStep& step, std::vector<int>& state)
 {
     for (const TraceChange& c : step.changes) {
         if (c.value < 0)
             continue;
         if (static_cast<size_t>(c.value) >= state.size())
-            state.resize(static_cast<size_t>(c.value) + 1);
+            state.resize(static_cast<size_t>(c.value) + 1, -1);
         state[static_cast<size_t>(c.value)] = c.after;
     }
 }
 
-Trace::Trace(TraceData data, int keyframeInterval) : m_data(std::move(data)), m_interval(std::max(1, keyframeInterval))
+void undoTraceStep(const TraceStep& step, std::vector<int>& state)
 {
-    std::vector<std::optional<TensorSharding>> state = m_data.initial;
-    state.resize(m_data.values.size());
+    for (auto it = step.changes.rbegin(); it != step.changes.rend(); ++it) {
+        if (it->value < 0)
+            continue;
+        if (static_cast<size_t>(it->value) >= state.size())
+            state.resize(static_cast<size_t>(it->value) + 1, -1);
+        state[static_cast<size_t>(it->value)] = it->before;
+    }
+}
+
+Status Trace::validate(const TraceData& d)
+{
+    auto fail = [](const std::string& where, const std::string& what) {
+        return Status(Error{where + ": " + what, {}});
+    };
+    auto inRange = [](int id, size_t size) { return id >= -1 && (id < 0 || static_cast<size_t>(id) < size); };
+    if (d.initial.size() != d.values.size())
+        return fail("initial", "expected one sharding id per value");
+    std::vector<int> state = d.initial;
+    for (size_t v = 0; v < state.size(); ++v)
+        if (!inRange(state[v], d.shardings.size()))
+            return fail("initial/" + std::to_string(v), "sharding id out of range");
+    for (size_t i = 0; i < d.steps.size(); ++i) {
+        const TraceStep& s = d.steps[i];
+        const std::string at = "steps/" + std::to_string(i);
+        if (!inRange(s.node, d.nodes.size()) || !inRange(s.op, d.ops.size()))
+            return fail(at, "node or op index out of range");
+        if (!inRange(s.rule, d.rules.size()) || !inRange(s.before, d.tables.size()) ||
+            !inRange(s.after, d.tables.size()) || !inRange(s.decisions, d.decisionSets.size()))
+            return fail(at, "rule, table or decision index out of range");
+        for (int v : s.tensorValues)
+            if (!inRange(v, d.values.size()))
+                return fail(at + "/tensorValues", "value index out of range");
+        for (size_t c = 0; c < s.changes.size(); ++c) {
+            const TraceChange& ch = s.changes[c];
+            const std::string cat = at + "/changes/" + std::to_string(c);
+            if (!inRange(ch.value, d.values.size()))
+                return fail(cat + "/value", "value index out of range");
+            if (!inRange(ch.before, d.shardings.size()) || !inRange(ch.after, d.shardings.size()))
+                return fail(cat, "sharding id out of range");
+            if (ch.value < 0)
+                continue;
+            int& cur = state[static_cast<size_t>(ch.value)];
+            if (cur != ch.before)
+                return fail(cat + "/before", "does not match the value's sharding before the step");
+            cur = ch.after;
+        }
+    }
+    return Status::success();
+}
+
+Trace::Trace(TraceData data, int keyframeInterval) : m_data(std::move(data))
+{
+    // Never more keyframe cells than the budget, whatever interval was asked for.
+    const int64_t cells = static_cast<int64_t>(m_data.steps.size()) * static_cast<int64_t>(m_data.values.size());
+    const int64_t minimum = std::max<int64_t>(1, (cells + kKeyframeBudget - 1) / kKeyframeBudget);
+    m_interval = static_cast<int>(std::max<int64_t>(keyframeInterval > 0 ? keyframeInterval : 256, minimum));
+    std::vector<int> state = m_data.initial;
+    state.resize(m_data.values.size(), -1);
+    m_keyframes.reserve(m_data.steps.size() / static_cast<size_t>(m_interval) + 1);
     m_keyframes.push_back(state);
     for (size_t i = 0; i < m_data.steps.size(); ++i) {
         applyTraceStep(m_data.steps[i], state);
@@ -159,28 +248,38 @@ Trace::Trace(TraceData data, int keyframeInterval) : m_data(std::move(data)), m_
 
 TraceCursor::TraceCursor(const Trace& trace) : m_trace(&trace), m_state(trace.keyframe(0)) {}
 
-void TraceCursor::apply(const TraceStep& step) { applyTraceStep(step, m_state); }
-
 void TraceCursor::seek(size_t step)
 {
     step = std::min(step, m_trace->numSteps());
+    const auto& steps = m_trace->steps();
     const size_t interval = static_cast<size_t>(m_trace->keyframeInterval());
-    // Forward within the same keyframe interval: continue from here.
-    if (!(step >= m_position && step / interval == m_position / interval)) {
-        const size_t k = std::min(step / interval, m_trace->numKeyframes() - 1);
-        m_state = m_trace->keyframe(k);
-        m_position = k * interval;
+    // Cost in step applications of each way there; restoring a keyframe costs about one step
+    // per 64 values (a copy of the state).
+    const size_t restore = m_state.size() / 64 + 1;
+    const size_t fromHere = step >= m_position ? step - m_position : m_position - step;
+    const size_t below = std::min(step / interval, m_trace->numKeyframes() - 1);
+    const size_t fromBelow = restore + (step - below * interval);
+    const size_t above = step / interval + 1;
+    const bool haveAbove = above < m_trace->numKeyframes();
+    const size_t fromAbove = haveAbove ? restore + (above * interval - step) : SIZE_MAX;
+    if (fromBelow < fromHere && fromBelow <= fromAbove) {
+        m_state = m_trace->keyframe(below);
+        m_position = below * interval;
+    } else if (fromAbove < fromHere) {
+        m_state = m_trace->keyframe(above);
+        m_position = above * interval;
     }
     for (; m_position < step; ++m_position)
-        apply(m_trace->steps()[m_position]);
+        applyTraceStep(steps[m_position], m_state);
+    for (; m_position > step; --m_position)
+        undoTraceStep(steps[m_position - 1], m_state);
 }
 
-const std::optional<TensorSharding>& TraceCursor::sharding(int value) const
+const TensorSharding* TraceCursor::sharding(int value) const
 {
-    static const std::optional<TensorSharding> none;
     if (value < 0 || static_cast<size_t>(value) >= m_state.size())
-        return none;
-    return m_state[static_cast<size_t>(value)];
+        return nullptr;
+    return m_trace->sharding(m_state[static_cast<size_t>(value)]);
 }
 
 std::string Trace::toText() const
@@ -189,8 +288,8 @@ std::string Trace::toText() const
     out << "shardx-trace v" << kFormatVersion << ": " << m_data.values.size() << " values, " << m_data.ops.size()
         << " ops, " << m_data.steps.size() << " steps\n";
     for (size_t v = 0; v < m_data.values.size(); ++v)
-        if (v < m_data.initial.size() && m_data.initial[v])
-            out << "initial " << m_data.values[v].id << " = " << m_data.initial[v]->toString() << "\n";
+        if (const TensorSharding* init = v < m_data.initial.size() ? sharding(m_data.initial[v]) : nullptr)
+            out << "initial " << m_data.values[v].id << " = " << init->toString() << "\n";
     // Nodes open before the first step inside them; a node index line is printed at its place.
     std::vector<std::vector<int>> nodesAt(m_data.steps.size() + 1);
     for (size_t n = 0; n < m_data.nodes.size(); ++n)
@@ -234,14 +333,14 @@ std::string Trace::toText() const
             out << " round=" << s.round;
         if (s.userPriority >= 0)
             out << " priority=" << s.userPriority;
-        for (const FactorDecision& d : s.decisions)
+        for (const FactorDecision& d : decisions(s))
             if (d.direction != PropagationDirection::Both)
                 out << " f" << d.factor << ":" << directionName(d.direction);
         if (s.changes.empty())
             out << " no change";
         for (const TraceChange& c : s.changes) {
             out << " | " << (c.value >= 0 ? m_data.values[static_cast<size_t>(c.value)].id : std::string("?")) << " "
-                << shardingText(c.before) << " -> " << shardingText(c.after);
+                << shardingText(sharding(c.before)) << " -> " << shardingText(sharding(c.after));
             if (c.factors.empty())
                 out << " (" << decisionKindName(c.kind) << ")";
             for (const TraceFactorChange& f : c.factors)

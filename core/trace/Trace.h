@@ -110,12 +110,12 @@ struct TraceFactorChange {
     bool operator==(const TraceFactorChange& o) const = default;
 };
 
-/// One value whose sharding a step changed.
+/// One value whose sharding a step changed. Shardings are ids in TraceData::shardings.
 struct TraceChange {
     int value = -1;  ///< index in Trace::values()
     int tensor = -1; ///< tensor index in the step (operands first), -1 outside steps
-    std::optional<TensorSharding> before;
-    std::optional<TensorSharding> after;
+    int before = -1; ///< sharding id before the step, -1 for none
+    int after = -1;  ///< sharding id after the step, -1 for none
     std::vector<TraceFactorChange> factors;
     DecisionKind kind = DecisionKind::CompatiblePrefix; ///< of the whole change (non-factor steps)
     bool operator==(const TraceChange& o) const = default;
@@ -134,32 +134,60 @@ struct TraceStep {
     int64_t group = -1;        ///< GroupCopy / GroupSync
     std::string note;          ///< Skipped: reason; GroupSync: "conflict" or ""
     int numOperands = 0;
-    std::vector<int> tensorValues;             ///< value index per tensor (operands first), -1 for none
-    std::vector<TensorFactorMapping> mappings; ///< dims -> factors per tensor
-    std::vector<int64_t> factorSizes;
-    ShardingProjection before, after;
-    std::vector<FactorDecision> decisions;
+    std::vector<int> tensorValues; ///< value index per tensor (operands first), -1 for none
+    int rule = -1;                 ///< TraceData::rules: dims -> factors per tensor, factor sizes
+    int before = -1;               ///< TraceData::tables: the factor tables before the step
+    int after = -1;                ///< TraceData::tables: and after
+    int decisions = -1;            ///< TraceData::decisionSets: per-factor decisions
     std::vector<TraceChange> changes;
     bool operator==(const TraceStep& o) const = default;
 };
 
-/// Everything recorded; the payload of a Trace.
+/// The sharding rule of a step: factors per dimension of every tensor (operands first) and
+/// the factor sizes.
+struct TraceRule {
+    std::vector<TensorFactorMapping> mappings;
+    std::vector<int64_t> factorSizes;
+    bool operator==(const TraceRule& o) const = default;
+};
+
+/// Everything recorded; the payload of a Trace. Shardings, rules, factor tables and decision
+/// sets are pooled: a step refers to them by index, and equal contents share one entry (a
+/// 100-layer model repeats the same few hundred tables), which keeps a step to a few hundred
+/// bytes.
 struct TraceData {
     std::vector<TraceValue> values;
     std::vector<TraceOp> ops;
     std::vector<TraceNode> nodes;
     std::vector<TraceStep> steps;
-    std::vector<std::optional<TensorSharding>> initial; ///< per value, before step 0
+    std::vector<TensorSharding> shardings;                 ///< pool: TraceChange::before/after, initial
+    std::vector<TraceRule> rules;                          ///< pool: TraceStep::rule
+    std::vector<ShardingProjection> tables;                ///< pool: TraceStep::before/after
+    std::vector<std::vector<FactorDecision>> decisionSets; ///< pool: TraceStep::decisions
+    std::vector<int> initial;                              ///< sharding id per value before step 0, -1 for none
     bool operator==(const TraceData& o) const = default;
+
+    /// The pooled sharding `id`, nullptr for -1 (no sharding).
+    const TensorSharding* sharding(int id) const;
+    /// The pooled parts of a step; empty when the step has none.
+    const TraceRule& rule(const TraceStep& s) const;
+    const ShardingProjection& tablesBefore(const TraceStep& s) const;
+    const ShardingProjection& tablesAfter(const TraceStep& s) const;
+    const std::vector<FactorDecision>& decisions(const TraceStep& s) const;
 };
 
 /// An immutable trace. Built by TraceRecorder or read from JSON.
 class Trace {
 public:
-    static constexpr int kFormatVersion = 1;
+    static constexpr int kFormatVersion = 2;
+    /// Keyframes are taken every max(256, steps * values / kKeyframeBudget) steps, so that
+    /// they hold at most about kKeyframeBudget sharding ids in all.
+    static constexpr int64_t kKeyframeBudget = int64_t(1) << 24;
 
     Trace() = default;
-    explicit Trace(TraceData data, int keyframeInterval = 256);
+    /// `keyframeInterval` 0 means 256; either way it is raised where needed to keep the keyframes
+    /// within kKeyframeBudget sharding ids.
+    explicit Trace(TraceData data, int keyframeInterval = 0);
 
     const TraceData& data() const { return m_data; }
     const std::vector<TraceValue>& values() const { return m_data.values; }
@@ -167,9 +195,16 @@ public:
     const std::vector<TraceNode>& nodes() const { return m_data.nodes; }
     const std::vector<TraceStep>& steps() const { return m_data.steps; }
     size_t numSteps() const { return m_data.steps.size(); }
+    /// The pooled sharding `id`, nullptr for -1.
+    const TensorSharding* sharding(int id) const { return m_data.sharding(id); }
+    /// The pooled rule, factor tables and decisions of a step (empty when it has none).
+    const TraceRule& rule(const TraceStep& s) const { return m_data.rule(s); }
+    const ShardingProjection& tablesBefore(const TraceStep& s) const { return m_data.tablesBefore(s); }
+    const ShardingProjection& tablesAfter(const TraceStep& s) const { return m_data.tablesAfter(s); }
+    const std::vector<FactorDecision>& decisions(const TraceStep& s) const { return m_data.decisions(s); }
     int keyframeInterval() const { return m_interval; }
-    /// State (sharding per value) after `keyframe * keyframeInterval()` steps.
-    const std::vector<std::optional<TensorSharding>>& keyframe(size_t keyframe) const { return m_keyframes[keyframe]; }
+    /// State (sharding id per value) after `keyframe * keyframeInterval()` steps.
+    const std::vector<int>& keyframe(size_t keyframe) const { return m_keyframes[keyframe]; }
     size_t numKeyframes() const { return m_keyframes.size(); }
 
     /// Deterministic text, one line per node and per step.
@@ -178,36 +213,42 @@ public:
     std::string toJson() const;
     /// Reads and validates a document written by toJson(); errors name the JSON path.
     static Expected<Trace> fromJson(const std::string& text);
+    /// Checks that every index is in range and that each change's `before` is the state it
+    /// replaces (what backwards seeking relies on); the message names the step.
+    static Status validate(const TraceData& data);
 
     bool operator==(const Trace& o) const { return m_data == o.m_data; }
 
 private:
     TraceData m_data;
     int m_interval = 256;
-    std::vector<std::vector<std::optional<TensorSharding>>> m_keyframes;
+    std::vector<std::vector<int>> m_keyframes;
 };
 
 /// Positions on a trace: the sharding of every value after any number of steps.
 class TraceCursor {
 public:
     explicit TraceCursor(const Trace& trace);
-    /// Moves to the state after the first `step` steps (0 = initial, numSteps() = final).
-    /// Costs at most keyframeInterval() step applications, forwards or backwards.
+    /// Moves to the state after the first `step` steps (0 = initial, numSteps() = final):
+    /// from the current position (forwards, or backwards by undoing steps) or from the nearest
+    /// keyframe, whichever applies fewer steps; at most keyframeInterval() / 2 or so.
     void seek(size_t step);
     size_t position() const { return m_position; }
-    const std::optional<TensorSharding>& sharding(int value) const;
-    const std::vector<std::optional<TensorSharding>>& state() const { return m_state; }
+    /// Sharding of `value` at the current position, nullptr for none.
+    const TensorSharding* sharding(int value) const;
+    /// Sharding id per value (ids index TraceData::shardings, -1 for none).
+    const std::vector<int>& state() const { return m_state; }
 
 private:
-    void apply(const TraceStep& step);
-
     const Trace* m_trace;
     size_t m_position = 0;
-    std::vector<std::optional<TensorSharding>> m_state;
+    std::vector<int> m_state;
 };
 
-/// Applies the changes of `step` to `state` (grown to fit).
-void applyTraceStep(const TraceStep& step, std::vector<std::optional<TensorSharding>>& state);
+/// Applies the changes of `step` to `state` (sharding ids, grown to fit).
+void applyTraceStep(const TraceStep& step, std::vector<int>& state);
+/// Undoes the changes of `step` on `state` (the state after it becomes the state before it).
+void undoTraceStep(const TraceStep& step, std::vector<int>& state);
 
 /// `"a"`, `"c":(1)4` without quotes (`a`, `c:(1)4`), and back.
 std::string axisKeyText(const AxisRef& a);

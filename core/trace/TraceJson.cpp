@@ -1,4 +1,4 @@
-// Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 1, ...}`).
+// Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 2, ...}`).
 #include <nlohmann/json.hpp>
 
 #include "core/io/JsonAdapters.h"
@@ -29,19 +29,15 @@ AxisRef readAxis(const json& j)
 
 std::vector<AxisRef> readAxes(const json& j) { return io::readArray<AxisRef>(j, readAxis); }
 
-json shardingJson(const std::optional<TensorSharding>& s)
+json shardingJson(const TensorSharding& s)
 {
-    if (!s)
-        return nullptr;
     json j;
-    to_json(j, *s);
+    to_json(j, s);
     return j;
 }
 
-std::optional<TensorSharding> readSharding(const json& j)
+TensorSharding readSharding(const json& j)
 {
-    if (j.is_null())
-        return std::nullopt;
     TensorSharding s;
     from_json(j, s);
     return s;
@@ -208,14 +204,36 @@ std::vector<int> readInts(const json& j)
     return out;
 }
 
-json stepJson(const TraceStep& s)
+json ruleJson(const TraceRule& r)
 {
     json mappings = json::array();
-    for (const TensorFactorMapping& m : s.mappings)
+    for (const TensorFactorMapping& m : r.mappings)
         mappings.push_back(m);
-    json decisions = json::array();
-    for (const FactorDecision& d : s.decisions)
-        decisions.push_back(decisionJson(d));
+    return {{"mappings", mappings}, {"factorSizes", r.factorSizes}};
+}
+
+TraceRule readRule(const json& j)
+{
+    TraceRule r;
+    r.mappings = io::readField(j, "mappings", [](const json& a) {
+        return io::readArray<TensorFactorMapping>(a, [](const json& m) {
+            return io::readArray<DimFactors>(m, [](const json& d) { return io::readIntList(d); });
+        });
+    });
+    r.factorSizes = io::readField(j, "factorSizes", io::readIntList);
+    return r;
+}
+
+json decisionSetJson(const std::vector<FactorDecision>& ds)
+{
+    json out = json::array();
+    for (const FactorDecision& d : ds)
+        out.push_back(decisionJson(d));
+    return out;
+}
+
+json stepJson(const TraceStep& s)
+{
     json changes = json::array();
     for (const TraceChange& c : s.changes) {
         json factors = json::array();
@@ -229,8 +247,8 @@ json stepJson(const TraceStep& s)
                                {"decision", traceDecisionJson(f.decision)}});
         changes.push_back({{"value", c.value},
                            {"tensor", c.tensor},
-                           {"before", shardingJson(c.before)},
-                           {"after", shardingJson(c.after)},
+                           {"before", c.before},
+                           {"after", c.after},
                            {"kind", decisionKindName(c.kind)},
                            {"factors", factors}});
     }
@@ -246,11 +264,10 @@ json stepJson(const TraceStep& s)
             {"note", s.note},
             {"numOperands", s.numOperands},
             {"tensorValues", s.tensorValues},
-            {"mappings", mappings},
-            {"factorSizes", s.factorSizes},
-            {"before", projectionJson(s.before)},
-            {"after", projectionJson(s.after)},
-            {"decisions", decisions},
+            {"rule", s.rule},
+            {"before", s.before},
+            {"after", s.after},
+            {"decisions", s.decisions},
             {"changes", changes}};
 }
 
@@ -266,12 +283,18 @@ int readIndex(const json& j, const char* key, size_t size)
     return static_cast<int>(v);
 }
 
-TraceStep readStep(const json& j, size_t numValues, size_t numOps, size_t numNodes)
+/// Sizes of the tables a step refers to.
+struct TraceSizes {
+    size_t values = 0, ops = 0, nodes = 0, shardings = 0, rules = 0, tables = 0, decisionSets = 0;
+};
+
+TraceStep readStep(const json& j, const TraceSizes& n)
 {
+    const size_t numValues = n.values;
     TraceStep s;
     s.kind = io::readField(j, "kind", [](const json& e) { return readEnum<TraceStepKind, 11>(e, traceStepKindName); });
-    s.node = readIndex(j, "node", numNodes);
-    s.op = readIndex(j, "op", numOps);
+    s.node = readIndex(j, "node", n.nodes);
+    s.op = readIndex(j, "op", n.ops);
     s.funcResult = static_cast<int>(io::readField(j, "funcResult", io::readInt));
     s.meshName = io::readField(j, "mesh", io::readString);
     s.aggressive = io::readField(j, "aggressive", io::readBool);
@@ -288,16 +311,10 @@ TraceStep readStep(const json& j, size_t numValues, size_t numOps, size_t numNod
             e.prependKey("tensorValues");
             throw e;
         }
-    s.mappings = io::readField(j, "mappings", [](const json& a) {
-        return io::readArray<TensorFactorMapping>(a, [](const json& m) {
-            return io::readArray<DimFactors>(m, [](const json& d) { return io::readIntList(d); });
-        });
-    });
-    s.factorSizes = io::readField(j, "factorSizes", io::readIntList);
-    s.before = io::readField(j, "before", readProjection);
-    s.after = io::readField(j, "after", readProjection);
-    s.decisions =
-        io::readField(j, "decisions", [](const json& a) { return io::readArray<FactorDecision>(a, readDecision); });
+    s.rule = readIndex(j, "rule", n.rules);
+    s.before = readIndex(j, "before", n.tables);
+    s.after = readIndex(j, "after", n.tables);
+    s.decisions = readIndex(j, "decisions", n.decisionSets);
     s.changes = io::readField(j, "changes", [&](const json& a) {
         return io::readArray<TraceChange>(a, [&](const json& e) {
             TraceChange c;
@@ -308,8 +325,8 @@ TraceStep readStep(const json& j, size_t numValues, size_t numOps, size_t numNod
                 throw err;
             }
             c.tensor = static_cast<int>(io::readField(e, "tensor", io::readInt));
-            c.before = io::readField(e, "before", readSharding);
-            c.after = io::readField(e, "after", readSharding);
+            c.before = readIndex(e, "before", n.shardings);
+            c.after = readIndex(e, "after", n.shardings);
             c.kind = io::readField(e, "kind", readDecisionKind);
             c.factors = io::readField(e, "factors", [](const json& fa) {
                 return io::readArray<TraceFactorChange>(fa, [](const json& fe) {
@@ -348,9 +365,18 @@ std::string Trace::toJson() const
                          {"number", n.number},
                          {"firstStep", n.firstStep},
                          {"endStep", n.endStep}});
-    json initial = json::array();
-    for (const auto& s : m_data.initial)
-        initial.push_back(shardingJson(s));
+    json shardings = json::array();
+    for (const TensorSharding& s : m_data.shardings)
+        shardings.push_back(shardingJson(s));
+    json rules = json::array();
+    for (const TraceRule& r : m_data.rules)
+        rules.push_back(ruleJson(r));
+    json tables = json::array();
+    for (const ShardingProjection& p : m_data.tables)
+        tables.push_back(projectionJson(p));
+    json decisionSets = json::array();
+    for (const auto& ds : m_data.decisionSets)
+        decisionSets.push_back(decisionSetJson(ds));
     json steps = json::array();
     for (const TraceStep& s : m_data.steps)
         steps.push_back(stepJson(s));
@@ -360,7 +386,11 @@ std::string Trace::toJson() const
                 {"values", values},
                 {"ops", ops},
                 {"nodes", nodes},
-                {"initial", initial},
+                {"shardings", shardings},
+                {"rules", rules},
+                {"tables", tables},
+                {"decisionSets", decisionSets},
+                {"initial", m_data.initial},
                 {"steps", steps}};
     return doc.dump(1) + "\n";
 }
@@ -414,19 +444,43 @@ Expected<Trace> Trace::fromJson(const std::string& text)
                 return n;
             });
         });
-        d.initial = io::readField(doc, "initial", [](const json& a) {
-            return io::readArray<std::optional<TensorSharding>>(a, readSharding);
+        d.shardings = io::readField(doc, "shardings",
+                                    [](const json& a) { return io::readArray<TensorSharding>(a, readSharding); });
+        d.rules = io::readField(doc, "rules", [](const json& a) { return io::readArray<TraceRule>(a, readRule); });
+        d.tables = io::readField(doc, "tables",
+                                 [](const json& a) { return io::readArray<ShardingProjection>(a, readProjection); });
+        d.decisionSets = io::readField(doc, "decisionSets", [](const json& a) {
+            return io::readArray<std::vector<FactorDecision>>(
+                a, [](const json& ds) { return io::readArray<FactorDecision>(ds, readDecision); });
+        });
+        const TraceSizes sizes{d.values.size(), d.ops.size(),    d.nodes.size(),       d.shardings.size(),
+                               d.rules.size(),  d.tables.size(), d.decisionSets.size()};
+        d.initial = io::readField(doc, "initial", [&](const json& a) {
+            if (!a.is_array())
+                throw JsonPathError("expected an array, got " + io::jsonTypeName(a));
+            std::vector<int> out(a.size(), -1);
+            for (size_t i = 0; i < a.size(); ++i)
+                try {
+                    const int64_t v = io::readInt(a[i]);
+                    if (v < -1 || v >= static_cast<int64_t>(sizes.shardings))
+                        throw JsonPathError("sharding id " + std::to_string(v) + " out of range");
+                    out[i] = static_cast<int>(v);
+                } catch (JsonPathError& e) {
+                    e.prependIndex(i);
+                    throw;
+                }
+            return out;
         });
         if (d.initial.size() != d.values.size()) {
             JsonPathError e("expected " + std::to_string(d.values.size()) + " initial shardings (one per value)");
             e.prependKey("initial");
             throw e;
         }
-        const size_t numValues = d.values.size();
         d.steps = io::readField(doc, "steps", [&](const json& a) {
-            return io::readArray<TraceStep>(
-                a, [&](const json& e) { return readStep(e, numValues, d.ops.size(), d.nodes.size()); });
+            return io::readArray<TraceStep>(a, [&](const json& e) { return readStep(e, sizes); });
         });
+        if (Status st = validate(d); !st)
+            return Error{"/" + st.error().message, {}};
         return Trace(std::move(d), interval);
     } catch (const JsonPathError& e) {
         return Error{(e.path().empty() ? std::string("/") : e.path()) + ": " + e.message(), {}};

@@ -93,23 +93,34 @@ const FactorSharding* factorOf(const ShardingProjection& p, int t, int64_t f)
     return p.tensor(t).find(f);
 }
 
-int64_t tSize(const TraceStep& s, int t)
+/// What factorChanges() reads of a step.
+struct StepTables {
+    TraceStepKind kind = TraceStepKind::Op;
+    bool aggressive = false;
+    const TraceRule& rule;
+    const ShardingProjection& before;
+    const ShardingProjection& after;
+    const std::vector<FactorDecision>& decisions;
+};
+
+int64_t tSize(const StepTables& s, int t)
 {
     int64_t size = 1;
-    for (const DimFactors& dim : s.mappings[static_cast<size_t>(t)])
+    for (const DimFactors& dim : s.rule.mappings[static_cast<size_t>(t)])
         for (int64_t f : dim)
-            if (f >= 0 && static_cast<size_t>(f) < s.factorSizes.size())
-                size *= s.factorSizes[static_cast<size_t>(f)];
+            if (f >= 0 && static_cast<size_t>(f) < s.rule.factorSizes.size())
+                size *= s.rule.factorSizes[static_cast<size_t>(f)];
     return size;
 }
 
 /// The factor changes of tensor `t` of `s`, with sources, targets and decisions.
-std::vector<TraceFactorChange> factorChanges(const TraceStep& s, int t)
+std::vector<TraceFactorChange> factorChanges(const StepTables& s, int t)
 {
     std::vector<TraceFactorChange> out;
-    if (t < 0 || static_cast<size_t>(t) >= s.mappings.size() || t >= s.before.numTensors() || t >= s.after.numTensors())
+    if (t < 0 || static_cast<size_t>(t) >= s.rule.mappings.size() || t >= s.before.numTensors() ||
+        t >= s.after.numTensors())
         return out;
-    const TensorFactorMapping& mapping = s.mappings[static_cast<size_t>(t)];
+    const TensorFactorMapping& mapping = s.rule.mappings[static_cast<size_t>(t)];
     for (size_t d = 0; d < mapping.size(); ++d)
         for (int64_t f : mapping[d]) {
             const FactorSharding* b = factorOf(s.before, t, f);
@@ -154,7 +165,7 @@ std::vector<TraceFactorChange> factorChanges(const TraceStep& s, int t)
                     for (int u = 0; u < s.before.numTensors(); ++u) {
                         const FactorSharding* ub = factorOf(s.before, u, f);
                         if (u != it->sourceTensor && ub && !ub->axes.empty() &&
-                            static_cast<size_t>(u) < s.mappings.size())
+                            static_cast<size_t>(u) < s.rule.mappings.size())
                             c.decision.runnerUpSize = std::max(c.decision.runnerUpSize, tSize(s, u));
                     }
                 }
@@ -166,7 +177,7 @@ std::vector<TraceFactorChange> factorChanges(const TraceStep& s, int t)
 
 } // namespace
 
-TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module)
+TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_pool(m_data)
 {
     indexModule();
     m_data.initial = m_state;
@@ -177,20 +188,18 @@ TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module)
 
 int TraceRecorder::internValue(Value* v)
 {
-    auto it = m_valueIndex.find(v);
-    if (it != m_valueIndex.end())
-        return it->second;
+    if (int idx = m_valueIndex.find(v); idx >= 0)
+        return idx;
     indexModule();
-    it = m_valueIndex.find(v);
-    if (it != m_valueIndex.end())
-        return it->second;
+    if (int idx = m_valueIndex.find(v); idx >= 0)
+        return idx;
     // A value outside the module's functions: anonymous id.
     const int idx = static_cast<int>(m_data.values.size());
     m_data.values.push_back(TraceValue{"?value" + std::to_string(idx), "", ""});
-    m_valueIndex[v] = idx;
+    m_valueIndex.insert(v, idx);
     m_liveValues.push_back(v);
     m_liveFuncResults.emplace_back(nullptr, -1);
-    m_state.push_back(std::nullopt);
+    m_state.push_back(-1);
     return idx;
 }
 
@@ -208,23 +217,33 @@ int TraceRecorder::internOp(Op* op)
 {
     if (!op)
         return -1;
-    auto it = m_opIndex.find(op);
-    if (it != m_opIndex.end())
-        return it->second;
+    if (int idx = m_opIndex.find(op); idx >= 0)
+        return idx;
     indexModule();
-    it = m_opIndex.find(op);
-    if (it != m_opIndex.end())
-        return it->second;
+    if (int idx = m_opIndex.find(op); idx >= 0)
+        return idx;
     const int idx = static_cast<int>(m_data.ops.size());
     m_data.ops.push_back(TraceOp{"?op" + std::to_string(idx), op->name(), scopeOf(op->loc)});
-    m_opIndex[op] = idx;
+    m_opIndex.insert(op, idx);
     m_liveOps.push_back(op);
     return idx;
 }
 
-void TraceRecorder::indexModule()
+void TraceRecorder::indexModule(std::vector<int>* live)
 {
+    // Ids made by one walk are unique by construction (paths within a function, symbol names at
+    // the top); an id can only repeat when a later walk finds a new op where an erased one was.
+    // The set of used ids is therefore built on the first walk after the start.
     auto unique = [this](std::string id) {
+        if (!m_started)
+            return id;
+        if (m_usedIds.empty()) {
+            m_usedIds.reserve(m_data.values.size() + m_data.ops.size());
+            for (const TraceValue& v : m_data.values)
+                m_usedIds.insert(v.id);
+            for (const TraceOp& o : m_data.ops)
+                m_usedIds.insert(o.id);
+        }
         if (m_usedIds.count(id)) {
             int n = 1;
             while (m_usedIds.count(id + "~" + std::to_string(n)))
@@ -234,99 +253,117 @@ void TraceRecorder::indexModule()
         m_usedIds.insert(id);
         return id;
     };
-    auto addValue = [&](Value* v, const std::string& id, const std::string& name, const std::string& scope) {
-        if (m_valueIndex.count(v))
+    // Ids and names are built only for values and ops not seen before: a walk over a module
+    // that is already indexed costs one hash lookup per value and op.
+    auto addValue = [&](Value* v, auto&& id, auto&& name, const ir::AttrPtr& loc) {
+        if (int known = m_valueIndex.find(v); known >= 0) {
+            if (live)
+                live->push_back(known);
             return;
+        }
         const int idx = static_cast<int>(m_data.values.size());
-        m_data.values.push_back(TraceValue{unique(id), name, scope});
-        m_valueIndex[v] = idx;
+        if (live)
+            live->push_back(idx);
+        m_data.values.push_back(TraceValue{unique(id()), name(), scopeOf(loc)});
+        m_valueIndex.insert(v, idx);
         m_liveValues.push_back(v);
         m_liveFuncResults.emplace_back(nullptr, -1);
         // Values that appear after the start begin unsharded so that their sharding is a change.
-        m_state.push_back(m_started ? std::nullopt : getSharding(v));
+        std::optional<TensorSharding> storage;
+        const TensorSharding* initial = m_started ? nullptr : getShardingRef(v, storage);
+        m_state.push_back(initial ? m_pool.sharding(*initial) : -1);
+    };
+    auto addOp = [&](Op* op, auto&& id) {
+        if (m_opIndex.contains(op))
+            return;
+        m_opIndex.insert(op, static_cast<int>(m_data.ops.size()));
+        m_data.ops.push_back(TraceOp{unique(id()), op->name(), scopeOf(op->loc)});
+        m_liveOps.push_back(op);
     };
     int topPos = 0;
     for (const auto& top : m_module.body().ops()) {
         Op* op = top.get();
         const int pos = topPos++;
-        if (op->name() == "func.func" || m_opIndex.count(op))
+        if (op->name() == "func.func")
             continue;
-        const std::string sym = ir::symbolName(*op);
-        m_opIndex[op] = static_cast<int>(m_data.ops.size());
-        m_data.ops.push_back(
-            TraceOp{unique(sym.empty() ? "module:op" + std::to_string(pos) : "@" + sym), op->name(), scopeOf(op->loc)});
-        m_liveOps.push_back(op);
+        addOp(op, [&] {
+            const std::string sym = ir::symbolName(*op);
+            return sym.empty() ? "module:op" + std::to_string(pos) : "@" + sym;
+        });
     }
     for (Op* func : m_module.funcs()) {
         const std::string fname = "@" + ir::symbolName(*func);
-        if (!m_opIndex.count(func)) {
-            m_opIndex[func] = static_cast<int>(m_data.ops.size());
-            m_data.ops.push_back(TraceOp{unique(fname), func->name(), scopeOf(func->loc)});
-            m_liveOps.push_back(func);
-        }
+        addOp(func, [&] { return fname; });
         const size_t numResults = ir::funcType(*func).results().size();
         for (size_t i = 0; i < numResults; ++i) {
             const std::pair<const Op*, int> key{func, static_cast<int>(i)};
-            if (m_funcResultIndex.count(key))
+            if (auto it = m_funcResultIndex.find(key); it != m_funcResultIndex.end()) {
+                if (live)
+                    live->push_back(it->second);
                 continue;
+            }
             const int idx = static_cast<int>(m_data.values.size());
+            if (live)
+                live->push_back(idx);
             m_data.values.push_back(
                 TraceValue{unique(fname + ":result" + std::to_string(i)), "result " + std::to_string(i), ""});
             m_funcResultIndex[key] = idx;
             m_liveValues.push_back(nullptr);
             m_liveFuncResults.emplace_back(func, static_cast<int>(i));
-            m_state.push_back(m_started ? std::nullopt : currentSharding(idx));
+            m_state.push_back(m_started ? -1 : shardingId(currentSharding(idx)));
         }
         if (!func->numRegions() || func->region(0).empty())
             continue;
         int counter = 0;
         int argCounter = 0;
-        // Recursive walk with op paths.
-        std::function<void(ir::Block&, const std::string&)> walkBlock = [&](ir::Block& block,
-                                                                            const std::string& prefix) {
-            for (unsigned a = 0; a < block.numArgs(); ++a) {
-                Value* v = block.arg(a);
-                addValue(v, fname + ":" + prefix + "%arg" + std::to_string(a), "%arg" + std::to_string(argCounter++),
-                         scopeOf(v->loc));
-            }
-            int opPos = 0;
-            for (const auto& child : block.ops()) {
-                Op* op = child.get();
-                const std::string path = prefix + "op" + std::to_string(opPos++);
-                if (!m_opIndex.count(op)) {
-                    m_opIndex[op] = static_cast<int>(m_data.ops.size());
-                    m_data.ops.push_back(TraceOp{unique(fname + ":" + path), op->name(), scopeOf(op->loc)});
-                    m_liveOps.push_back(op);
+        // Recursive walk with op paths (`op3/r0.1/op2`): a path is built only when a new op or
+        // value needs an id.
+        std::function<void(ir::Block&, const std::function<std::string()>&)> walkBlock =
+            [&](ir::Block& block, const std::function<std::string()>& prefix) {
+                for (unsigned a = 0; a < block.numArgs(); ++a) {
+                    Value* v = block.arg(a);
+                    const int number = argCounter++;
+                    addValue(
+                        v, [&] { return fname + ":" + prefix() + "%arg" + std::to_string(a); },
+                        [&] { return "%arg" + std::to_string(number); }, v->loc);
                 }
-                const std::string scope = scopeOf(op->loc);
-                const int number = op->numResults() ? counter++ : -1;
-                for (unsigned r = 0; r < op->numResults(); ++r) {
-                    std::string name = "%" + std::to_string(number);
-                    if (op->numResults() > 1)
-                        name += "#" + std::to_string(r);
-                    addValue(op->result(r), fname + ":" + path + "#" + std::to_string(r), name, scope);
+                int opPos = 0;
+                for (const auto& child : block.ops()) {
+                    Op* op = child.get();
+                    const int pos = opPos++;
+                    auto path = [&] { return prefix() + "op" + std::to_string(pos); };
+                    addOp(op, [&] { return fname + ":" + path(); });
+                    const int number = op->numResults() ? counter++ : -1;
+                    for (unsigned r = 0; r < op->numResults(); ++r)
+                        addValue(
+                            op->result(r), [&] { return fname + ":" + path() + "#" + std::to_string(r); },
+                            [&] {
+                                std::string name = "%" + std::to_string(number);
+                                if (op->numResults() > 1)
+                                    name += "#" + std::to_string(r);
+                                return name;
+                            },
+                            op->loc);
+                    // As MLIR's printer: a nested region continues the numbering, which is restored
+                    // after it.
+                    for (unsigned ri = 0; ri < op->numRegions(); ++ri) {
+                        ir::Region& region = op->region(ri);
+                        const int savedCounter = counter, savedArgs = argCounter;
+                        for (size_t bi = 0; bi < region.blocks().size(); ++bi)
+                            walkBlock(*region.blocks()[bi], [&] {
+                                return path() + "/r" + std::to_string(ri) +
+                                       (bi ? "." + std::to_string(bi) : std::string()) + "/";
+                            });
+                        counter = savedCounter;
+                        argCounter = savedArgs;
+                    }
                 }
-                // As MLIR's printer: a nested region continues the numbering, which is restored after it.
-                for (unsigned ri = 0; ri < op->numRegions(); ++ri) {
-                    ir::Region& region = op->region(ri);
-                    const int savedCounter = counter, savedArgs = argCounter;
-                    for (size_t bi = 0; bi < region.blocks().size(); ++bi)
-                        walkBlock(*region.blocks()[bi], path + "/r" + std::to_string(ri) +
-                                                            (bi ? "." + std::to_string(bi) : std::string()) + "/");
-                    counter = savedCounter;
-                    argCounter = savedArgs;
-                }
-            }
-        };
-        walkBlock(*func->region(0).blocks().front(), "");
+            };
+        walkBlock(*func->region(0).blocks().front(), [] { return std::string(); });
     }
 }
 
-int TraceRecorder::valueIndex(const Value* v) const
-{
-    auto it = m_valueIndex.find(v);
-    return it == m_valueIndex.end() ? -1 : it->second;
-}
+int TraceRecorder::valueIndex(const Value* v) const { return m_valueIndex.find(v); }
 
 int TraceRecorder::funcResultIndex(const Op* func, int i) const
 {
@@ -334,11 +371,7 @@ int TraceRecorder::funcResultIndex(const Op* func, int i) const
     return it == m_funcResultIndex.end() ? -1 : it->second;
 }
 
-int TraceRecorder::opIndex(const Op* op) const
-{
-    auto it = m_opIndex.find(op);
-    return it == m_opIndex.end() ? -1 : it->second;
-}
+int TraceRecorder::opIndex(const Op* op) const { return m_opIndex.find(op); }
 
 Op* TraceRecorder::liveOp(int op) const
 {
@@ -372,42 +405,39 @@ std::optional<TensorSharding> TraceRecorder::currentSharding(int value) const
     return std::nullopt;
 }
 
+const TensorSharding* TraceRecorder::currentShardingRef(int value, std::optional<TensorSharding>& storage) const
+{
+    if (Value* v = liveValue(value))
+        return getShardingRef(v, storage);
+    storage = currentSharding(value);
+    return storage ? &*storage : nullptr;
+}
+
+int TraceRecorder::shardingId(const std::optional<TensorSharding>& s) { return s ? m_pool.sharding(*s) : -1; }
+
 // ---- events -------------------------------------------------------------------------------
 
 void TraceRecorder::rescan(DecisionKind kind)
 {
-    indexModule();
-    TraceStep s = newStep(TraceStepKind::Untracked);
-    // Only values still in the module (a walk never reaches erased ops).
+    // Only values still in the module (a walk never reaches erased ops), in index order.
     std::vector<int> live;
-    for (Op* func : m_module.funcs()) {
-        const size_t numResults = ir::funcType(*func).results().size();
-        for (size_t i = 0; i < numResults; ++i)
-            live.push_back(funcResultIndex(func, static_cast<int>(i)));
-        func->walk([&](Op* op) {
-            for (const auto& region : op->regions())
-                for (const auto& block : region->blocks())
-                    for (const auto& a : block->args())
-                        live.push_back(valueIndex(a.get()));
-            for (const auto& r : op->results())
-                live.push_back(valueIndex(r.get()));
-        });
-    }
+    live.reserve(m_data.values.size());
+    indexModule(&live);
     std::sort(live.begin(), live.end());
-    live.erase(std::unique(live.begin(), live.end()), live.end());
+    TraceStep s = newStep(TraceStepKind::Untracked);
+    std::optional<TensorSharding> storage;
     for (int idx : live) {
-        if (idx < 0)
-            continue;
-        std::optional<TensorSharding> now = currentSharding(idx);
-        if (now == m_state[static_cast<size_t>(idx)])
+        const TensorSharding* now = currentShardingRef(idx, storage);
+        const TensorSharding* was = m_data.sharding(m_state[static_cast<size_t>(idx)]);
+        if (now ? (was && *was == *now) : !was)
             continue;
         TraceChange c;
         c.value = idx;
         c.before = m_state[static_cast<size_t>(idx)];
-        c.after = now;
+        c.after = now ? m_pool.sharding(*now) : -1;
         c.kind = kind;
+        m_state[static_cast<size_t>(idx)] = c.after;
         s.changes.push_back(std::move(c));
-        m_state[static_cast<size_t>(idx)] = now;
     }
     if (!s.changes.empty())
         pushStep(std::move(s));
@@ -501,7 +531,7 @@ void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
     c.value = idx;
     c.tensor = 1;
     c.before = m_state[static_cast<size_t>(idx)];
-    c.after = currentSharding(idx);
+    c.after = shardingId(currentSharding(idx));
     c.kind = DecisionKind::ShardingGroupCopy;
     m_state[static_cast<size_t>(idx)] = c.after;
     s.changes.push_back(std::move(c));
@@ -515,17 +545,11 @@ void TraceRecorder::opErased(Op* op)
     pushStep(std::move(s));
     // Forget the pointers: the memory may be reused by new ops.
     op->walk([this](Op* o) {
-        auto it = m_opIndex.find(o);
-        if (it != m_opIndex.end()) {
-            m_liveOps[static_cast<size_t>(it->second)] = nullptr;
-            m_opIndex.erase(it);
-        }
+        if (int idx = m_opIndex.erase(o); idx >= 0)
+            m_liveOps[static_cast<size_t>(idx)] = nullptr;
         for (const auto& r : o->results()) {
-            auto vit = m_valueIndex.find(r.get());
-            if (vit != m_valueIndex.end()) {
-                m_liveValues[static_cast<size_t>(vit->second)] = nullptr;
-                m_valueIndex.erase(vit);
-            }
+            if (int idx = m_valueIndex.erase(r.get()); idx >= 0)
+                m_liveValues[static_cast<size_t>(idx)] = nullptr;
         }
     });
 }
@@ -552,30 +576,38 @@ void TraceRecorder::step(const PropagationStep& ps)
         s.tensorValues.push_back(v ? internValue(v) : -1);
     if (ps.kind == StepKind::FuncResult && !s.tensorValues.empty())
         s.tensorValues.back() = internFuncResult(ps.op, ps.funcResultIndex);
+    ShardingProjection synthBefore, synthAfter;
+    const ShardingProjection* before = &ps.before;
+    const ShardingProjection* after = &ps.after;
     if (ps.rule) {
-        s.mappings = ps.rule->operands;
-        s.mappings.insert(s.mappings.end(), ps.rule->results.begin(), ps.rule->results.end());
-        s.factorSizes = ps.rule->factorSizes;
-        s.before = ps.before;
-        s.after = ps.after;
+        s.rule = m_pool.rule(*ps.rule);
     } else if (ps.kind == StepKind::ApplyConstraint && !ps.changes.empty()) {
         // Identity tables: the constraint (result-0) gives its axes to the value (operand-0).
         const TensorSharding& to = ps.changes.front().after;
+        TraceRule rule;
         TensorFactorMapping identity;
         TensorFactorShardings empty, full;
         for (int d = 0; d < to.rank(); ++d) {
             identity.push_back({d});
             empty.factors[d] = FactorSharding{};
             full.factors[d] = FactorSharding{to.dims[static_cast<size_t>(d)].axes, {}, false, false};
-            s.factorSizes.push_back(1);
+            rule.factorSizes.push_back(1);
         }
-        s.mappings = {identity, identity};
-        s.before.operands = {empty};
-        s.before.results = {full};
-        s.after.operands = {full};
-        s.after.results = {full};
+        rule.mappings = {identity, identity};
+        s.rule = m_pool.rule(rule);
+        synthBefore.operands = {empty};
+        synthBefore.results = {full};
+        synthAfter.operands = {full};
+        synthAfter.results = {full};
+        before = &synthBefore;
+        after = &synthAfter;
     }
-    s.decisions = ps.decisions.factors;
+    if (s.rule >= 0) {
+        s.before = m_pool.tables(*before);
+        s.after = *after == *before ? s.before : m_pool.tables(*after);
+    }
+    s.decisions = m_pool.decisions(ps.decisions.factors);
+    const StepTables tables{s.kind, s.aggressive, m_data.rule(s), *before, *after, ps.decisions.factors};
     for (const ShardingChange& ch : ps.changes) {
         int idx = -1;
         if (ch.value)
@@ -587,18 +619,18 @@ void TraceRecorder::step(const PropagationStep& ps)
         c.tensor = ch.tensor;
         if (idx >= 0) {
             c.before = m_state[static_cast<size_t>(idx)];
-            c.after = currentSharding(idx);
-            if (!c.after)
-                c.after = ch.after;
+            std::optional<TensorSharding> storage;
+            const TensorSharding* now = currentShardingRef(idx, storage);
+            c.after = m_pool.sharding(now ? *now : ch.after);
             m_state[static_cast<size_t>(idx)] = c.after;
         } else {
-            c.before = ch.before;
-            c.after = ch.after;
+            c.before = shardingId(ch.before);
+            c.after = m_pool.sharding(ch.after);
         }
         c.kind = ps.kind == StepKind::FuncResult        ? DecisionKind::FuncResultStep
                  : ps.kind == StepKind::ApplyConstraint ? DecisionKind::ShardingConstraint
                                                         : DecisionKind::CompatiblePrefix;
-        c.factors = factorChanges(s, ch.tensor);
+        c.factors = factorChanges(tables, ch.tensor);
         s.changes.push_back(std::move(c));
     }
     pushStep(std::move(s));
@@ -609,7 +641,19 @@ Trace TraceRecorder::trace(int keyframeInterval) const
     TraceData data = m_data;
     for (int n : m_open)
         data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(data.steps.size());
-    data.initial.resize(data.values.size());
+    data.initial.resize(data.values.size(), -1);
+    return Trace(std::move(data), keyframeInterval);
+}
+
+Trace TraceRecorder::takeTrace(int keyframeInterval)
+{
+    for (int n : m_open)
+        m_data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_data.steps.size());
+    m_open.clear();
+    m_data.initial.resize(m_data.values.size(), -1);
+    TraceData data = std::move(m_data);
+    m_data = TraceData();
+    m_pool = TraceInterner(m_data);
     return Trace(std::move(data), keyframeInterval);
 }
 

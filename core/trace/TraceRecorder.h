@@ -7,12 +7,15 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "core/ir/Module.h"
 #include "core/propagation/PropagationObserver.h"
+#include "core/trace/PointerIndex.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TraceInterner.h"
 
 namespace shardx {
 
@@ -38,8 +41,12 @@ public:
 
     /// What was recorded so far.
     const TraceData& data() const { return m_data; }
-    /// The immutable trace of everything recorded so far (open nodes end at the last step).
-    Trace trace(int keyframeInterval = 256) const;
+    /// The immutable trace of everything recorded so far (open nodes end at the last step);
+    /// `keyframeInterval` 0 lets the trace choose.
+    Trace trace(int keyframeInterval = 0) const;
+    /// The same without a copy: the recorder's data moves into the trace. The recorder is spent
+    /// afterwards: it must not observe further passes, and data() is empty.
+    Trace takeTrace(int keyframeInterval = 0);
 
     // Live handles, valid while the module is unchanged (for DebugAttributes).
     /// Index of `v` in the trace values (-1 if unknown).
@@ -57,9 +64,14 @@ private:
     int internValue(ir::Value* v);
     int internFuncResult(ir::Op* func, int i);
     int internOp(ir::Op* op);
-    /// Assigns ids to every value/op of the module not seen yet.
-    void indexModule();
+    /// Assigns ids to every value/op of the module not seen yet; with `live`, appends the index
+    /// of every value the walk meets (the values still in the module).
+    void indexModule(std::vector<int>* live = nullptr);
     std::optional<TensorSharding> currentSharding(int value) const;
+    /// The same without a copy where possible (see getShardingRef).
+    const TensorSharding* currentShardingRef(int value, std::optional<TensorSharding>& storage) const;
+    /// Pool id of `s` (-1 for none).
+    int shardingId(const std::optional<TensorSharding>& s);
     /// Records shardings changed outside the observed steps as an Untracked step.
     void rescan(DecisionKind kind);
     void beginNode(TraceNodeKind kind, const std::string& label, int64_t number);
@@ -68,18 +80,19 @@ private:
 
     ir::Module& m_module;
     TraceData m_data;
+    TraceInterner m_pool;    ///< pools of m_data
     std::vector<int> m_open; ///< stack of open nodes
     bool m_started = false;  ///< the initial state is taken
     int m_round = -1;
     int64_t m_priority = -1;
-    std::set<std::string> m_usedIds;
-    std::unordered_map<const ir::Value*, int> m_valueIndex;
+    std::unordered_set<std::string> m_usedIds;
+    PointerIndex<ir::Value> m_valueIndex;
     std::map<std::pair<const ir::Op*, int>, int> m_funcResultIndex;
-    std::unordered_map<const ir::Op*, int> m_opIndex;
+    PointerIndex<ir::Op> m_opIndex;
     std::vector<ir::Value*> m_liveValues;
     std::vector<std::pair<ir::Op*, int>> m_liveFuncResults;
     std::vector<ir::Op*> m_liveOps;
-    std::vector<std::optional<TensorSharding>> m_state;
+    std::vector<int> m_state; ///< sharding id per value as recorded so far
 };
 
 } // namespace shardx

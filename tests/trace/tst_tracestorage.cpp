@@ -1,0 +1,234 @@
+// Trace storage: pooled shardings/tables/decisions, the pointer index, takeTrace, seeking at scale.
+#include <QtTest>
+
+#include <random>
+
+#include "core/io/MlirReader.h"
+#include "core/io/ModelGenerator.h"
+#include "core/propagation/PropagationPasses.h"
+#include "core/trace/PointerIndex.h"
+#include "core/trace/Trace.h"
+#include "core/trace/TraceInterner.h"
+#include "core/trace/TraceRecorder.h"
+
+using namespace shardx;
+
+namespace {
+
+/// A recorded aggressive propagation of a generated fsdp+megatron transformer.
+struct Recorded {
+    std::unique_ptr<ir::Module> module;
+    Trace trace;
+};
+
+std::unique_ptr<ir::Module> transformer(int layers)
+{
+    io::TransformerSpec spec;
+    spec.layers = layers;
+    Expected<std::string> text = io::generateTransformer(spec);
+    if (!text)
+        return nullptr;
+    DiagnosticList diags;
+    auto m = io::parseMlir(*text, "gen.mlir", diags);
+    if (!m)
+        qWarning("%s", diags.formatAll().c_str());
+    return m;
+}
+
+Recorded record(int layers, bool take)
+{
+    Recorded r;
+    r.module = transformer(layers);
+    TraceRecorder rec(*r.module);
+    PropagationPassOptions o;
+    o.base.observer = &rec;
+    DiagnosticList diags;
+    runAggressivePropagation(*r.module, o, diags);
+    r.trace = take ? rec.takeTrace() : rec.trace();
+    return r;
+}
+
+/// Every state by full replay from the initial one.
+std::vector<std::vector<int>> replay(const Trace& t)
+{
+    std::vector<std::vector<int>> states;
+    std::vector<int> s = t.data().initial;
+    s.resize(t.values().size(), -1);
+    states.push_back(s);
+    for (const TraceStep& step : t.steps()) {
+        applyTraceStep(step, s);
+        states.push_back(s);
+    }
+    return states;
+}
+
+} // namespace
+
+class TestTraceStorage : public QObject {
+    Q_OBJECT
+
+private slots:
+    void pointerIndexBasics()
+    {
+        PointerIndex<int> index;
+        std::vector<int> objects(5000);
+        QCOMPARE(index.find(&objects[0]), -1);
+        for (size_t i = 0; i < objects.size(); ++i)
+            index.insert(&objects[i], static_cast<int>(i));
+        QCOMPARE(index.size(), objects.size());
+        for (size_t i = 0; i < objects.size(); ++i)
+            QCOMPARE(index.find(&objects[i]), static_cast<int>(i));
+        // Erase every other key: tombstones must not hide the keys probed past them.
+        for (size_t i = 0; i < objects.size(); i += 2)
+            QCOMPARE(index.erase(&objects[i]), static_cast<int>(i));
+        QCOMPARE(index.erase(&objects[0]), -1);
+        QCOMPARE(index.size(), objects.size() / 2);
+        for (size_t i = 0; i < objects.size(); ++i)
+            QCOMPARE(index.find(&objects[i]), i % 2 ? static_cast<int>(i) : -1);
+        // Re-insert (reusing tombstones), overwrite, and churn well past the capacity.
+        for (size_t i = 0; i < objects.size(); i += 2)
+            index.insert(&objects[i], 7);
+        index.insert(&objects[1], 8);
+        QCOMPARE(index.find(&objects[0]), 7);
+        QCOMPARE(index.find(&objects[1]), 8);
+        for (int round = 0; round < 20; ++round)
+            for (size_t i = 0; i < objects.size(); ++i) {
+                QCOMPARE(index.erase(&objects[i]), round == 0 ? (i == 1 ? 8 : i % 2 ? int(i) : 7) : round);
+                index.insert(&objects[i], round + 1);
+            }
+        QCOMPARE(index.size(), objects.size());
+        QCOMPARE(index.find(nullptr), -1);
+    }
+
+    void internerSharesEqualContents()
+    {
+        TraceData data;
+        TraceInterner pool(data);
+        TensorSharding a;
+        a.mesh.symbol = "mesh";
+        a.dims = {DimSharding{{AxisRef("x")}, false, std::nullopt}, DimSharding{{}, true, std::nullopt}};
+        TensorSharding b = a;
+        TensorSharding c = a;
+        c.dims[0].axes = {AxisRef("x", 1, 2)};
+        TensorSharding d = a;
+        d.dims[1].priority = 0; // an explicit p0 differs from no priority
+        QCOMPARE(pool.sharding(a), 0);
+        QCOMPARE(pool.sharding(b), 0);
+        QCOMPARE(pool.sharding(c), 1);
+        QCOMPARE(pool.sharding(d), 2);
+        QCOMPARE(data.shardings.size(), size_t(3));
+        // A second interner over the same data finds the existing entries.
+        TraceInterner again(data);
+        QCOMPARE(again.sharding(c), 1);
+        OpShardingRule rule;
+        rule.operands = {{{0}, {1}}};
+        rule.results = {{{0}, {1}}};
+        rule.factorSizes = {4, 8};
+        const int r = pool.rule(rule);
+        TraceRule same{{{{0}, {1}}, {{0}, {1}}}, {4, 8}};
+        QCOMPARE(pool.rule(same), r);
+        QCOMPARE(traceHash(rule), traceHash(same));
+        same.factorSizes = {8, 4};
+        QVERIFY(pool.rule(same) != r);
+    }
+
+    void recordedPoolsStayFlatWithDepth()
+    {
+        // Layers repeat the same ops with the same shardings: the pools must not grow with the
+        // number of layers once the pattern repeats, while the steps do.
+        Recorded four = record(4, false);
+        Recorded eight = record(8, false);
+        const TraceData& a = four.trace.data();
+        const TraceData& b = eight.trace.data();
+        QVERIFY(b.steps.size() > a.steps.size() * 3 / 2);
+        QCOMPARE(b.rules.size(), a.rules.size());
+        QCOMPARE(b.tables.size(), a.tables.size());
+        QCOMPARE(b.decisionSets.size(), a.decisionSets.size());
+        QVERIFY(b.shardings.size() <= a.shardings.size() + 4);
+        QVERIFY(a.tables.size() < a.steps.size() / 4);
+        QVERIFY(Trace::validate(b).ok());
+    }
+
+    void takeTraceEqualsCopy()
+    {
+        Recorded copied = record(2, false);
+        Recorded taken = record(2, true);
+        QVERIFY(copied.trace == taken.trace);
+        QCOMPARE(copied.trace.toText(), taken.trace.toText());
+    }
+
+    void automaticKeyframeInterval()
+    {
+        TraceData d;
+        d.values.resize(1000);
+        d.initial.assign(1000, -1);
+        d.steps.resize(100000);
+        // 1e8 cells over a budget of 2^24 ids: keyframes every ceil(1e8 / 2^24) = 6 -> 256 steps.
+        QCOMPARE(Trace(d).keyframeInterval(), 256);
+        d.values.resize(200000);
+        d.initial.assign(200000, -1);
+        // 2e10 cells: every ceil(2e10 / 16777216) = 1193 steps.
+        QCOMPARE(Trace(d).keyframeInterval(), 1193);
+        // An explicit interval is raised to the budget's minimum, never lowered below it.
+        QCOMPARE(Trace(d, 7).keyframeInterval(), 1193);
+        QCOMPARE(Trace(d, 5000).keyframeInterval(), 5000);
+        d.values.resize(10);
+        d.initial.assign(10, -1);
+        QCOMPARE(Trace(d, 7).keyframeInterval(), 7);
+    }
+
+    void seekMatchesReplayEverywhere()
+    {
+        Recorded r = record(3, true);
+        const Trace& t = r.trace;
+        QVERIFY(t.numSteps() > 300);
+        const auto states = replay(t);
+        // Small keyframe intervals force every path: from here forwards and backwards, from the
+        // keyframe below and from the one above.
+        for (int interval : {0, 1, 5, 64}) {
+            Trace k(t.data(), interval);
+            TraceCursor cur(k);
+            std::mt19937 rng(42);
+            for (int i = 0; i < 400; ++i) {
+                const size_t to = rng() % (k.numSteps() + 1);
+                cur.seek(to);
+                QCOMPARE(cur.position(), to);
+                QVERIFY(cur.state() == states[to]);
+            }
+            for (size_t to = k.numSteps() + 1; to-- > 0;) {
+                cur.seek(to);
+                QVERIFY(cur.state() == states[to]);
+            }
+        }
+        // Sharding pointers resolve through the pool.
+        TraceCursor cur(t);
+        cur.seek(t.numSteps());
+        for (size_t v = 0; v < t.values().size(); ++v) {
+            const int id = states.back()[v];
+            QCOMPARE(cur.sharding(static_cast<int>(v)), id < 0 ? nullptr : &t.data().shardings[size_t(id)]);
+        }
+    }
+
+    void validateRejectsInconsistentChanges()
+    {
+        Recorded r = record(1, true);
+        TraceData d = r.trace.data();
+        QVERIFY(Trace::validate(d).ok());
+        size_t withChange = 0;
+        while (d.steps[withChange].changes.empty())
+            ++withChange;
+        TraceData bad = d;
+        bad.steps[withChange].changes[0].before = bad.steps[withChange].changes[0].after;
+        QVERIFY(!Trace::validate(bad).ok());
+        QVERIFY(Trace::validate(bad).error().message.find("steps/" + std::to_string(withChange)) != std::string::npos);
+        bad = d;
+        bad.steps[withChange].before = static_cast<int>(bad.tables.size());
+        QVERIFY(!Trace::validate(bad).ok());
+        bad = d;
+        bad.initial.pop_back();
+        QVERIFY(!Trace::validate(bad).ok());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTraceStorage)
+#include "tst_tracestorage.moc"
