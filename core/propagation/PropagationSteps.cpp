@@ -239,7 +239,7 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         }
     }
     if (obs) {
-        rec.after = proj;
+        rec.after = std::move(proj);
         obs->step(rec);
     }
     return changed;

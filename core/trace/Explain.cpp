@@ -48,8 +48,8 @@ std::string stepLabel(const Trace& t, size_t index)
     if (s.op >= 0 && s.op < static_cast<int>(t.ops().size())) {
         const TraceOp& op = t.ops()[static_cast<size_t>(s.op)];
         out += " " + op.name;
-        if (!op.scope.empty())
-            out += " at " + op.scope;
+        if (!t.scopeName(op.scope).empty())
+            out += " at " + t.scopeName(op.scope);
     }
     if (s.round >= 0)
         out += ", op-priority round " + std::to_string(s.round);
@@ -119,8 +119,9 @@ Expected<int> findTraceValue(const Trace& trace, const std::string& query)
             if (!local.empty() && local[0] == '%' && v.displayName == local)
                 match = true;
         }
-        if (!match && !v.scope.empty() && query.size() <= v.scope.size() &&
-            v.scope.compare(v.scope.size() - query.size(), query.size(), query) == 0)
+        const std::string& scope = trace.scopeName(v.scope);
+        if (!match && !scope.empty() && query.size() <= scope.size() &&
+            scope.compare(scope.size() - query.size(), query.size(), query) == 0)
             match = true;
         if (match)
             hits.push_back(static_cast<int>(i));
@@ -145,7 +146,7 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     const TraceValue& tv = trace.values()[static_cast<size_t>(value)];
     e.id = tv.id;
     e.displayName = tv.displayName;
-    e.scope = tv.scope;
+    e.scope = trace.scopeName(tv.scope);
     if (static_cast<size_t>(value) < trace.data().initial.size())
         if (const TensorSharding* init = trace.sharding(trace.data().initial[static_cast<size_t>(value)]))
             e.initial = *init;

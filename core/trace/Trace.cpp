@@ -139,6 +139,12 @@ const TensorSharding* TraceData::sharding(int id) const
     return id >= 0 && static_cast<size_t>(id) < shardings.size() ? &shardings[static_cast<size_t>(id)] : nullptr;
 }
 
+const std::string& TraceData::scopeName(int id) const
+{
+    static const std::string none;
+    return id >= 0 && static_cast<size_t>(id) < scopes.size() ? scopes[static_cast<size_t>(id)] : none;
+}
+
 const TraceRule& TraceData::rule(const TraceStep& s) const
 {
     static const TraceRule none;
@@ -196,6 +202,12 @@ Status Trace::validate(const TraceData& d)
     auto inRange = [](int id, size_t size) { return id >= -1 && (id < 0 || static_cast<size_t>(id) < size); };
     if (d.initial.size() != d.values.size())
         return fail("initial", "expected one sharding id per value");
+    for (size_t v = 0; v < d.values.size(); ++v)
+        if (!inRange(d.values[v].scope, d.scopes.size()))
+            return fail("values/" + std::to_string(v) + "/scope", "scope index out of range");
+    for (size_t o = 0; o < d.ops.size(); ++o)
+        if (!inRange(d.ops[o].scope, d.scopes.size()))
+            return fail("ops/" + std::to_string(o) + "/scope", "scope index out of range");
     std::vector<int> state = d.initial;
     for (size_t v = 0; v < state.size(); ++v)
         if (!inRange(state[v], d.shardings.size()))

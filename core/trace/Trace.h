@@ -22,15 +22,15 @@ bool operator==(const FactorDecision& a, const FactorDecision& b);
 struct TraceValue {
     std::string id;          ///< stable id: `@f:%arg0`, `@f:op3#0`, `@f:op3/r0:%arg1`, `@f:result0`
     std::string displayName; ///< `%arg0`, `%3`, `%1#2`, `result 0` (as printed, when cheap)
-    std::string scope;       ///< name scope of the op's / argument's `loc("...")`, or empty
+    int scope = -1;          ///< TraceData::scopes: name scope of the op's / argument's `loc("...")`
     bool operator==(const TraceValue& o) const = default;
 };
 
 /// An op seen by the recorder.
 struct TraceOp {
-    std::string id;    ///< `@f:op3`, `@f:op3/r0/op1`, `@f` for a function
-    std::string name;  ///< `stablehlo.add`
-    std::string scope; ///< name scope of its `loc("...")`, or empty
+    std::string id;   ///< `@f:op3`, `@f:op3/r0/op1`, `@f` for a function
+    std::string name; ///< `stablehlo.add`
+    int scope = -1;   ///< TraceData::scopes: name scope of its `loc("...")`, -1 for none
     bool operator==(const TraceOp& o) const = default;
 };
 
@@ -160,6 +160,7 @@ struct TraceData {
     std::vector<TraceOp> ops;
     std::vector<TraceNode> nodes;
     std::vector<TraceStep> steps;
+    std::vector<std::string> scopes;                       ///< pool: TraceValue::scope, TraceOp::scope
     std::vector<TensorSharding> shardings;                 ///< pool: TraceChange::before/after, initial
     std::vector<TraceRule> rules;                          ///< pool: TraceStep::rule
     std::vector<ShardingProjection> tables;                ///< pool: TraceStep::before/after
@@ -169,6 +170,8 @@ struct TraceData {
 
     /// The pooled sharding `id`, nullptr for -1 (no sharding).
     const TensorSharding* sharding(int id) const;
+    /// The name scope `id`, empty for -1.
+    const std::string& scopeName(int id) const;
     /// The pooled parts of a step; empty when the step has none.
     const TraceRule& rule(const TraceStep& s) const;
     const ShardingProjection& tablesBefore(const TraceStep& s) const;
@@ -197,6 +200,8 @@ public:
     size_t numSteps() const { return m_data.steps.size(); }
     /// The pooled sharding `id`, nullptr for -1.
     const TensorSharding* sharding(int id) const { return m_data.sharding(id); }
+    /// The name scope `id` of a value or op, empty for -1.
+    const std::string& scopeName(int id) const { return m_data.scopeName(id); }
     /// The pooled rule, factor tables and decisions of a step (empty when it has none).
     const TraceRule& rule(const TraceStep& s) const { return m_data.rule(s); }
     const ShardingProjection& tablesBefore(const TraceStep& s) const { return m_data.tablesBefore(s); }

@@ -1,4 +1,6 @@
 // Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 2, ...}`).
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "core/io/JsonAdapters.h"
@@ -353,10 +355,10 @@ std::string Trace::toJson() const
 {
     json values = json::array();
     for (const TraceValue& v : m_data.values)
-        values.push_back({{"id", v.id}, {"name", v.displayName}, {"scope", v.scope}});
+        values.push_back({{"id", v.id}, {"name", v.displayName}, {"scope", m_data.scopeName(v.scope)}});
     json ops = json::array();
     for (const TraceOp& o : m_data.ops)
-        ops.push_back({{"id", o.id}, {"name", o.name}, {"scope", o.scope}});
+        ops.push_back({{"id", o.id}, {"name", o.name}, {"scope", m_data.scopeName(o.scope)}});
     json nodes = json::array();
     for (const TraceNode& n : m_data.nodes)
         nodes.push_back({{"kind", traceNodeKindName(n.kind)},
@@ -419,16 +421,26 @@ Expected<Trace> Trace::fromJson(const std::string& text)
         }
         TraceData d;
         const int interval = static_cast<int>(io::readField(doc, "keyframeInterval", io::readInt));
-        d.values = io::readField(doc, "values", [](const json& a) {
-            return io::readArray<TraceValue>(a, [](const json& e) {
+        // Scopes are written out by name and pooled again in first-seen order.
+        std::map<std::string, int> scopeIds;
+        auto scopeId = [&](const std::string& name) {
+            if (name.empty())
+                return -1;
+            auto [it, added] = scopeIds.emplace(name, static_cast<int>(d.scopes.size()));
+            if (added)
+                d.scopes.push_back(name);
+            return it->second;
+        };
+        d.values = io::readField(doc, "values", [&](const json& a) {
+            return io::readArray<TraceValue>(a, [&](const json& e) {
                 return TraceValue{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
-                                  io::readField(e, "scope", io::readString)};
+                                  scopeId(io::readField(e, "scope", io::readString))};
             });
         });
-        d.ops = io::readField(doc, "ops", [](const json& a) {
-            return io::readArray<TraceOp>(a, [](const json& e) {
+        d.ops = io::readField(doc, "ops", [&](const json& a) {
+            return io::readArray<TraceOp>(a, [&](const json& e) {
                 return TraceOp{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
-                               io::readField(e, "scope", io::readString)};
+                               scopeId(io::readField(e, "scope", io::readString))};
             });
         });
         d.nodes = io::readField(doc, "nodes", [](const json& a) {

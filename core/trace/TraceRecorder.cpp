@@ -13,27 +13,26 @@ using ir::Value;
 
 namespace {
 
-std::string scopeOf(const ir::LocationAttr& loc)
+/// The name scope of a location: its name, or the first name inside a call site / fused one.
+const std::string* scopeOf(const ir::LocationAttr& loc)
 {
     switch (loc.kind) {
-    case ir::LocationAttr::Kind::Name: return loc.text;
+    case ir::LocationAttr::Kind::Name: return loc.text.empty() ? nullptr : &loc.text;
     case ir::LocationAttr::Kind::CallSite:
     case ir::LocationAttr::Kind::Fused:
         for (const auto& c : loc.children)
-            if (c) {
-                std::string s = scopeOf(*c);
-                if (!s.empty())
+            if (c)
+                if (const std::string* s = scopeOf(*c))
                     return s;
-            }
-        return {};
-    default: return {};
+        return nullptr;
+    default: return nullptr;
     }
 }
 
-std::string scopeOf(const ir::AttrPtr& loc)
+const std::string* scopeOf(const ir::AttrPtr& loc)
 {
     const ir::LocationAttr* l = loc ? loc->as<ir::LocationAttr>() : nullptr;
-    return l ? scopeOf(*l) : std::string();
+    return l ? scopeOf(*l) : nullptr;
 }
 
 } // namespace
@@ -179,6 +178,27 @@ std::vector<TraceFactorChange> factorChanges(const StepTables& s, int t)
 
 TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_pool(m_data)
 {
+    // Size the tables once: growing vectors of 100k entries step by step costs more than the
+    // indexing itself.
+    size_t numOps = 0, numValues = 0;
+    for (Op* func : m_module.funcs())
+        func->walk([&](Op* op) {
+            ++numOps;
+            numValues += op->numResults();
+            for (const auto& region : op->regions())
+                for (const auto& block : region->blocks())
+                    numValues += block->numArgs();
+        });
+    numOps += m_module.body().ops().size();
+    numValues += 64; // function results
+    m_data.values.reserve(numValues);
+    m_data.ops.reserve(numOps);
+    m_liveValues.reserve(numValues);
+    m_liveFuncResults.reserve(numValues);
+    m_state.reserve(numValues);
+    m_liveOps.reserve(numOps);
+    m_valueIndex.reserve(numValues);
+    m_opIndex.reserve(numOps);
     indexModule();
     m_data.initial = m_state;
     m_started = true;
@@ -195,7 +215,7 @@ int TraceRecorder::internValue(Value* v)
         return idx;
     // A value outside the module's functions: anonymous id.
     const int idx = static_cast<int>(m_data.values.size());
-    m_data.values.push_back(TraceValue{"?value" + std::to_string(idx), "", ""});
+    m_data.values.push_back(TraceValue{"?value" + std::to_string(idx), "", -1});
     m_valueIndex.insert(v, idx);
     m_liveValues.push_back(v);
     m_liveFuncResults.emplace_back(nullptr, -1);
@@ -223,7 +243,7 @@ int TraceRecorder::internOp(Op* op)
     if (int idx = m_opIndex.find(op); idx >= 0)
         return idx;
     const int idx = static_cast<int>(m_data.ops.size());
-    m_data.ops.push_back(TraceOp{"?op" + std::to_string(idx), op->name(), scopeOf(op->loc)});
+    m_data.ops.push_back(TraceOp{"?op" + std::to_string(idx), op->name(), scopeId(op->loc)});
     m_opIndex.insert(op, idx);
     m_liveOps.push_back(op);
     return idx;
@@ -264,7 +284,7 @@ void TraceRecorder::indexModule(std::vector<int>* live)
         const int idx = static_cast<int>(m_data.values.size());
         if (live)
             live->push_back(idx);
-        m_data.values.push_back(TraceValue{unique(id()), name(), scopeOf(loc)});
+        m_data.values.push_back(TraceValue{unique(id()), name(), scopeId(loc)});
         m_valueIndex.insert(v, idx);
         m_liveValues.push_back(v);
         m_liveFuncResults.emplace_back(nullptr, -1);
@@ -277,7 +297,7 @@ void TraceRecorder::indexModule(std::vector<int>* live)
         if (m_opIndex.contains(op))
             return;
         m_opIndex.insert(op, static_cast<int>(m_data.ops.size()));
-        m_data.ops.push_back(TraceOp{unique(id()), op->name(), scopeOf(op->loc)});
+        m_data.ops.push_back(TraceOp{unique(id()), op->name(), scopeId(op->loc)});
         m_liveOps.push_back(op);
     };
     int topPos = 0;
@@ -306,7 +326,7 @@ void TraceRecorder::indexModule(std::vector<int>* live)
             if (live)
                 live->push_back(idx);
             m_data.values.push_back(
-                TraceValue{unique(fname + ":result" + std::to_string(i)), "result " + std::to_string(i), ""});
+                TraceValue{unique(fname + ":result" + std::to_string(i)), "result " + std::to_string(i), -1});
             m_funcResultIndex[key] = idx;
             m_liveValues.push_back(nullptr);
             m_liveFuncResults.emplace_back(func, static_cast<int>(i));
@@ -411,6 +431,20 @@ const TensorSharding* TraceRecorder::currentShardingRef(int value, std::optional
         return getShardingRef(v, storage);
     storage = currentSharding(value);
     return storage ? &*storage : nullptr;
+}
+
+int TraceRecorder::scopeId(const ir::AttrPtr& loc)
+{
+    const std::string* name = scopeOf(loc);
+    if (!name)
+        return -1;
+    auto it = m_scopeIndex.find(*name);
+    if (it != m_scopeIndex.end())
+        return it->second;
+    const int id = static_cast<int>(m_data.scopes.size());
+    m_data.scopes.push_back(*name);
+    m_scopeIndex.emplace(*name, id);
+    return id;
 }
 
 int TraceRecorder::shardingId(const std::optional<TensorSharding>& s) { return s ? m_pool.sharding(*s) : -1; }
@@ -654,6 +688,7 @@ Trace TraceRecorder::takeTrace(int keyframeInterval)
     TraceData data = std::move(m_data);
     m_data = TraceData();
     m_pool = TraceInterner(m_data);
+    m_scopeIndex.clear();
     return Trace(std::move(data), keyframeInterval);
 }
 

@@ -70,6 +70,8 @@ private:
     std::optional<TensorSharding> currentSharding(int value) const;
     /// The same without a copy where possible (see getShardingRef).
     const TensorSharding* currentShardingRef(int value, std::optional<TensorSharding>& storage) const;
+    /// Pool id of the name scope of `loc` (-1 for none).
+    int scopeId(const ir::AttrPtr& loc);
     /// Pool id of `s` (-1 for none).
     int shardingId(const std::optional<TensorSharding>& s);
     /// Records shardings changed outside the observed steps as an Untracked step.
@@ -86,6 +88,7 @@ private:
     int m_round = -1;
     int64_t m_priority = -1;
     std::unordered_set<std::string> m_usedIds;
+    std::unordered_map<std::string, int> m_scopeIndex; ///< scope name -> TraceData::scopes
     PointerIndex<ir::Value> m_valueIndex;
     std::map<std::pair<const ir::Op*, int>, int> m_funcResultIndex;
     PointerIndex<ir::Op> m_opIndex;

@@ -153,6 +153,16 @@ void BM_AggressiveRecording(benchmark::State& state)
     state.counters["peak_rss_MiB"] = peakRssMiB();
 }
 
+/// Constructing a TraceRecorder: indexing every value and op and taking the initial state.
+void BM_RecorderConstruct(benchmark::State& state)
+{
+    auto m = parse(moduleText(static_cast<int>(state.range(0))));
+    for (auto _ : state) {
+        TraceRecorder recorder(*m);
+        benchmark::DoNotOptimize(recorder.data().values.size());
+    }
+}
+
 /// TraceCursor::seek to pseudo-random steps of a recorded trace.
 void BM_TraceSeek(benchmark::State& state)
 {
@@ -184,6 +194,7 @@ BENCHMARK(BM_AggressiveRecording)
     ->Args({1020, 1})
     ->Args({1020, 2})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RecorderConstruct)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TraceSeek)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Parse)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Print)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);

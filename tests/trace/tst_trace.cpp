@@ -388,7 +388,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
             byId[v.id] = v;
         QCOMPARE(byId.count("@main:%arg0"), size_t(1));
         QCOMPARE(byId["@main:op0#0"].displayName, std::string("%0"));
-        QCOMPARE(byId["@main:op0#0"].scope, std::string("layer1/neg"));
+        QCOMPARE(t.scopeName(byId["@main:op0#0"].scope), std::string("layer1/neg"));
         QCOMPARE(byId["@main:op1#0"].displayName, std::string("%1"));
         QCOMPARE(byId["@main:op1/r0/%arg0"].displayName, std::string("%arg1"));
         QCOMPARE(byId["@main:op1/r0/op0#0"].displayName, std::string("%2"));
