@@ -24,18 +24,23 @@ int64_t tensorSize(const TensorFactorShardings& t, const OpShardingRule& rule)
     return size;
 }
 
-/// Truncation loop of 4.4 step 2 with a per-axis rule.
-template <typename Fn> void truncateAxes(std::vector<AxisRef>& axes, const Mesh& mesh, bool conservative, Fn&& rule)
+/// Truncation loop of 4.4 step 2 with a per-axis rule. `cut(axis, kept, conservative)` is told
+/// where the list was cut: `kept` is the sub-axis kept in place of `axis` (none: dropped), and
+/// `conservative` is set when only conservative propagation's ban on sub-axes dropped it.
+template <typename Fn, typename Cut>
+void truncateAxes(std::vector<AxisRef>& axes, const Mesh& mesh, bool conservative, Fn&& rule, Cut&& cut)
 {
     int64_t prev = 1;
     for (size_t i = 0; i < axes.size(); ++i) {
         std::optional<AxisRef> y = rule(axes[i], prev);
         if (!y || (conservative && y->isSubAxis())) {
+            cut(axes[i], std::optional<AxisRef>(), y.has_value());
             axes.resize(i);
             return;
         }
         prev *= y->size(mesh);
         if (!(*y == axes[i])) {
+            cut(axes[i], y, false);
             axes[i] = *y;
             axes.resize(i + 1);
             return;
@@ -123,13 +128,41 @@ UpdatedTensors propagateAggressive(ShardingProjection& p, const FactorPropagatio
                 continue;
             const int64_t factorSize = rule.factorSizes[static_cast<size_t>(f)];
             std::vector<AxisRef> axes = cand[static_cast<size_t>(f)];
-            truncateAxes(axes, mesh, in.conservative, [&](const AxisRef& a, int64_t prev) {
-                return prefixNoConflictWithinFactor(a, table, f, prev, factorSize, mesh);
-            });
-            if (!isStrictPrefix(fs->axes, axes, mesh))
+            // Cuts are recorded (for the trace) against this tensor, which caused them.
+            std::vector<AxisTruncation> cuts;
+            TruncationReason reason = TruncationReason::Closed;
+            int64_t other = -1;
+            auto record = [&](const AxisRef& axis, const std::optional<AxisRef>& kept, bool conservativeOnly) {
+                if (!decisions)
+                    return;
+                AxisTruncation tr;
+                tr.axis = axis;
+                tr.replacedBy = kept;
+                tr.reason = conservativeOnly ? TruncationReason::SubAxisConservative : reason;
+                tr.tensor = t;
+                tr.otherFactor = tr.reason == TruncationReason::ConflictAcrossFactors ? other : -1;
+                cuts.push_back(tr);
+            };
+            truncateAxes(
+                axes, mesh, in.conservative,
+                [&](const AxisRef& a, int64_t prev) {
+                    return prefixNoConflictWithinFactor(a, table, f, prev, factorSize, mesh, &reason);
+                },
+                record);
+            auto keepCuts = [&] {
+                for (AxisTruncation& tr : cuts)
+                    decs[static_cast<size_t>(f)].truncations.push_back(std::move(tr));
+                cuts.clear();
+            };
+            if (!isStrictPrefix(fs->axes, axes, mesh)) {
+                keepCuts();
                 continue;
-            truncateAxes(axes, mesh, in.conservative,
-                         [&](const AxisRef& a, int64_t) { return prefixNoConflictAcrossFactors(a, table, f); });
+            }
+            reason = TruncationReason::ConflictAcrossFactors;
+            truncateAxes(
+                axes, mesh, in.conservative,
+                [&](const AxisRef& a, int64_t) { return prefixNoConflictAcrossFactors(a, table, f, &other); }, record);
+            keepCuts();
             if (isOperand && in.elementwise) {
                 for (const TensorFactorShardings& r : p.results) {
                     const FactorSharding* rf = r.find(f);

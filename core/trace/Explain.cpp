@@ -13,15 +13,27 @@ bool hasAxisNamed(const std::vector<AxisRef>& axes, const AxisRef& a)
     return std::any_of(axes.begin(), axes.end(), [&](const AxisRef& b) { return b == a; });
 }
 
+bool hasName(const std::vector<AxisRef>& axes, const std::string& name)
+{
+    return std::any_of(axes.begin(), axes.end(), [&](const AxisRef& b) { return b.name == name; });
+}
+
 bool shardingUsesName(const std::optional<TensorSharding>& s, const std::string& name)
 {
     if (!s)
         return false;
     for (const DimSharding& d : s->dims)
-        for (const AxisRef& a : d.axes)
-            if (a.name == name)
-                return true;
+        if (hasName(d.axes, name))
+            return true;
     return false;
+}
+
+std::string quotedList(const std::vector<AxisRef>& axes)
+{
+    std::string out;
+    for (size_t i = 0; i < axes.size(); ++i)
+        out += (i ? ", " : "") + axes[i].toString();
+    return out;
 }
 
 std::string valueLabel(const Trace& t, int v)
@@ -32,24 +44,45 @@ std::string valueLabel(const Trace& t, int v)
     return tv.displayName.empty() ? tv.id : tv.displayName;
 }
 
+/// The function a func-result step belongs to, as `@main`.
+std::string funcOfStep(const Trace& t, const TraceStep& s)
+{
+    return s.op >= 0 && s.op < static_cast<int>(t.ops().size()) ? t.ops()[static_cast<size_t>(s.op)].id
+                                                                : "the function";
+}
+
 std::string tensorLabel(const Trace& t, const TraceStep& s, int tensor)
 {
     if (tensor < 0 || tensor >= static_cast<int>(s.tensorValues.size()))
         return "a tensor of the op";
+    const int v = s.tensorValues[static_cast<size_t>(tensor)];
+    if (s.kind == TraceStepKind::FuncResult)
+        return tensor < s.numOperands
+                   ? "the returned value (" + valueLabel(t, v) + ")"
+                   : "the result annotation of " + funcOfStep(t, s) + " (result " + std::to_string(s.funcResult) + ")";
+    if (s.kind == TraceStepKind::GroupCopy)
+        return valueLabel(t, v);
     std::string role = tensor < s.numOperands ? "operand " + std::to_string(tensor)
                                               : "result " + std::to_string(tensor - s.numOperands);
-    return role + " (" + valueLabel(t, s.tensorValues[static_cast<size_t>(tensor)]) + ")";
+    return role + " (" + valueLabel(t, v) + ")";
 }
 
 std::string stepLabel(const Trace& t, size_t index)
 {
     const TraceStep& s = t.steps()[index];
-    std::string out = "step #" + std::to_string(index) + " (" + traceStepKindName(s.kind);
-    if (s.op >= 0 && s.op < static_cast<int>(t.ops().size())) {
-        const TraceOp& op = t.ops()[static_cast<size_t>(s.op)];
-        out += " " + op.name;
-        if (!t.scopeName(op.scope).empty())
-            out += " at " + t.scopeName(op.scope);
+    std::string out = "step #" + std::to_string(index) + " (";
+    if (s.kind == TraceStepKind::FuncResult) {
+        out += "result " + std::to_string(s.funcResult) + " of " + funcOfStep(t, s);
+    } else {
+        out += traceStepKindName(s.kind);
+        if (s.op >= 0 && s.op < static_cast<int>(t.ops().size())) {
+            const TraceOp& op = t.ops()[static_cast<size_t>(s.op)];
+            out += " " + op.name;
+            if (!t.scopeName(op.scope).empty())
+                out += " at " + t.scopeName(op.scope);
+        }
+        if (s.group >= 0)
+            out += " " + std::to_string(s.group);
     }
     if (s.round >= 0)
         out += ", op-priority round " + std::to_string(s.round);
@@ -58,12 +91,12 @@ std::string stepLabel(const Trace& t, size_t index)
     return out + ")";
 }
 
-std::string truncationSentence(const Trace& t, const TraceStep& s, const AxisTruncation& tr)
+std::string reasonSentence(const Trace& t, const TraceStep& s, TruncationReason reason, int tensor, int64_t otherFactor)
 {
-    std::string who = tensorLabel(t, s, tr.tensor);
-    switch (tr.reason) {
+    std::string who = tensorLabel(t, s, tensor);
+    switch (reason) {
     case TruncationReason::ConflictAcrossFactors:
-        return "it is already used by factor " + factorName(tr.otherFactor) + " of " + who;
+        return "it is already used by factor " + factorName(otherFactor) + " of " + who;
     case TruncationReason::Replicated: return "it is explicitly replicated in " + who;
     case TruncationReason::Unreduced: return "it is unreduced in " + who;
     case TruncationReason::Closed: return "the dimension is closed in " + who;
@@ -72,6 +105,21 @@ std::string truncationSentence(const Trace& t, const TraceStep& s, const AxisTru
     case TruncationReason::SubAxisConservative: return "conservative propagation does not split it into sub-axes";
     }
     return "a rule cut it";
+}
+
+/// The truncation reason a decision kind names, if it names one.
+std::optional<TruncationReason> reasonOf(DecisionKind k)
+{
+    switch (k) {
+    case DecisionKind::ConflictAcrossFactors: return TruncationReason::ConflictAcrossFactors;
+    case DecisionKind::ExplicitlyReplicated: return TruncationReason::Replicated;
+    case DecisionKind::ExplicitlyUnreduced: return TruncationReason::Unreduced;
+    case DecisionKind::ClosedDimension: return TruncationReason::Closed;
+    case DecisionKind::Overflow: return TruncationReason::Overflow;
+    case DecisionKind::NonDivisible: return TruncationReason::NonDivisible;
+    case DecisionKind::SubAxisConservative: return TruncationReason::SubAxisConservative;
+    default: return std::nullopt;
+    }
 }
 
 std::string decisionSentence(const Trace& t, const TraceStep& s, const TraceFactorChange& fc)
@@ -91,11 +139,136 @@ std::string decisionSentence(const Trace& t, const TraceStep& s, const TraceFact
         return "aggressive propagation preferred the sharding of " + tensorLabel(t, s, d.sourceTensor) + " (" + sizes +
                ", the larger tensor wins)";
     }
-    case DecisionKind::FuncResultStep: return "it was exchanged with the function result annotation" + from;
+    case DecisionKind::FuncResultStep:
+        return fc.sources.empty() ? std::string("it was exchanged between the returned value and the result annotation")
+                                  : "it was copied" + from;
     case DecisionKind::ShardingConstraint: return "a sharding constraint was applied to its input" + from;
     case DecisionKind::ShardingGroupCopy: return "it was copied from another member of its sharding group";
     case DecisionKind::UserPriorityRestored: return "its user priority round restored it";
-    default: return "it is the compatible sharding of factor " + factorName(fc.factor) + from;
+    default: break;
+    }
+    std::string out = "it is the compatible sharding of factor " + factorName(fc.factor) + from;
+    if (std::optional<TruncationReason> r = reasonOf(d.kind); r && d.axis)
+        out += ", " +
+               (d.replacedBy ? "cut from " + d.axis->toString() + " to " + d.replacedBy->toString()
+                             : "without " + d.axis->toString()) +
+               " because " + reasonSentence(t, s, *r, d.culpritTensor, d.otherFactor);
+    return out;
+}
+
+/// `b` is `a`, or a sub-axis of it (the same name, within its range).
+bool withinAxis(const AxisRef& b, const AxisRef& a)
+{
+    if (b.name != a.name)
+        return false;
+    if (!a.sub)
+        return true;
+    return b.sub && b.sub->preSize >= a.sub->preSize && b.sub->nextPreSize() <= a.sub->nextPreSize();
+}
+
+/// `x` added along dimension `d` of the value in `c`: an axis within `a` that `after` has and
+/// `before` lacks.
+bool addsAxis(const TraceFactorChange& fc, int d, const AxisRef& a)
+{
+    if (fc.dim != d)
+        return false;
+    for (const AxisRef& b : fc.after)
+        if (withinAxis(b, a) && !hasAxisNamed(fc.before, b))
+            return true;
+    return false;
+}
+
+/// The dimension of `tensor` in the step's rule that holds factor `f`, or -1.
+int dimOfFactor(const Trace& t, const TraceStep& s, int tensor, int64_t f)
+{
+    const std::vector<TensorFactorMapping>& mappings = t.rule(s).mappings;
+    if (tensor < 0 || tensor >= static_cast<int>(mappings.size()))
+        return -1;
+    const TensorFactorMapping& m = mappings[static_cast<size_t>(tensor)];
+    for (size_t d = 0; d < m.size(); ++d)
+        if (std::find(m[d].begin(), m[d].end(), f) != m[d].end())
+            return static_cast<int>(d);
+    return -1;
+}
+
+/// Either list is a prefix of the other (element-wise).
+bool prefixCompatible(const std::vector<AxisRef>& a, const std::vector<AxisRef>& b)
+{
+    const size_t n = std::min(a.size(), b.size());
+    return std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n), b.begin());
+}
+
+/// Why `name` is missing from tensor `tensor` of step `si`, from the cuts of factor propagation.
+bool explainByTruncation(const Trace& t, size_t si, int tensor, const std::string& name, AxisExplanation& x)
+{
+    const TraceStep& s = t.steps()[si];
+    for (const bool ownTensorOnly : {true, false})
+        for (const FactorDecision& fd : t.decisions(s)) {
+            const int d = dimOfFactor(t, s, tensor, fd.factor);
+            if (d < 0)
+                continue;
+            for (const AxisTruncation& tr : fd.truncations) {
+                if (tr.axis.name != name || (ownTensorOnly && tr.tensor != tensor))
+                    continue;
+                x.step = static_cast<int>(si);
+                x.dim = d;
+                x.sentence =
+                    "\"" + name + "\" was offered along factor " + factorName(fd.factor) + " (dimension " +
+                    std::to_string(d) + ") at " + stepLabel(t, si) +
+                    (tr.replacedBy ? " but cut to " + tr.replacedBy->toString() : std::string(" but dropped")) + ": " +
+                    reasonSentence(t, s, tr.reason, tr.tensor, tr.otherFactor) + ".";
+                return true;
+            }
+        }
+    return false;
+}
+
+/// Why `name` is missing from tensor `tensor` of step `si` when the tensors of the step
+/// disagreed on a factor (4.4 step 1: the merge of their axes stops at the first difference).
+bool explainByDisagreement(const Trace& t, size_t si, int tensor, const std::string& name, AxisExplanation& x)
+{
+    const TraceStep& s = t.steps()[si];
+    const ShardingProjection& before = t.tablesBefore(s);
+    for (const FactorDecision& fd : t.decisions(s)) {
+        const int d = dimOfFactor(t, s, tensor, fd.factor);
+        if (d < 0 || hasName(fd.compatible, name))
+            continue;
+        for (int u = 0; u < before.numTensors(); ++u) {
+            const FactorSharding* uf = u == tensor ? nullptr : before.tensor(u).find(fd.factor);
+            if (!uf || !hasName(uf->axes, name))
+                continue;
+            for (int w = 0; w < before.numTensors(); ++w) {
+                const FactorSharding* wf = w == u ? nullptr : before.tensor(w).find(fd.factor);
+                if (!wf || wf->axes.empty() || prefixCompatible(uf->axes, wf->axes))
+                    continue;
+                x.step = static_cast<int>(si);
+                x.dim = d;
+                x.sentence = "\"" + name + "\" was offered along factor " + factorName(fd.factor) + " (dimension " +
+                             std::to_string(d) + ") by " + tensorLabel(t, s, u) + " at " + stepLabel(t, si) +
+                             ", but the tensors disagree on that factor: " + tensorLabel(t, s, w) + " has " +
+                             quotedList(wf->axes) + " there, so neither was propagated.";
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/// The sentence for an axis added by a change that has no factor tables (copies, restores).
+std::string changeSentence(const Trace& t, size_t si, const TraceChange& c)
+{
+    const TraceStep& s = t.steps()[si];
+    switch (c.kind) {
+    case DecisionKind::ShardingGroupCopy:
+        return "it was copied from " + tensorLabel(t, s, 0) + ", another member of sharding group " +
+               std::to_string(s.group) + " (4.10: the members of a group share one sharding)";
+    case DecisionKind::UserPriorityRestored:
+        return "user-priority propagation restored the axes of priority p" + std::to_string(s.userPriority);
+    case DecisionKind::UserPriorityHeldBack: return "user-priority propagation held back higher priorities";
+    case DecisionKind::External: return "the pass set it outside the propagation steps (preparation or clean-up)";
+    case DecisionKind::FuncResultStep: return "it was exchanged with the function result annotation";
+    case DecisionKind::ShardingConstraint: return "a sharding constraint was applied to its input";
+    default: return decisionKindName(c.kind);
     }
 }
 
@@ -103,10 +276,14 @@ std::string decisionSentence(const Trace& t, const TraceStep& s, const TraceFact
 
 Expected<int> findTraceValue(const Trace& trace, const std::string& query)
 {
+    if (query.empty())
+        return Error{"empty value query (use an id such as @main:%arg0, @main:result0, @main:%3, or a loc name "
+                     "scope)",
+                     {}};
     std::vector<int> hits;
     std::string func, local;
     size_t colon = query.find(':');
-    if (!query.empty() && query[0] == '@' && colon != std::string::npos) {
+    if (query[0] == '@' && colon != std::string::npos) {
         func = query.substr(0, colon);
         local = query.substr(colon + 1);
     }
@@ -119,24 +296,45 @@ Expected<int> findTraceValue(const Trace& trace, const std::string& query)
             if (!local.empty() && local[0] == '%' && v.displayName == local)
                 match = true;
         }
+        // A name scope matches whole: the scope itself, or its trailing `/`-separated parts.
         const std::string& scope = trace.scopeName(v.scope);
-        if (!match && !scope.empty() && query.size() <= scope.size() &&
-            scope.compare(scope.size() - query.size(), query.size(), query) == 0)
+        if (!match && !scope.empty() &&
+            (scope == query || (query.size() < scope.size() && scope[scope.size() - query.size() - 1] == '/' &&
+                                scope.compare(scope.size() - query.size(), query.size(), query) == 0)))
             match = true;
         if (match)
             hits.push_back(static_cast<int>(i));
     }
     if (hits.size() == 1)
         return hits.front();
-    if (hits.empty())
-        return Error{"no value '" + query +
-                         "' in the trace (use an id such as @main:%arg0, @main:result0, @main:%3, "
-                         "or a loc name scope)",
-                     {}};
-    std::string list;
-    for (size_t i = 0; i < hits.size() && i < 8; ++i)
-        list += (i ? ", " : "") + trace.values()[static_cast<size_t>(hits[i])].id;
-    return Error{"'" + query + "' matches " + std::to_string(hits.size()) + " values: " + list, {}};
+    auto listOf = [&](const std::vector<int>& vs) {
+        std::string list;
+        for (size_t i = 0; i < vs.size() && i < 8; ++i) {
+            const TraceValue& v = trace.values()[static_cast<size_t>(vs[i])];
+            list += (i ? ", " : "") + v.id + (v.displayName.empty() ? "" : " (" + v.displayName + ")");
+        }
+        if (vs.size() > 8)
+            list += ", ... (" + std::to_string(vs.size()) + " in all)";
+        return list;
+    };
+    if (hits.empty()) {
+        // Candidates: the values of the named function, else values whose id or scope contain it.
+        std::vector<int> near;
+        for (size_t i = 0; i < trace.values().size(); ++i) {
+            const TraceValue& v = trace.values()[i];
+            if (!func.empty() ? v.id.rfind(func + ":", 0) == 0
+                              : v.id.find(query) != std::string::npos ||
+                                    trace.scopeName(v.scope).find(query) != std::string::npos)
+                near.push_back(static_cast<int>(i));
+        }
+        std::string msg = "no value '" + query + "' in the trace";
+        if (!near.empty())
+            msg += "; candidates: " + listOf(near);
+        else
+            msg += " (use an id such as @main:%arg0, @main:result0, @main:%3, or a loc name scope)";
+        return Error{msg, {}};
+    }
+    return Error{"'" + query + "' matches " + std::to_string(hits.size()) + " values: " + listOf(hits), {}};
 }
 
 ValueExplanation explainValue(const Trace& trace, int value, const std::optional<std::string>& axisFilter)
@@ -155,8 +353,12 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     if (const TensorSharding* fin = cursor.sharding(value))
         e.final = *fin;
     auto wanted = [&](const AxisRef& a) { return !axisFilter || a.name == *axisFilter; };
+    auto inInitial = [&](int d, const AxisRef& a) {
+        return e.initial && d < e.initial->rank() && hasAxisNamed(e.initial->dims[static_cast<size_t>(d)].axes, a);
+    };
 
-    // Present axes: the last step whose change added the axis to that dimension.
+    // Present axes: the last step whose change brought the axis (or the parts it merged from)
+    // to that dimension.
     if (e.final) {
         for (int d = 0; d < e.final->rank(); ++d) {
             for (const AxisRef& a : e.final->dims[static_cast<size_t>(d)].axes) {
@@ -166,23 +368,34 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                 for (size_t si = trace.numSteps(); si-- > 0 && x.step < 0;) {
                     const TraceStep& s = trace.steps()[si];
                     for (const TraceChange& c : s.changes) {
-                        if (c.value != value)
+                        if (c.value != value || x.step >= 0)
                             continue;
                         for (const TraceFactorChange& fc : c.factors)
-                            if (fc.dim == d && hasAxisNamed(fc.after, a) && !hasAxisNamed(fc.before, a)) {
+                            if (x.step < 0 && addsAxis(fc, d, a)) {
                                 x.step = static_cast<int>(si);
                                 x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
                                              stepLabel(trace, si) + ": " + decisionSentence(trace, s, fc) + ".";
                             }
+                        if (x.step >= 0)
+                            break;
                         const TensorSharding* cb = trace.sharding(c.before);
                         const TensorSharding* ca = trace.sharding(c.after);
-                        bool before = cb && d < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(d)].axes, a);
-                        bool after = ca && d < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(d)].axes, a);
-                        if (x.step < 0 && after && !before) {
-                            x.step = static_cast<int>(si);
+                        const bool before =
+                            cb && d < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(d)].axes, a);
+                        const bool after =
+                            ca && d < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(d)].axes, a);
+                        if (!after || before)
+                            continue;
+                        x.step = static_cast<int>(si);
+                        if (c.kind == DecisionKind::UserPriorityRestored && inInitial(d, a))
+                            x.sentence = a.toString() + " shards dimension " + std::to_string(d) +
+                                         " because the program's own annotation says so (priority p" +
+                                         std::to_string(s.userPriority) +
+                                         "): user-priority propagation held it back and restored it at " +
+                                         stepLabel(trace, si) + ".";
+                        else
                             x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
-                                         stepLabel(trace, si) + " (" + decisionKindName(c.kind) + ").";
-                        }
+                                         stepLabel(trace, si) + ": " + changeSentence(trace, si, c) + ".";
                     }
                 }
                 if (x.step < 0)
@@ -214,32 +427,17 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
         if (shardingUsesName(e.final, name))
             continue;
         AxisExplanation x{AxisRef(name), -1, false, -1, {}};
-        for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it) {
-            const TraceStep& s = trace.steps()[*it];
-            int tensor = static_cast<int>(std::find(s.tensorValues.begin(), s.tensorValues.end(), value) -
-                                          s.tensorValues.begin());
-            const std::vector<TensorFactorMapping>& mappings = trace.rule(s).mappings;
-            for (const FactorDecision& fd : trace.decisions(s)) {
-                bool mapped = false;
-                if (tensor < static_cast<int>(mappings.size()))
-                    for (size_t d = 0; d < mappings[static_cast<size_t>(tensor)].size() && !mapped; ++d) {
-                        const DimFactors& fs = mappings[static_cast<size_t>(tensor)][d];
-                        if (std::find(fs.begin(), fs.end(), fd.factor) != fs.end()) {
-                            mapped = true;
-                            x.dim = static_cast<int>(d);
-                        }
-                    }
-                if (!mapped)
-                    continue;
-                for (const AxisTruncation& tr : fd.truncations)
-                    if (tr.axis.name == name && x.step < 0) {
-                        x.step = static_cast<int>(*it);
-                        x.sentence = "\"" + name + "\" was offered along factor " + factorName(fd.factor) +
-                                     " (dimension " + std::to_string(x.dim) + ") at " + stepLabel(trace, *it) +
-                                     " but dropped: " + truncationSentence(trace, s, tr) + ".";
-                    }
-            }
-        }
+        // An explicit cut anywhere (latest first) explains best; else a disagreement of the
+        // tensors on a factor.
+        auto tensorOf = [&](size_t si) {
+            const TraceStep& s = trace.steps()[si];
+            return static_cast<int>(std::find(s.tensorValues.begin(), s.tensorValues.end(), value) -
+                                    s.tensorValues.begin());
+        };
+        for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it)
+            explainByTruncation(trace, *it, tensorOf(*it), name, x);
+        for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it)
+            explainByDisagreement(trace, *it, tensorOf(*it), name, x);
         if (x.step < 0)
             x.sentence = "\"" + name + "\" is used by a neighbour, but no step ever offered it to this value " +
                          "along a factor they share (different factors, or the op has no sharding rule).";

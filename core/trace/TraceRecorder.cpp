@@ -102,16 +102,6 @@ struct StepTables {
     const std::vector<FactorDecision>& decisions;
 };
 
-int64_t tSize(const StepTables& s, int t)
-{
-    int64_t size = 1;
-    for (const DimFactors& dim : s.rule.mappings[static_cast<size_t>(t)])
-        for (int64_t f : dim)
-            if (f >= 0 && static_cast<size_t>(f) < s.rule.factorSizes.size())
-                size *= s.rule.factorSizes[static_cast<size_t>(f)];
-    return size;
-}
-
 /// The factor changes of tensor `t` of `s`, with sources, targets and decisions.
 std::vector<TraceFactorChange> factorChanges(const StepTables& s, int t)
 {
@@ -148,25 +138,35 @@ std::vector<TraceFactorChange> factorChanges(const StepTables& s, int t)
             else {
                 auto it = std::find_if(s.decisions.begin(), s.decisions.end(),
                                        [f](const FactorDecision& fd) { return fd.factor == f; });
-                if (it != s.decisions.end() && !it->truncations.empty()) {
-                    const AxisTruncation& tr = it->truncations.front();
-                    c.decision.kind = decisionForTruncation(tr.reason);
-                    c.decision.axis = tr.axis;
-                    c.decision.replacedBy = tr.replacedBy;
-                    c.decision.culpritTensor = tr.tensor;
-                    c.decision.otherFactor = tr.otherFactor;
-                } else if (it != s.decisions.end() && s.aggressive && it->sourceTensor >= 0) {
+                // Basic cuts the common candidate for every tensor (the culprit is any tensor);
+                // aggressive cuts it per tensor, so only this tensor's cuts shaped its axes.
+                const AxisTruncation* cut = nullptr;
+                if (it != s.decisions.end())
+                    for (const AxisTruncation& tr : it->truncations)
+                        if (!cut && (!s.aggressive || tr.tensor == t))
+                            cut = &tr;
+                // Aggressive: a real choice only where another factor lost axes to this one
+                // (4.5: factors take their candidates in order of their source's size).
+                int64_t runnerUp = -1;
+                if (s.aggressive)
+                    for (const FactorDecision& other : s.decisions)
+                        for (const AxisTruncation& tr : other.truncations)
+                            if (other.factor != f && tr.reason == TruncationReason::ConflictAcrossFactors &&
+                                tr.otherFactor == f)
+                                runnerUp = std::max(runnerUp, other.sourceSize);
+                if (cut) {
+                    c.decision.kind = decisionForTruncation(cut->reason);
+                    c.decision.axis = cut->axis;
+                    c.decision.replacedBy = cut->replacedBy;
+                    c.decision.culpritTensor = cut->tensor;
+                    c.decision.otherFactor = cut->otherFactor;
+                } else if (it != s.decisions.end() && it->sourceTensor >= 0 && runnerUp >= 0) {
                     c.decision.kind = DecisionKind::AggressiveChoice;
                 }
                 if (it != s.decisions.end() && it->sourceTensor >= 0) {
                     c.decision.sourceTensor = it->sourceTensor;
                     c.decision.sourceSize = it->sourceSize;
-                    for (int u = 0; u < s.before.numTensors(); ++u) {
-                        const FactorSharding* ub = factorOf(s.before, u, f);
-                        if (u != it->sourceTensor && ub && !ub->axes.empty() &&
-                            static_cast<size_t>(u) < s.rule.mappings.size())
-                            c.decision.runnerUpSize = std::max(c.decision.runnerUpSize, tSize(s, u));
-                    }
+                    c.decision.runnerUpSize = runnerUp;
                 }
             }
             out.push_back(std::move(c));

@@ -335,8 +335,8 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         QCOMPARE(b->dim, 0);
         CHECK_STEP(t, *a);
         CHECK_STEP(t, *b);
-        QVERIFY2(has(a->sentence, "(func-result") && has(a->sentence, "function result annotation") &&
-                     has(a->sentence, "from result 0"),
+        QVERIFY2(has(a->sentence, "(result 0 of @main)") &&
+                     has(a->sentence, "copied from the result annotation of @main (result 0)"),
                  a->sentence.c_str());
         QVERIFY2(has(b->sentence, "(op stablehlo.add at sum)"), b->sentence.c_str());
         QVERIFY(a->step < b->step);
@@ -354,7 +354,8 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         QVERIFY2(has(ra->sentence, "annotation"), ra->sentence.c_str());
         CHECK_STEP(t, *rb);
         QVERIFY(rb->step > b->step);
-        QVERIFY2(has(rb->sentence, "(func-result") && has(rb->sentence, "from operand 0 (%0)"), rb->sentence.c_str());
+        QVERIFY2(has(rb->sentence, "(result 0 of @main)") && has(rb->sentence, "copied from the returned value (%0)"),
+                 rb->sentence.c_str());
 
         // The argument: both axes annotated.
         ValueExplanation arg = explain(t, "@main:arg0");
