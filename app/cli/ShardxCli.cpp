@@ -235,6 +235,19 @@ bool writeFile(const std::string& path, const std::string& text)
     return true;
 }
 
+/// Streams the trace to `path` (a 100k-op trace is written without building it in memory).
+bool writeTraceFile(const std::string& path, const Trace& trace)
+{
+    std::ofstream f(path, std::ios::binary);
+    if (f)
+        trace.writeJson(f);
+    if (!f || !f.flush()) {
+        std::cerr << "shardx-cli: error: cannot write '" << path << "'\n";
+        return false;
+    }
+    return true;
+}
+
 int cmdPropagate(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "trace"});
@@ -261,7 +274,7 @@ int cmdPropagate(int argc, char** argv)
     std::cerr << diags.formatAll();
     if (!ok)
         return 1;
-    if (recorder && !writeFile(args.get("trace"), recorder->takeTrace().toJson()))
+    if (recorder && !writeTraceFile(args.get("trace"), recorder->takeTrace()))
         return 1;
     return writeOutput(args, io::printModule(*module)) ? 0 : 1;
 }

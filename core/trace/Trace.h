@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -214,8 +215,11 @@ public:
 
     /// Deterministic text, one line per node and per step.
     std::string toText() const;
-    /// Versioned JSON `{"format": "shardx-trace", "version": 1, ...}`.
+    /// Versioned JSON `{"format": "shardx-trace", "version": 2, ...}`: the pools, then one step per
+    /// line, fields at their defaults left out.
     std::string toJson() const;
+    /// The same written to `out` as it goes (a 100k-op trace never exists as one JSON tree).
+    void writeJson(std::ostream& out) const;
     /// Reads and validates a document written by toJson(); errors name the JSON path.
     static Expected<Trace> fromJson(const std::string& text);
     /// Checks that every index is in range and that each change's `before` is the state it

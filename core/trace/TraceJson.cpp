@@ -1,5 +1,7 @@
 // Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 2, ...}`).
 #include <map>
+#include <ostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,31 @@ using io::JsonPathError;
 using nlohmann::json;
 
 namespace {
+
+// Steps are the bulk of a trace: their fields are written only when they differ from the
+// default, and read back with the default where absent.
+
+/// Sets `o[key] = v` unless `v == def`.
+template <typename T, typename D> void put(json& o, const char* key, const T& v, const D& def)
+{
+    if (!(v == def))
+        o[key] = v;
+}
+
+/// `j[key]` read with `read`, or `def` where absent; `j` must be an object.
+template <typename T, typename Fn> T optField(const json& j, const char* key, Fn&& read, T def)
+{
+    auto it = j.find(key);
+    if (it == j.end())
+        return def;
+    return io::atKey(key, [&] { return static_cast<T>(read(*it)); });
+}
+
+void requireObject(const json& j)
+{
+    if (!j.is_object())
+        throw JsonPathError("expected an object, got " + io::jsonTypeName(j));
+}
 
 json axesJson(const std::vector<AxisRef>& axes)
 {
@@ -171,9 +198,17 @@ FactorDecision readDecision(const json& j)
 
 json traceDecisionJson(const TraceDecision& d)
 {
-    return {{"kind", decisionKindName(d.kind)}, {"axis", optAxis(d.axis)},       {"replacedBy", optAxis(d.replacedBy)},
-            {"culpritTensor", d.culpritTensor}, {"otherFactor", d.otherFactor},  {"sourceTensor", d.sourceTensor},
-            {"sourceSize", d.sourceSize},       {"runnerUpSize", d.runnerUpSize}};
+    json o = {{"kind", decisionKindName(d.kind)}};
+    if (d.axis)
+        o["axis"] = axisKeyText(*d.axis);
+    if (d.replacedBy)
+        o["replacedBy"] = axisKeyText(*d.replacedBy);
+    put(o, "culpritTensor", d.culpritTensor, -1);
+    put(o, "otherFactor", d.otherFactor, -1);
+    put(o, "sourceTensor", d.sourceTensor, -1);
+    put(o, "sourceSize", d.sourceSize, -1);
+    put(o, "runnerUpSize", d.runnerUpSize, -1);
+    return o;
 }
 
 DecisionKind readDecisionKind(const json& j)
@@ -186,15 +221,16 @@ DecisionKind readDecisionKind(const json& j)
 
 TraceDecision readTraceDecision(const json& j)
 {
+    requireObject(j);
     TraceDecision d;
     d.kind = io::readField(j, "kind", readDecisionKind);
-    d.axis = io::readField(j, "axis", readOptAxis);
-    d.replacedBy = io::readField(j, "replacedBy", readOptAxis);
-    d.culpritTensor = static_cast<int>(io::readField(j, "culpritTensor", io::readInt));
-    d.otherFactor = io::readField(j, "otherFactor", io::readInt);
-    d.sourceTensor = static_cast<int>(io::readField(j, "sourceTensor", io::readInt));
-    d.sourceSize = io::readField(j, "sourceSize", io::readInt);
-    d.runnerUpSize = io::readField(j, "runnerUpSize", io::readInt);
+    d.axis = optField(j, "axis", readOptAxis, std::optional<AxisRef>());
+    d.replacedBy = optField(j, "replacedBy", readOptAxis, std::optional<AxisRef>());
+    d.culpritTensor = optField(j, "culpritTensor", io::readInt, -1);
+    d.otherFactor = optField(j, "otherFactor", io::readInt, int64_t(-1));
+    d.sourceTensor = optField(j, "sourceTensor", io::readInt, -1);
+    d.sourceSize = optField(j, "sourceSize", io::readInt, int64_t(-1));
+    d.runnerUpSize = optField(j, "runnerUpSize", io::readInt, int64_t(-1));
     return d;
 }
 
@@ -236,47 +272,58 @@ json decisionSetJson(const std::vector<FactorDecision>& ds)
 
 json stepJson(const TraceStep& s)
 {
+    json o = {{"kind", traceStepKindName(s.kind)}};
+    put(o, "node", s.node, -1);
+    put(o, "op", s.op, -1);
+    put(o, "funcResult", s.funcResult, -1);
+    put(o, "mesh", s.meshName, std::string());
+    put(o, "aggressive", s.aggressive, false);
+    put(o, "round", s.round, -1);
+    put(o, "userPriority", s.userPriority, int64_t(-1));
+    put(o, "group", s.group, int64_t(-1));
+    put(o, "note", s.note, std::string());
+    put(o, "numOperands", s.numOperands, 0);
+    if (!s.tensorValues.empty())
+        o["tensorValues"] = s.tensorValues;
+    put(o, "rule", s.rule, -1);
+    put(o, "before", s.before, -1);
+    put(o, "after", s.after, -1);
+    put(o, "decisions", s.decisions, -1);
+    if (s.changes.empty())
+        return o;
     json changes = json::array();
     for (const TraceChange& c : s.changes) {
-        json factors = json::array();
-        for (const TraceFactorChange& f : c.factors)
-            factors.push_back({{"dim", f.dim},
-                               {"factor", f.factor},
-                               {"before", axesJson(f.before)},
-                               {"after", axesJson(f.after)},
-                               {"sources", f.sources},
-                               {"targets", f.targets},
-                               {"decision", traceDecisionJson(f.decision)}});
-        changes.push_back({{"value", c.value},
-                           {"tensor", c.tensor},
-                           {"before", c.before},
-                           {"after", c.after},
-                           {"kind", decisionKindName(c.kind)},
-                           {"factors", factors}});
+        json co = {{"value", c.value}};
+        put(co, "tensor", c.tensor, -1);
+        put(co, "before", c.before, -1);
+        put(co, "after", c.after, -1);
+        if (c.kind != DecisionKind::CompatiblePrefix)
+            co["kind"] = decisionKindName(c.kind);
+        if (!c.factors.empty()) {
+            json factors = json::array();
+            for (const TraceFactorChange& f : c.factors) {
+                json fo = {{"dim", f.dim}, {"factor", f.factor}, {"after", axesJson(f.after)}};
+                if (!f.before.empty())
+                    fo["before"] = axesJson(f.before);
+                if (!f.sources.empty())
+                    fo["sources"] = f.sources;
+                if (!f.targets.empty())
+                    fo["targets"] = f.targets;
+                fo["decision"] = traceDecisionJson(f.decision);
+                factors.push_back(std::move(fo));
+            }
+            co["factors"] = std::move(factors);
+        }
+        changes.push_back(std::move(co));
     }
-    return {{"kind", traceStepKindName(s.kind)},
-            {"node", s.node},
-            {"op", s.op},
-            {"funcResult", s.funcResult},
-            {"mesh", s.meshName},
-            {"aggressive", s.aggressive},
-            {"round", s.round},
-            {"userPriority", s.userPriority},
-            {"group", s.group},
-            {"note", s.note},
-            {"numOperands", s.numOperands},
-            {"tensorValues", s.tensorValues},
-            {"rule", s.rule},
-            {"before", s.before},
-            {"after", s.after},
-            {"decisions", s.decisions},
-            {"changes", changes}};
+    o["changes"] = std::move(changes);
+    return o;
 }
 
-/// Reads `j[key]` as an index in [-1, size), path-annotated.
+/// Reads `j[key]` as an index in [-1, size) (-1 where absent), path-annotated.
 int readIndex(const json& j, const char* key, size_t size)
 {
-    const int64_t v = io::readField(j, key, io::readInt);
+    const int64_t v = optField(j, key, io::readInt, int64_t(-1));
     if (v < -1 || v >= static_cast<int64_t>(size)) {
         JsonPathError e("index " + std::to_string(v) + " out of range [-1, " + std::to_string(size) + ")");
         e.prependKey(key);
@@ -292,20 +339,21 @@ struct TraceSizes {
 
 TraceStep readStep(const json& j, const TraceSizes& n)
 {
+    requireObject(j);
     const size_t numValues = n.values;
     TraceStep s;
     s.kind = io::readField(j, "kind", [](const json& e) { return readEnum<TraceStepKind, 11>(e, traceStepKindName); });
     s.node = readIndex(j, "node", n.nodes);
     s.op = readIndex(j, "op", n.ops);
-    s.funcResult = static_cast<int>(io::readField(j, "funcResult", io::readInt));
-    s.meshName = io::readField(j, "mesh", io::readString);
-    s.aggressive = io::readField(j, "aggressive", io::readBool);
-    s.round = static_cast<int>(io::readField(j, "round", io::readInt));
-    s.userPriority = io::readField(j, "userPriority", io::readInt);
-    s.group = io::readField(j, "group", io::readInt);
-    s.note = io::readField(j, "note", io::readString);
-    s.numOperands = static_cast<int>(io::readField(j, "numOperands", io::readInt));
-    s.tensorValues = io::readField(j, "tensorValues", readInts);
+    s.funcResult = optField(j, "funcResult", io::readInt, -1);
+    s.meshName = optField(j, "mesh", io::readString, std::string());
+    s.aggressive = optField(j, "aggressive", io::readBool, false);
+    s.round = optField(j, "round", io::readInt, -1);
+    s.userPriority = optField(j, "userPriority", io::readInt, int64_t(-1));
+    s.group = optField(j, "group", io::readInt, int64_t(-1));
+    s.note = optField(j, "note", io::readString, std::string());
+    s.numOperands = optField(j, "numOperands", io::readInt, 0);
+    s.tensorValues = optField(j, "tensorValues", readInts, std::vector<int>());
     for (size_t i = 0; i < s.tensorValues.size(); ++i)
         if (s.tensorValues[i] < -1 || s.tensorValues[i] >= static_cast<int>(numValues)) {
             JsonPathError e("value index " + std::to_string(s.tensorValues[i]) + " out of range");
@@ -317,84 +365,100 @@ TraceStep readStep(const json& j, const TraceSizes& n)
     s.before = readIndex(j, "before", n.tables);
     s.after = readIndex(j, "after", n.tables);
     s.decisions = readIndex(j, "decisions", n.decisionSets);
-    s.changes = io::readField(j, "changes", [&](const json& a) {
-        return io::readArray<TraceChange>(a, [&](const json& e) {
-            TraceChange c;
-            c.value = static_cast<int>(io::readField(e, "value", io::readInt));
-            if (c.value < -1 || c.value >= static_cast<int>(numValues)) {
-                JsonPathError err("value index " + std::to_string(c.value) + " out of range");
-                err.prependKey("value");
-                throw err;
-            }
-            c.tensor = static_cast<int>(io::readField(e, "tensor", io::readInt));
-            c.before = readIndex(e, "before", n.shardings);
-            c.after = readIndex(e, "after", n.shardings);
-            c.kind = io::readField(e, "kind", readDecisionKind);
-            c.factors = io::readField(e, "factors", [](const json& fa) {
-                return io::readArray<TraceFactorChange>(fa, [](const json& fe) {
-                    TraceFactorChange f;
-                    f.dim = static_cast<int>(io::readField(fe, "dim", io::readInt));
-                    f.factor = io::readField(fe, "factor", io::readInt);
-                    f.before = io::readField(fe, "before", readAxes);
-                    f.after = io::readField(fe, "after", readAxes);
-                    f.sources = io::readField(fe, "sources", readInts);
-                    f.targets = io::readField(fe, "targets", readInts);
-                    f.decision = io::readField(fe, "decision", readTraceDecision);
-                    return f;
-                });
+    s.changes = optField(
+        j, "changes",
+        [&](const json& a) {
+            return io::readArray<TraceChange>(a, [&](const json& e) {
+                requireObject(e);
+                TraceChange c;
+                c.value = static_cast<int>(io::readField(e, "value", io::readInt));
+                if (c.value < -1 || c.value >= static_cast<int>(numValues)) {
+                    JsonPathError err("value index " + std::to_string(c.value) + " out of range");
+                    err.prependKey("value");
+                    throw err;
+                }
+                c.tensor = optField(e, "tensor", io::readInt, -1);
+                c.before = readIndex(e, "before", n.shardings);
+                c.after = readIndex(e, "after", n.shardings);
+                c.kind = optField(e, "kind", readDecisionKind, DecisionKind::CompatiblePrefix);
+                c.factors = optField(
+                    e, "factors",
+                    [](const json& fa) {
+                        return io::readArray<TraceFactorChange>(fa, [](const json& fe) {
+                            requireObject(fe);
+                            TraceFactorChange f;
+                            f.dim = static_cast<int>(io::readField(fe, "dim", io::readInt));
+                            f.factor = io::readField(fe, "factor", io::readInt);
+                            f.before = optField(fe, "before", readAxes, std::vector<AxisRef>());
+                            f.after = io::readField(fe, "after", readAxes);
+                            f.sources = optField(fe, "sources", readInts, std::vector<int>());
+                            f.targets = optField(fe, "targets", readInts, std::vector<int>());
+                            f.decision = io::readField(fe, "decision", readTraceDecision);
+                            return f;
+                        });
+                    },
+                    std::vector<TraceFactorChange>());
+                return c;
             });
-            return c;
-        });
-    });
+        },
+        std::vector<TraceChange>());
     return s;
 }
 
 } // namespace
 
+namespace {
+
+/// Writes `"key": [` then one compact element per line, then `]`.
+template <typename C, typename Fn>
+void writeArray(std::ostream& out, const char* key, const C& items, Fn&& toJson, bool last = false)
+{
+    out << " \"" << key << "\": [";
+    bool first = true;
+    for (const auto& item : items) {
+        out << (first ? "\n  " : ",\n  ") << toJson(item).dump();
+        first = false;
+    }
+    out << (first ? "]" : "\n ]") << (last ? "\n" : ",\n");
+}
+
+} // namespace
+
+void Trace::writeJson(std::ostream& out) const
+{
+    out << "{\n \"format\": \"shardx-trace\",\n \"version\": " << kFormatVersion
+        << ",\n \"keyframeInterval\": " << m_interval << ",\n";
+    writeArray(out, "values", m_data.values, [&](const TraceValue& v) {
+        json o = {{"id", v.id}, {"name", v.displayName}};
+        if (v.scope >= 0)
+            o["scope"] = m_data.scopeName(v.scope);
+        return o;
+    });
+    writeArray(out, "ops", m_data.ops, [&](const TraceOp& op) {
+        json o = {{"id", op.id}, {"name", op.name}};
+        if (op.scope >= 0)
+            o["scope"] = m_data.scopeName(op.scope);
+        return o;
+    });
+    writeArray(out, "nodes", m_data.nodes, [](const TraceNode& n) {
+        return json{
+            {"kind", traceNodeKindName(n.kind)}, {"parent", n.parent},  {"label", n.label}, {"number", n.number},
+            {"firstStep", n.firstStep},          {"endStep", n.endStep}};
+    });
+    writeArray(out, "shardings", m_data.shardings, shardingJson);
+    writeArray(out, "rules", m_data.rules, ruleJson);
+    writeArray(out, "tables", m_data.tables, projectionJson);
+    writeArray(out, "decisionSets", m_data.decisionSets, decisionSetJson);
+    out << " \"initial\": " << json(m_data.initial).dump() << ",\n";
+    writeArray(out, "steps", m_data.steps, stepJson, true);
+    out << "}\n";
+}
+
 std::string Trace::toJson() const
 {
-    json values = json::array();
-    for (const TraceValue& v : m_data.values)
-        values.push_back({{"id", v.id}, {"name", v.displayName}, {"scope", m_data.scopeName(v.scope)}});
-    json ops = json::array();
-    for (const TraceOp& o : m_data.ops)
-        ops.push_back({{"id", o.id}, {"name", o.name}, {"scope", m_data.scopeName(o.scope)}});
-    json nodes = json::array();
-    for (const TraceNode& n : m_data.nodes)
-        nodes.push_back({{"kind", traceNodeKindName(n.kind)},
-                         {"parent", n.parent},
-                         {"label", n.label},
-                         {"number", n.number},
-                         {"firstStep", n.firstStep},
-                         {"endStep", n.endStep}});
-    json shardings = json::array();
-    for (const TensorSharding& s : m_data.shardings)
-        shardings.push_back(shardingJson(s));
-    json rules = json::array();
-    for (const TraceRule& r : m_data.rules)
-        rules.push_back(ruleJson(r));
-    json tables = json::array();
-    for (const ShardingProjection& p : m_data.tables)
-        tables.push_back(projectionJson(p));
-    json decisionSets = json::array();
-    for (const auto& ds : m_data.decisionSets)
-        decisionSets.push_back(decisionSetJson(ds));
-    json steps = json::array();
-    for (const TraceStep& s : m_data.steps)
-        steps.push_back(stepJson(s));
-    json doc = {{"format", "shardx-trace"},
-                {"version", kFormatVersion},
-                {"keyframeInterval", m_interval},
-                {"values", values},
-                {"ops", ops},
-                {"nodes", nodes},
-                {"shardings", shardings},
-                {"rules", rules},
-                {"tables", tables},
-                {"decisionSets", decisionSets},
-                {"initial", m_data.initial},
-                {"steps", steps}};
-    return doc.dump(1) + "\n";
+    std::ostringstream out;
+    writeJson(out);
+    return out.str();
 }
 
 Expected<Trace> Trace::fromJson(const std::string& text)
@@ -433,14 +497,16 @@ Expected<Trace> Trace::fromJson(const std::string& text)
         };
         d.values = io::readField(doc, "values", [&](const json& a) {
             return io::readArray<TraceValue>(a, [&](const json& e) {
+                requireObject(e);
                 return TraceValue{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
-                                  scopeId(io::readField(e, "scope", io::readString))};
+                                  scopeId(optField(e, "scope", io::readString, std::string()))};
             });
         });
         d.ops = io::readField(doc, "ops", [&](const json& a) {
             return io::readArray<TraceOp>(a, [&](const json& e) {
+                requireObject(e);
                 return TraceOp{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
-                               scopeId(io::readField(e, "scope", io::readString))};
+                               scopeId(optField(e, "scope", io::readString, std::string()))};
             });
         });
         d.nodes = io::readField(doc, "nodes", [](const json& a) {

@@ -2,6 +2,7 @@
 #include <QtTest>
 
 #include <random>
+#include <sstream>
 
 #include "core/io/MlirReader.h"
 #include "core/io/ModelGenerator.h"
@@ -207,6 +208,23 @@ private slots:
             const int id = states.back()[v];
             QCOMPARE(cur.sharding(static_cast<int>(v)), id < 0 ? nullptr : &t.data().shardings[size_t(id)]);
         }
+    }
+
+    void compactJsonRoundTrips()
+    {
+        // One step per line, defaults left out, and the whole trace read back equal.
+        Recorded r = record(2, true);
+        const std::string text = r.trace.toJson();
+        QVERIFY(text.find("\"funcResult\":-1") == std::string::npos);
+        QVERIFY(text.find("\"note\":\"\"") == std::string::npos);
+        QVERIFY(text.find("\n  {\"after\":") != std::string::npos);
+        std::ostringstream streamed;
+        r.trace.writeJson(streamed);
+        QCOMPARE(streamed.str(), text);
+        Expected<Trace> back = Trace::fromJson(text);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(*back == r.trace);
+        QCOMPARE(back->toJson(), text);
     }
 
     void validateRejectsInconsistentChanges()
