@@ -320,6 +320,9 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
         op->setProp("res_attrs", makeAttr(ArrayAttr{resDicts}));
     Region* body = op->addRegion();
     if (at(Kind::LBrace)) {
+        // As MLIR: a body without arguments or ops would be printed as none, so `{}` is refused.
+        if (args.empty() && peek().kind == Kind::RBrace)
+            errorHere("expected non-empty function body");
         if (args.size() != inTypes.size())
             errorHere("expected named arguments '%name: type' for a function with a body");
         m_defaultDialect = "func";

@@ -107,6 +107,7 @@ void TestMlirStrictness::rejected_data()
             "  } : (tensor<8xf32>) -> tensor<8xf32>\n" +
             end,
         4, 5, "custom op 'return' is unknown");
+    row("empty function body", "func.func @f() {\n}\n", 1, 16, "expected non-empty function body");
     // Block and region arguments take `loc(...)` but no attribute dictionary (functions only).
     row("block arg attributes",
         f +
