@@ -691,8 +691,14 @@ json locationToJson(const LocationAttr& loc)
     };
     switch (loc.kind) {
     case LocationAttr::Kind::Unknown: return json{{"kind", "unknown"}};
-    case LocationAttr::Kind::FileLineCol:
-        return json{{"kind", "file"}, {"file", loc.text}, {"line", loc.line}, {"col", loc.col}};
+    case LocationAttr::Kind::FileLineCol: {
+        json j{{"kind", "file"}, {"file", loc.text}, {"line", loc.line}, {"col", loc.col}};
+        if (loc.rangeEndLine() != loc.line || loc.rangeEndCol() != loc.col) {
+            j["end_line"] = loc.rangeEndLine();
+            j["end_col"] = loc.rangeEndCol();
+        }
+        return j;
+    }
     case LocationAttr::Kind::Name: {
         json j{{"kind", "name"}, {"name", loc.text}};
         if (!loc.children.empty())
@@ -724,6 +730,14 @@ LocationAttr locationFromJson(const json& j)
         loc.text = readField(j, "file", readString);
         loc.line = readField(j, "line", readInt);
         loc.col = readField(j, "col", readInt);
+        if (j.contains("end_line") || j.contains("end_col")) {
+            int64_t endLine = readField(j, "end_line", readInt);
+            int64_t endCol = readField(j, "end_col", readInt);
+            if (endLine != loc.line || endCol != loc.col) {
+                loc.endLine = endLine;
+                loc.endCol = endCol;
+            }
+        }
     } else if (kind == "name") {
         loc.kind = LocationAttr::Kind::Name;
         loc.text = readField(j, "name", readString);

@@ -128,7 +128,8 @@ namespace shardx::ir {
 void to_json(nlohmann::json& j, const Type& t);
 void from_json(const nlohmann::json& j, Type& t);
 
-/// `{"kind": "unknown"}`, `{"kind": "file", "file": "a.py", "line": 3, "col": 1}`,
+/// `{"kind": "unknown"}`, `{"kind": "file", "file": "a.py", "line": 3, "col": 1}` (a range adds
+/// `"end_line"` and `"end_col"`, both required together),
 /// `{"kind": "name", "name": "jit(f)/add", "child": <loc>}`, `{"kind": "callsite", "callee": <loc>,
 /// "caller": <loc>}`, `{"kind": "fused", "locations": [...], "metadata": <attr>}`.
 nlohmann::json locationToJson(const LocationAttr& loc);

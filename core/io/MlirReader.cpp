@@ -352,11 +352,12 @@ void Parser::parseOptionalAttrDictInto(Op& op)
 
 std::string Parser::resolveOpName(const std::string& name) const
 {
-    if (name.find('.') != std::string::npos)
+    // MLIR: a name without a dialect prefix is looked up in the default dialect of the
+    // enclosing op; left as written (and reported unknown) when that has no such op.
+    if (name.find('.') != std::string::npos || m_defaultDialect.empty())
         return name;
-    if (name == "module")
-        return "builtin.module";
-    return "func." + name;
+    std::string qualified = m_defaultDialect + "." + name;
+    return ir::OpRegistry::instance().lookup(qualified) ? qualified : name;
 }
 
 // ---- regions ------------------------------------------------------------------------------
@@ -375,8 +376,8 @@ void Parser::parseBlockArgList(std::vector<std::pair<ResultDef, Type>>& args, st
         next();
         expect(Kind::Colon, "after argument name");
         Type t = parseType();
-        if (at(Kind::LBrace))
-            parseAttrDict(); // block argument attributes are not modelled
+        // As in MLIR, a block (or region) argument takes an optional `loc(...)` but no
+        // attribute dictionary: only function signatures have argument attributes.
         AttrPtr loc;
         parseOptionalTrailingLoc(loc);
         if (locs)
@@ -512,15 +513,19 @@ void Parser::parseOperation(ir::Block& block)
         }
         expect(Kind::Equal, "after SSA result list");
     }
+    // Regions of the op get no default dialect unless its parser sets one (func, module).
+    const std::string savedDialect = m_defaultDialect;
     std::unique_ptr<Op> op;
     if (at(Kind::String)) {
+        m_defaultDialect.clear();
         op = parseGenericOp(p);
     } else if (at(Kind::BareId)) {
         std::string name = resolveOpName(std::string(m_tok.text));
-        op = parseCustomOp(name, p);
+        op = parseCustomOp(name, p); // clears the default dialect once the name is known
     } else {
         errorExpected("operation name");
     }
+    m_defaultDialect = savedDialect;
     op->pos = p;
     parseOptionalTrailingLoc(op->loc);
     unsigned total = 0;
@@ -578,10 +583,8 @@ std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)
         next();
         while (true) {
             ir::Region* r = op->addRegion();
-            bool savedFunc = m_inFuncBody;
-            m_inFuncBody = name == "func.func";
+            m_defaultDialect = name == "func.func" ? "func" : (name == "builtin.module" ? "builtin" : "");
             parseRegion(*r, info && info->isolatedFromAbove, nullptr);
-            m_inFuncBody = savedFunc;
             if (consumeIf(Kind::RParen))
                 break;
             expect(Kind::Comma, "or ')' after region");
@@ -610,15 +613,25 @@ std::unique_ptr<Op> Parser::parseCustomOp(const std::string& name, const SourceP
         bool top = false;
         return parseModuleOp(p, top);
     }
-    if (name.rfind("sdy.", 0) == 0)
-        return parseSdyOp(name, p);
-    if (name.rfind("stablehlo.", 0) == 0 || name.rfind("chlo.", 0) == 0 || name.rfind("func.", 0) == 0)
-        return parseStablehloOp(name, p);
+    const auto& reg = ir::OpRegistry::instance();
     size_t dot = name.find('.');
-    std::string dialect = dot == std::string::npos ? name : name.substr(0, dot);
-    if (!ir::OpRegistry::instance().isRegisteredDialect(dialect))
+    std::string dialect = dot == std::string::npos ? std::string() : name.substr(0, dot);
+    if (dot == std::string::npos) {
+        std::string tried = m_defaultDialect.empty() ? "" : " (tried '" + m_defaultDialect + "." + name + "' as well)";
+        errorHere("custom op '" + name + "' is unknown" + tried);
+    }
+    if (!reg.isRegisteredDialect(dialect))
         errorHere("custom op '" + name + "' is unknown (dialect '" + dialect +
                   "' is not registered; unregistered operations must use the generic form)");
+    // A registered dialect parses only its own ops (chlo, whose op set is not modelled, takes
+    // any op in the element-wise form).
+    if (!reg.allowsUnknownOps(dialect) && !reg.lookup(name))
+        errorHere("custom op '" + name + "' is unknown");
+    m_defaultDialect.clear();
+    if (dialect == "sdy")
+        return parseSdyOp(name, p);
+    if (dialect == "stablehlo" || dialect == "chlo" || dialect == "func")
+        return parseStablehloOp(name, p);
     errorHere("custom op '" + name + "' is unknown");
 }
 
@@ -669,14 +682,14 @@ void Parser::parseResources()
 
 void Parser::parseTopLevel()
 {
-    // Pre-scan alias definitions (`#name = ...` / `!name = ...` at the start of a line) so
-    // that aliases may be used before they are defined (JAX puts `#loc` aliases at the end).
+    // Pre-scan attribute alias definitions (`#name = ...` at the start of a line): a location
+    // may name an alias defined further down (JAX puts its `#loc` aliases at the end).
     std::string_view src = m_lex.source();
     for (size_t i = 0; i < src.size();) {
         size_t j = i;
         while (j < src.size() && (src[j] == ' ' || src[j] == '\t'))
             ++j;
-        if (j + 1 < src.size() && (src[j] == '#' || src[j] == '!')) {
+        if (j + 1 < src.size() && src[j] == '#') {
             char c = src[j + 1];
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
                 size_t k = j + 1;
@@ -686,8 +699,7 @@ void Parser::parseTopLevel()
                 while (k < src.size() && (src[k] == ' ' || src[k] == '\t'))
                     ++k;
                 if (k < src.size() && src[k] == '=' && (k + 1 >= src.size() || src[k + 1] != '=')) {
-                    auto& table = src[j] == '#' ? m_aliasOffsets : m_typeAliasOffsets;
-                    table.emplace(name, k + 1);
+                    m_aliasOffsets.emplace(name, k + 1);
                 }
             }
         }
@@ -707,18 +719,30 @@ void Parser::parseTopLevel()
             bool isType = at(Kind::BangId);
             std::string name(m_tok.text);
             SourcePos np = pos();
-            next();
-            next();
+            // As MLIR: an alias is defined once, its name has no '.', and it can be used only
+            // after its definition (locations excepted, see parseAliasRef).
+            const std::string id = name.substr(1);
             if (isType) {
-                Type t = parseType();
-                if (!m_typeAliasValues.count(name))
-                    m_typeAliasValues[name] = t;
+                if (m_typeAliasValues.count(name))
+                    error(np, "redefinition of type alias id '" + id + "'");
+                if (id.find('.') != std::string::npos)
+                    error(np, "type names with a '.' are reserved for dialect-defined names");
             } else {
-                if (m_aliasInProgress.count(name))
-                    error(np, "cyclic attribute alias '" + name + "'");
+                if (m_aliasDefined.count(name))
+                    error(np, "redefinition of attribute alias id '" + id + "'");
+                if (id.find('.') != std::string::npos)
+                    error(np, "attribute names with a '.' are reserved for dialect-defined names");
+            }
+            next();
+            expect(Kind::Equal, isType ? "in type alias definition" : "in attribute alias definition");
+            if (isType) {
+                m_typeAliasValues[name] = parseType();
+            } else {
+                m_aliasInProgress.insert(name);
                 AttrPtr a = atKeyword("loc") ? parseLocation() : parseAttr();
-                if (!m_aliasValues.count(name))
-                    m_aliasValues[name] = a;
+                m_aliasInProgress.erase(name);
+                m_aliasValues[name] = a;
+                m_aliasDefined.insert(name);
             }
             continue;
         }

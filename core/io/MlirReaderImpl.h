@@ -114,6 +114,7 @@ public:
     AttrPtr parseAttr();
     std::optional<AttrPtr> parseOptionalAttr();
     ir::NamedAttrList parseAttrDict(); ///< `{a = 1, b}` (current token must be `{`)
+    /// `#name` used as a location: a location alias, possibly defined further down the file.
     AttrPtr parseAliasRef(const Token& t);
     AttrPtr parseDenseAttrAfterKeyword();
     DenseLiteral parseDenseLiteral();
@@ -121,6 +122,9 @@ public:
     AttrPtr parseDenseArray();
     AttrPtr parseIntegerOrFloatAttr();
     AttrPtr parseDialectAttr(const Token& hashTok);
+    /// Rejects an attribute or type of a dialect that is not loaded (unless unregistered
+    /// dialects are allowed), as MLIR does.
+    void checkDialectLoaded(const std::string& dialect, const SourcePos& p, std::string_view what);
     AttrPtr parseSdyAttr(const std::string& mnemonic, const SourcePos& p);
     std::string normalizedBody(size_t begin, size_t end) const;
     // sdy payloads (stripped forms)
@@ -139,6 +143,7 @@ public:
     // locations
     AttrPtr parseLocation(); ///< `loc(...)` (current token `loc`)
     AttrPtr parseLocationInner();
+    int64_t parseLocationNumber(std::string_view what); ///< unsigned 32-bit line or column
     void parseOptionalTrailingLoc(AttrPtr& out);
 
     // ---- ops and regions (MlirReader.cpp) -----------------------------------------------
@@ -194,17 +199,18 @@ public:
     DiagnosticList& m_diags;
     ReadOptions m_opts;
     int m_depth = 0;
-    bool m_inFuncBody = false;
+    /// Dialect tried for op names written without a prefix (MLIR's default dialect): "builtin"
+    /// at the top level and in module bodies, "func" in function bodies, none elsewhere.
+    std::string m_defaultDialect = "builtin";
     std::vector<std::unique_ptr<Op>> m_placeholders; // destroyed after m_module (declared first)
     std::unique_ptr<ir::Module> m_module;
     std::vector<Scope> m_scopes;
     std::vector<ir::Region*> m_regionStack;
     std::map<std::string, size_t> m_aliasOffsets; ///< pre-scanned `#name = ` definitions
-    std::map<std::string, AttrPtr> m_aliasValues;
+    std::map<std::string, AttrPtr> m_aliasValues; ///< parsed aliases (locations may be parsed early)
+    std::set<std::string> m_aliasDefined;         ///< aliases whose definition has been passed
     std::set<std::string> m_aliasInProgress;
-    std::map<std::string, std::string> m_typeAliasText; ///< `!name = type`
-    std::map<std::string, size_t> m_typeAliasOffsets;
-    std::map<std::string, Type> m_typeAliasValues;
+    std::map<std::string, Type> m_typeAliasValues; ///< `!name = type` definitions passed so far
 };
 
 /// Builds an OpaqueAttr payload.

@@ -351,8 +351,14 @@ static void appendLocationBody(std::string& out, const LocationAttr& loc)
     switch (loc.kind) {
     case LocationAttr::Kind::Unknown: out += "unknown"; return;
     case LocationAttr::Kind::FileLineCol:
+        // As MLIR prints a FileLineColRange: the end only when it differs from the start,
+        // `to :C` when it is on the same line.
         appendQuoted(out, loc.text);
         out += ':' + std::to_string(loc.line) + ':' + std::to_string(loc.col);
+        if (loc.rangeEndLine() != loc.line)
+            out += " to " + std::to_string(loc.rangeEndLine()) + ':' + std::to_string(loc.rangeEndCol());
+        else if (loc.rangeEndCol() != loc.col)
+            out += " to :" + std::to_string(loc.rangeEndCol());
         return;
     case LocationAttr::Kind::Name:
         appendQuoted(out, loc.text);

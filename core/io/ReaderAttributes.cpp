@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/io/MlirReaderImpl.h"
+#include "core/ir/OpRegistry.h"
 
 namespace shardx::io::detail {
 
@@ -263,6 +264,8 @@ NamedAttrList Parser::parseAttrDict()
             key = MlirLexer::unescape(m_tok.text);
         else
             errorExpected("attribute name");
+        if (key.empty())
+            errorHere("expected valid attribute name");
         next();
         AttrPtr value;
         if (consumeIf(Kind::Equal))
@@ -282,6 +285,8 @@ NamedAttrList Parser::parseAttrDict()
 AttrPtr Parser::parseAliasRef(const Token& t)
 {
     std::string name(t.text);
+    if (name.find('.') != std::string::npos)
+        error(posOf(t.begin), "expected location, but found dialect attribute: '" + name + "'");
     auto it = m_aliasValues.find(name);
     if (it != m_aliasValues.end())
         return it->second;
@@ -680,6 +685,16 @@ std::optional<AttrPtr> Parser::parseOptionalAttr()
     }
 }
 
+void Parser::checkDialectLoaded(const std::string& dialect, const SourcePos& p, std::string_view what)
+{
+    // The dialects sdy_opt loads: the registered ones and quant (a dependency of stablehlo).
+    if (m_opts.allowUnregisteredDialects || dialect == "quant" ||
+        ir::OpRegistry::instance().isRegisteredDialect(dialect))
+        return;
+    error(p, std::string(what) + " created with unregistered dialect '" + dialect +
+                 "' (use -allow-unregistered-dialect to keep it)");
+}
+
 AttrPtr Parser::parseDialectAttr(const Token& hashTok)
 {
     std::string full(hashTok.text.substr(1));
@@ -693,6 +708,7 @@ AttrPtr Parser::parseDialectAttr(const Token& hashTok)
         resetTo(hashTok.end);
         return parseSdyAttr(mnemonic, p);
     }
+    checkDialectLoaded(dialect, p, "attribute");
     if (!hasBody) {
         next();
         return opaque(dialect, mnemonic, "");
@@ -794,10 +810,9 @@ AttrPtr Parser::parseAttr()
     case Kind::HashId: {
         Token t = m_tok;
         std::string name(t.text);
-        if (m_aliasValues.count(name) || m_aliasOffsets.count(name)) {
-            AttrPtr a = parseAliasRef(t);
+        if (m_aliasDefined.count(name)) {
             next();
-            return a;
+            return m_aliasValues[name];
         }
         std::string_view src = m_lex.source();
         bool hasBody = t.end < src.size() && src[t.end] == '<';
@@ -823,6 +838,16 @@ void Parser::parseOptionalTrailingLoc(AttrPtr& out)
 {
     if (atKeyword("loc") && peek().kind == Kind::LParen)
         out = parseLocation();
+}
+
+int64_t Parser::parseLocationNumber(std::string_view what)
+{
+    bool ovf = false;
+    uint64_t v = at(Kind::Integer) ? parseUInt(m_tok, ovf) : 0;
+    if (!at(Kind::Integer) || ovf || v > UINT32_MAX)
+        errorExpected("integer " + std::string(what) + " number", "in a file location");
+    next();
+    return static_cast<int64_t>(v);
 }
 
 AttrPtr Parser::parseLocation()
@@ -854,15 +879,28 @@ AttrPtr Parser::parseLocationInner()
         next();
         if (at(Kind::Colon)) {
             next();
+            // MLIR's FileLineColRange: `"f":L`, `"f":L:C`, `"f":L:C to :C2`, `"f":L:C to L2:C2`.
             l.kind = LocationAttr::Kind::FileLineCol;
             l.text = s;
-            l.line = parseInt64("as location line");
-            if (consumeIf(Kind::Colon))
-                l.col = parseInt64("as location column");
-            if (consumeKeyword("to")) {
-                // `"f":1:2 to 3:4` / `to :4`: range end is not modelled.
-                while (at(Kind::Colon) || at(Kind::Integer))
-                    next();
+            l.line = parseLocationNumber("line");
+            if (!consumeIf(Kind::Colon))
+                return makeAttr(l);
+            l.col = parseLocationNumber("column");
+            if (!consumeKeyword("to"))
+                return makeAttr(l);
+            int64_t endLine = l.line;
+            if (at(Kind::Integer)) {
+                endLine = parseLocationNumber("line");
+                if (!at(Kind::Colon))
+                    errorExpected("':'", "after the end line of a location range");
+            } else if (!at(Kind::Colon)) {
+                errorExpected("integer or ':'", "after 'to' in a location range");
+            }
+            next(); // ':'
+            int64_t endCol = parseLocationNumber("column");
+            if (endLine != l.line || endCol != l.col) {
+                l.endLine = endLine;
+                l.endCol = endCol;
             }
             return makeAttr(l);
         }

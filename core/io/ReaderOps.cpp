@@ -232,10 +232,8 @@ std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
         return nullptr;
     }
     std::vector<std::pair<ResultDef, Type>> none;
-    bool saved = m_inFuncBody;
-    m_inFuncBody = false;
+    m_defaultDialect = "builtin";
     parseRegion(target->region(0), true, &none);
-    m_inFuncBody = saved;
     return owned;
 }
 
@@ -322,13 +320,14 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
         op->setProp("res_attrs", makeAttr(ArrayAttr{resDicts}));
     Region* body = op->addRegion();
     if (at(Kind::LBrace)) {
+        // As MLIR: a body without arguments or ops would be printed as none, so `{}` is refused.
+        if (args.empty() && peek().kind == Kind::RBrace)
+            errorHere("expected non-empty function body");
         if (args.size() != inTypes.size())
             errorHere("expected named arguments '%name: type' for a function with a body");
-        bool saved = m_inFuncBody;
-        m_inFuncBody = true;
+        m_defaultDialect = "func";
         std::vector<Value*> vals;
         parseRegion(*body, true, &args, &vals);
-        m_inFuncBody = saved;
         for (size_t i = 0; i < vals.size(); ++i)
             vals[i]->loc = argLocs[i];
     }
@@ -760,15 +759,22 @@ std::unique_ptr<Op> Parser::parseReduce(std::unique_ptr<Op> op, const SourcePos&
     }
     expectKeyword("reducer", "in reduce");
     std::vector<std::pair<ResultDef, Type>> args(2 * n);
+    std::vector<AttrPtr> argLocs(2 * n);
     for (size_t k = 0; k < n; ++k) {
         std::vector<std::pair<ResultDef, Type>> pair;
-        parseBlockArgList(pair, nullptr);
+        std::vector<AttrPtr> pairLocs;
+        parseBlockArgList(pair, &pairLocs);
         if (pair.size() != 2)
             errorHere("expected two reducer arguments per reduce input");
         args[k] = pair[0];
         args[n + k] = pair[1];
+        argLocs[k] = pairLocs[0];
+        argLocs[n + k] = pairLocs[1];
     }
-    parseRegion(*region, false, &args);
+    std::vector<Value*> vals;
+    parseRegion(*region, false, &args, &vals);
+    for (size_t i = 0; i < vals.size(); ++i)
+        vals[i]->loc = argLocs[i];
     return op;
 }
 

@@ -45,10 +45,7 @@ std::unique_ptr<Op> Parser::parseRegionSdyOp(std::unique_ptr<Op> op, const Sourc
     parseBlockArgList(args, &locs);
     Region* region = op->addRegion();
     std::vector<Value*> vals;
-    bool saved = m_inFuncBody;
-    m_inFuncBody = false;
     parseRegion(*region, true, &args, &vals);
-    m_inFuncBody = saved;
     for (size_t i = 0; i < vals.size(); ++i)
         vals[i]->loc = locs[i];
     Block& body = region->front();

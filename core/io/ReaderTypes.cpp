@@ -146,27 +146,13 @@ Type Parser::parseType()
             next();
             return alias->second;
         }
-        auto off = m_typeAliasOffsets.find(name);
-        if (off != m_typeAliasOffsets.end()) {
-            Token saved = m_tok;
-            SourcePos p = pos();
-            if (m_aliasInProgress.count(name))
-                error(p, "cyclic type alias '" + name + "'");
-            m_aliasInProgress.insert(name);
-            resetTo(off->second);
-            Type t = parseType();
-            m_aliasInProgress.erase(name);
-            m_typeAliasValues[name] = t;
-            m_tok = saved;
-            next();
-            return t;
-        }
         if (name == "!stablehlo.token") {
             next();
             return Type::token();
         }
         if (name.find('.') == std::string::npos)
             errorHere("undefined symbol alias id '" + name + "'");
+        checkDialectLoaded(name.substr(1, name.find('.') - 1), pos(), "type");
         size_t end = m_tok.end;
         std::string_view src = m_lex.source();
         if (end < src.size() && src[end] == '<') {

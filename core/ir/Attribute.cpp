@@ -42,6 +42,7 @@ bool locPtrEq(const std::shared_ptr<const LocationAttr>& a, const std::shared_pt
 bool locEq(const LocationAttr& a, const LocationAttr& b)
 {
     if (a.kind != b.kind || a.text != b.text || a.line != b.line || a.col != b.col ||
+        a.rangeEndLine() != b.rangeEndLine() || a.rangeEndCol() != b.rangeEndCol() ||
         a.children.size() != b.children.size() || !ptrEq(a.metadata, b.metadata))
         return false;
     for (size_t i = 0; i < a.children.size(); ++i)

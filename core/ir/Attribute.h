@@ -135,6 +135,7 @@ struct PropagationEdgesAttr {
 };
 
 /// Location info (`loc(...)`): kept for name scopes and diagnostics, printed only on request.
+/// FileLineCol is MLIR's FileLineColRange: `"f":1:2`, `"f":1:2 to :7` or `"f":1:2 to 3:4`.
 struct LocationAttr {
     enum class Kind { Unknown, FileLineCol, Name, CallSite, Fused };
     Kind kind = Kind::Unknown;
@@ -142,6 +143,12 @@ struct LocationAttr {
     int64_t line = 0, col = 0;
     std::vector<std::shared_ptr<const LocationAttr>> children; ///< Name: child; CallSite: callee, caller; Fused: parts
     std::shared_ptr<const Attribute> metadata;                 ///< Fused `<metadata>`
+    int64_t endLine = -1, endCol = -1;                         ///< FileLineCol range end; -1: the same as the start
+
+    /// End line of a FileLineCol range (the start line when no end was given).
+    int64_t rangeEndLine() const { return endLine < 0 ? line : endLine; }
+    /// End column of a FileLineCol range (the start column when no end was given).
+    int64_t rangeEndCol() const { return endCol < 0 ? col : endCol; }
 };
 
 /// An immutable attribute value. Share with `std::shared_ptr<const Attribute>`.

@@ -234,6 +234,8 @@ bool OpRegistry::isRegisteredDialect(std::string_view d) const
     return d == "builtin" || d == "func" || d == "stablehlo" || d == "sdy" || d == "chlo";
 }
 
+bool OpRegistry::allowsUnknownOps(std::string_view d) const { return d == "chlo"; }
+
 bool OpRegistry::isInherent(std::string_view opName, std::string_view attr) const
 {
     const OpInfo* info = lookup(opName);

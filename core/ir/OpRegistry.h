@@ -26,6 +26,9 @@ public:
     const OpInfo* lookup(std::string_view name) const;
     /// True for builtin, func, stablehlo, sdy and chlo.
     bool isRegisteredDialect(std::string_view dialect) const;
+    /// True for a registered dialect whose op set the table does not list (chlo): any op
+    /// name is accepted there. The others reject ops missing from the table, as MLIR does.
+    bool allowsUnknownOps(std::string_view dialect) const;
     /// True if `attr` is an inherent attribute of op `opName`.
     bool isInherent(std::string_view opName, std::string_view attr) const;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/ir/OpRegistry.h"
 #include "core/ir/VerifierInternal.h"
 #include "core/mesh/MeshVerifier.h"
 #include "core/rules/RuleVerifier.h"
@@ -361,6 +362,16 @@ bool verifyCall(Context& ctx, const Op& op)
 bool verifyOp(Context& ctx, const Op& op)
 {
     const std::string& name = op.name();
+    // An op of a registered dialect that the dialect does not define (written in generic form).
+    const OpRegistry& reg = OpRegistry::instance();
+    if (reg.isRegisteredDialect(op.dialect()) && !reg.allowsUnknownOps(op.dialect()) && !reg.lookup(name)) {
+        ctx.diags.add(Diagnostic{Severity::Error,
+                                 op.pos,
+                                 "unregistered operation '" + name + "' found in dialect ('" + op.dialect() +
+                                     "') that does not allow unknown operations",
+                                 {}});
+        return false;
+    }
     if (name == "func.func" && !verifyFunc(ctx, op))
         return false;
     if (name == "func.return" && !verifyReturn(ctx, op))
