@@ -15,6 +15,12 @@ struct OpInfo {
     bool isPure = false;            ///< no side effects: may be erased when unused
     bool isolatedFromAbove = false; ///< regions cannot see enclosing values
     bool hasCustomForm = false;     ///< has a pretty (non-generic) syntax
+    /// MLIR's `Elementwise` (or broadcasting element-wise) trait, plus the sdy ops that
+    /// propagation treats alike (SDY.md 4.11). `stablehlo.bitcast_convert` is element-wise only
+    /// when its operand and result shapes are equal, so it does not carry the trait.
+    bool isElementwise = false;
+    /// The op's sharding rule is the pointwise rule (SDY.md 4.12 "Pointwise rule").
+    bool hasPointwiseRule = false;
 };
 
 /// The data-driven table of known ops. Immutable singleton.
@@ -26,6 +32,8 @@ public:
     const OpInfo* lookup(std::string_view name) const;
     /// True for builtin, func, stablehlo, sdy and chlo.
     bool isRegisteredDialect(std::string_view dialect) const;
+    /// Every known op, sorted by name.
+    const std::vector<OpInfo>& ops() const { return m_ops; }
     /// True if `attr` is an inherent attribute of op `opName`.
     bool isInherent(std::string_view opName, std::string_view attr) const;
 

@@ -2,8 +2,6 @@
 #include "core/propagation/PropagationDriver.h"
 
 #include <algorithm>
-#include <set>
-#include <string_view>
 
 #include "core/ir/Canonicalizer.h"
 #include "core/ir/OpRegistry.h"
@@ -17,64 +15,12 @@ using ir::Value;
 
 bool isElementwiseOp(const Op& op)
 {
-    static const std::set<std::string, std::less<>> kNames = {"abs",
-                                                              "add",
-                                                              "and",
-                                                              "atan2",
-                                                              "cbrt",
-                                                              "ceil",
-                                                              "clamp",
-                                                              "compare",
-                                                              "complex",
-                                                              "convert",
-                                                              "cosine",
-                                                              "count_leading_zeros",
-                                                              "divide",
-                                                              "exponential",
-                                                              "exponential_minus_one",
-                                                              "floor",
-                                                              "imag",
-                                                              "is_finite",
-                                                              "log",
-                                                              "log_plus_one",
-                                                              "logistic",
-                                                              "maximum",
-                                                              "minimum",
-                                                              "multiply",
-                                                              "negate",
-                                                              "not",
-                                                              "or",
-                                                              "popcnt",
-                                                              "power",
-                                                              "real",
-                                                              "reduce_precision",
-                                                              "remainder",
-                                                              "round_nearest_afz",
-                                                              "round_nearest_even",
-                                                              "rsqrt",
-                                                              "select",
-                                                              "shift_left",
-                                                              "shift_right_arithmetic",
-                                                              "shift_right_logical",
-                                                              "sign",
-                                                              "sine",
-                                                              "sqrt",
-                                                              "subtract",
-                                                              "tan",
-                                                              "tanh",
-                                                              "uniform_dequantize",
-                                                              "uniform_quantize",
-                                                              "xor"};
     const std::string& n = op.name();
-    if (n == "sdy.propagation_barrier" || n == "sdy.sharding_constraint" || n == "sdy.reshard")
-        return true;
-    if (n.rfind("stablehlo.", 0) != 0)
-        return false;
-    const std::string_view shortName = std::string_view(n).substr(10);
-    if (shortName == "bitcast_convert")
+    if (n == "stablehlo.bitcast_convert")
         return op.numOperands() == 1 && op.numResults() == 1 &&
                op.operand(0)->type().shape() == op.result(0)->type().shape();
-    return kNames.count(shortName) != 0;
+    const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
+    return info && info->isElementwise;
 }
 
 PropagationDriver::PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags)
