@@ -209,6 +209,8 @@ OpRegistry::OpRegistry()
         m_ops.push_back(std::move(info));
     }
     std::sort(m_ops.begin(), m_ops.end(), [](const OpInfo& a, const OpInfo& b) { return a.name < b.name; });
+    for (const OpInfo& info : m_ops)
+        m_byName.emplace(info.name, &info);
 }
 
 const OpRegistry& OpRegistry::instance()
@@ -219,11 +221,8 @@ const OpRegistry& OpRegistry::instance()
 
 const OpInfo* OpRegistry::lookup(std::string_view name) const
 {
-    auto it = std::lower_bound(m_ops.begin(), m_ops.end(), name,
-                               [](const OpInfo& a, std::string_view n) { return a.name < n; });
-    if (it != m_ops.end() && it->name == name)
-        return &*it;
-    return nullptr;
+    auto it = m_byName.find(name);
+    return it == m_byName.end() ? nullptr : it->second;
 }
 
 bool OpRegistry::isRegisteredDialect(std::string_view d) const

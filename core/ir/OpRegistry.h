@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace shardx::ir {
@@ -39,7 +40,8 @@ public:
 
 private:
     OpRegistry();
-    std::vector<OpInfo> m_ops; ///< sorted by name
+    std::vector<OpInfo> m_ops;                                    ///< sorted by name
+    std::unordered_map<std::string_view, const OpInfo*> m_byName; ///< views of m_ops names
 };
 
 } // namespace shardx::ir

@@ -107,13 +107,17 @@ public:
                 op->setOperand(i, cloneValue(v));
             }
         }
-        // Erase originals used only by sharding groups (users first).
+        // Erase originals used only by sharding groups (users first), in reverse program order.
+        std::vector<Op*> originals;
+        for (Op* op : order)
+            if (m_originals.count(op))
+                originals.push_back(op);
         bool changed = true;
         while (changed) {
             changed = false;
-            for (auto it = order.rbegin(); it != order.rend(); ++it) {
+            for (auto it = originals.rbegin(); it != originals.rend(); ++it) {
                 Op* op = *it;
-                if (!m_originals.count(op))
+                if (!op)
                     continue;
                 bool onlyGroups = true;
                 for (const auto& r : op->results())
@@ -129,6 +133,7 @@ public:
                     }
                 }
                 m_originals.erase(op);
+                *it = nullptr;
                 op->dropAllReferences();
                 op->erase();
                 changed = true;
