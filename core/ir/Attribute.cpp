@@ -147,13 +147,13 @@ bool attrEquals(const AttrPtr& a, const AttrPtr& b)
     return *a == *b;
 }
 
-static NamedAttrList::const_iterator lowerBound(const NamedAttrList& list, const std::string& name)
+static NamedAttrList::const_iterator lowerBound(const NamedAttrList& list, std::string_view name)
 {
     return std::lower_bound(list.begin(), list.end(), name,
-                            [](const NamedAttribute& a, const std::string& n) { return a.name < n; });
+                            [](const NamedAttribute& a, std::string_view n) { return std::string_view(a.name) < n; });
 }
 
-const Attribute* findAttr(const NamedAttrList& list, const std::string& name)
+const Attribute* findAttr(const NamedAttrList& list, std::string_view name)
 {
     auto it = lowerBound(list, name);
     if (it != list.end() && it->name == name)
@@ -171,7 +171,7 @@ void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value)
         list.insert(it, NamedAttribute{name, std::move(value)});
 }
 
-bool removeAttr(NamedAttrList& list, const std::string& name)
+bool removeAttr(NamedAttrList& list, std::string_view name)
 {
     auto cit = lowerBound(list, name);
     if (cit == list.end() || cit->name != name)

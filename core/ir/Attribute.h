@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -184,10 +185,10 @@ template <typename T> AttrPtr makeAttr(T payload)
 bool attrEquals(const AttrPtr& a, const AttrPtr& b);
 
 /// Finds `name` in a sorted list (nullptr if absent).
-const Attribute* findAttr(const NamedAttrList& list, const std::string& name);
+const Attribute* findAttr(const NamedAttrList& list, std::string_view name);
 /// Inserts or replaces `name`, keeping the list sorted.
 void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value);
 /// Removes `name`; returns whether it was there.
-bool removeAttr(NamedAttrList& list, const std::string& name);
+bool removeAttr(NamedAttrList& list, std::string_view name);
 
 } // namespace shardx::ir

@@ -144,12 +144,13 @@ bool isConstantLike(const Op& op) { return op.name() == "stablehlo.constant"; }
 
 bool isTriviallyDead(const Op& op)
 {
-    const OpInfo* info = OpRegistry::instance().lookup(op.name());
-    if (info && info->isTerminator)
-        return false;
+    // Uses first: the common case (a used result) needs no registry lookup.
     for (const auto& r : op.results())
         if (!r->useEmpty())
             return false;
+    const OpInfo* info = OpRegistry::instance().lookup(op.name());
+    if (info && info->isTerminator)
+        return false;
     return isSideEffectFree(op);
 }
 

@@ -177,14 +177,14 @@ void Op::eraseResult(unsigned i)
     }
 }
 
-const Attribute* Op::attr(const std::string& name) const
+const Attribute* Op::attr(std::string_view name) const
 {
     if (const Attribute* a = findAttr(m_props, name))
         return a;
     return findAttr(m_attrs, name);
 }
 
-AttrPtr Op::attrPtr(const std::string& name) const
+AttrPtr Op::attrPtr(std::string_view name) const
 {
     for (const NamedAttrList* list : {&m_props, &m_attrs})
         for (const NamedAttribute& na : *list)
@@ -193,7 +193,7 @@ AttrPtr Op::attrPtr(const std::string& name) const
     return nullptr;
 }
 
-bool Op::removeAttribute(const std::string& name)
+bool Op::removeAttribute(std::string_view name)
 {
     bool a = removeAttr(m_props, name);
     bool b = removeAttr(m_attrs, name);

@@ -167,12 +167,12 @@ public:
     NamedAttrList& attrs() { return m_attrs; }
     const NamedAttrList& attrs() const { return m_attrs; }
     /// Looks in props, then attrs.
-    const Attribute* attr(const std::string& name) const;
-    AttrPtr attrPtr(const std::string& name) const;
+    const Attribute* attr(std::string_view name) const;
+    AttrPtr attrPtr(std::string_view name) const;
     void setProp(const std::string& name, AttrPtr v) { setAttr(m_props, name, std::move(v)); }
     void setDiscardable(const std::string& name, AttrPtr v) { setAttr(m_attrs, name, std::move(v)); }
     /// Removes `name` from props and attrs.
-    bool removeAttribute(const std::string& name);
+    bool removeAttribute(std::string_view name);
 
     // regions and successors
     unsigned numRegions() const { return static_cast<unsigned>(m_regions.size()); }

@@ -94,7 +94,11 @@ void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding
 
 void symbolDce(ir::Module& module)
 {
-    bool changed = true;
+    // Only private functions can be removed: no walk when there is none.
+    bool anyPrivate = false;
+    for (Op* func : module.funcs())
+        anyPrivate = anyPrivate || isPrivate(*func);
+    bool changed = anyPrivate;
     while (changed) {
         changed = false;
         std::set<std::string> used;

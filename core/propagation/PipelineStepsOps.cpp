@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "core/ir/OpRegistry.h"
 #include "core/ir/ShardingAccess.h"
@@ -78,15 +79,12 @@ public:
         m_originals.insert(def);
         Value* result = raw->result(v->index());
         // Sharding groups of the original value are cloned for the clone.
-        const std::vector<ir::Use> uses = v->uses();
-        for (const ir::Use& u : uses) {
-            if (u.user->name() != "sdy.sharding_group")
-                continue;
+        for (Op* group : groupUsers(v)) {
             auto g = std::make_unique<Op>("sdy.sharding_group");
             g->addOperand(result);
-            g->props() = u.user->props();
-            g->attrs() = u.user->attrs();
-            u.user->parentBlock()->insertAfter(u.user, std::move(g));
+            g->props() = group->props();
+            g->attrs() = group->attrs();
+            group->parentBlock()->insertAfter(group, std::move(g));
         }
         return result;
     }
@@ -109,13 +107,17 @@ public:
                 op->setOperand(i, cloneValue(v));
             }
         }
-        // Erase originals used only by sharding groups (users first).
+        // Erase originals used only by sharding groups (users first), in reverse program order.
+        std::vector<Op*> originals;
+        for (Op* op : order)
+            if (m_originals.count(op))
+                originals.push_back(op);
         bool changed = true;
         while (changed) {
             changed = false;
-            for (auto it = order.rbegin(); it != order.rend(); ++it) {
+            for (auto it = originals.rbegin(); it != originals.rend(); ++it) {
                 Op* op = *it;
-                if (!m_originals.count(op))
+                if (!op)
                     continue;
                 bool onlyGroups = true;
                 for (const auto& r : op->results())
@@ -131,6 +133,7 @@ public:
                     }
                 }
                 m_originals.erase(op);
+                *it = nullptr;
                 op->dropAllReferences();
                 op->erase();
                 changed = true;
@@ -139,8 +142,21 @@ public:
     }
 
 private:
-    std::map<const Op*, bool> m_memo;
+    /// The `sdy.sharding_group` users of `v`, found once per value: a value with many uses is
+    /// cloned once per use, and the groups added meanwhile use the clones, not `v`.
+    const std::vector<Op*>& groupUsers(const Value* v)
+    {
+        auto [it, inserted] = m_groupUsers.try_emplace(v);
+        if (inserted)
+            for (const ir::Use& u : v->uses())
+                if (u.user->name() == "sdy.sharding_group")
+                    it->second.push_back(u.user);
+        return it->second;
+    }
+
+    std::unordered_map<const Op*, bool> m_memo;
     std::set<Op*> m_originals;
+    std::unordered_map<const Value*, std::vector<Op*>> m_groupUsers;
 };
 
 bool sameOp(const Op& a, const Op& b)

@@ -2,7 +2,6 @@
 #include "core/propagation/PropagationDriver.h"
 
 #include <algorithm>
-#include <set>
 
 #include "core/ir/Canonicalizer.h"
 #include "core/ir/OpRegistry.h"
@@ -16,64 +15,12 @@ using ir::Value;
 
 bool isElementwiseOp(const Op& op)
 {
-    static const std::set<std::string> kNames = {"abs",
-                                                 "add",
-                                                 "and",
-                                                 "atan2",
-                                                 "cbrt",
-                                                 "ceil",
-                                                 "clamp",
-                                                 "compare",
-                                                 "complex",
-                                                 "convert",
-                                                 "cosine",
-                                                 "count_leading_zeros",
-                                                 "divide",
-                                                 "exponential",
-                                                 "exponential_minus_one",
-                                                 "floor",
-                                                 "imag",
-                                                 "is_finite",
-                                                 "log",
-                                                 "log_plus_one",
-                                                 "logistic",
-                                                 "maximum",
-                                                 "minimum",
-                                                 "multiply",
-                                                 "negate",
-                                                 "not",
-                                                 "or",
-                                                 "popcnt",
-                                                 "power",
-                                                 "real",
-                                                 "reduce_precision",
-                                                 "remainder",
-                                                 "round_nearest_afz",
-                                                 "round_nearest_even",
-                                                 "rsqrt",
-                                                 "select",
-                                                 "shift_left",
-                                                 "shift_right_arithmetic",
-                                                 "shift_right_logical",
-                                                 "sign",
-                                                 "sine",
-                                                 "sqrt",
-                                                 "subtract",
-                                                 "tan",
-                                                 "tanh",
-                                                 "uniform_dequantize",
-                                                 "uniform_quantize",
-                                                 "xor"};
     const std::string& n = op.name();
-    if (n == "sdy.propagation_barrier" || n == "sdy.sharding_constraint" || n == "sdy.reshard")
-        return true;
-    if (n.rfind("stablehlo.", 0) != 0)
-        return false;
-    const std::string shortName = n.substr(10);
-    if (shortName == "bitcast_convert")
+    if (n == "stablehlo.bitcast_convert")
         return op.numOperands() == 1 && op.numResults() == 1 &&
                op.operand(0)->type().shape() == op.result(0)->type().shape();
-    return kNames.count(shortName) != 0;
+    const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
+    return info && info->isElementwise;
 }
 
 PropagationDriver::PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags)
@@ -114,9 +61,9 @@ bool PropagationDriver::prepare()
 
 void PropagationDriver::push(Op* op)
 {
-    if (m_inWorklist.count(op))
+    if (m_inWorklist.contains(op))
         return;
-    m_inWorklist[op] = m_worklist.size();
+    m_inWorklist.insert(op, m_worklist.size());
     m_worklist.push_back(op);
 }
 
@@ -141,11 +88,11 @@ Op* PropagationDriver::pop()
 
 void PropagationDriver::removeFromWorklist(Op* op)
 {
-    auto it = m_inWorklist.find(op);
-    if (it == m_inWorklist.end())
+    const size_t* slot = m_inWorklist.find(op);
+    if (!slot)
         return;
-    m_worklist[it->second] = nullptr;
-    m_inWorklist.erase(it);
+    m_worklist[*slot] = nullptr;
+    m_inWorklist.erase(op);
 }
 
 void PropagationDriver::eraseDeadOp(Op* op)
@@ -160,11 +107,19 @@ void PropagationDriver::eraseDeadOp(Op* op)
             Op* def = operand ? operand->definingOp() : nullptr;
             if (!def)
                 continue;
-            std::set<Op*> others;
-            for (const ir::Use& u : operand->uses())
-                if (u.user != o)
-                    others.insert(u.user);
-            if (others.size() <= 1)
+            // Queue the definition when at most one distinct other user remains.
+            Op* other = nullptr;
+            bool several = false;
+            for (const ir::Use& u : operand->uses()) {
+                if (u.user == o || u.user == other)
+                    continue;
+                if (other) {
+                    several = true;
+                    break;
+                }
+                other = u.user;
+            }
+            if (!several)
                 queue(def);
         }
         removeFromWorklist(o);
@@ -181,7 +136,8 @@ void PropagationDriver::queueUsers(Value* v, int depth)
 {
     if (!v || depth > 16)
         return;
-    const std::vector<ir::Use> uses = v->uses();
+    // Nothing below edits use lists (it only queues ops), so the list is read in place.
+    const std::vector<ir::Use>& uses = v->uses();
     for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
         Op* user = it->user;
         if (isDataFlowSourceUser(*user)) {
@@ -286,6 +242,8 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
             order.push_back(o);
             return true;
         });
+    m_worklist.reserve(order.size());
+    m_inWorklist.reserve(order.size());
     for (auto it = order.rbegin(); it != order.rend(); ++it)
         push(*it);
     while (Op* op = pop()) {

@@ -12,6 +12,7 @@
 
 #include "core/ir/Module.h"
 #include "core/propagation/FactorPropagation.h"
+#include "core/propagation/OpSlotMap.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/support/Diagnostic.h"
 
@@ -79,7 +80,8 @@ private:
     void funcResultSteps(ir::Op* func);
     bool propagateStep(StepKind kind, ir::Op* op, const OpShardingRule& rule, std::vector<StepTensor>& tensors,
                        int numOperands, const FactorDirectionFn& dir, bool elementwise, bool inWorklist);
-    std::optional<OpShardingRule> ruleOf(ir::Op* op);
+    /// The op's sharding rule (attached on first use), or nullptr; `keepAlive` owns it.
+    const OpShardingRule* ruleOf(ir::Op* op, ir::AttrPtr& keepAlive);
     /// Sources of an `sdy.func_data_flow_edge` on `v` (call operands / callee returned value).
     std::vector<ir::Value*> funcEdgeSources(ir::Value* v);
     // groups
@@ -93,7 +95,7 @@ private:
     OpDirectionFn m_direction;
 
     std::vector<ir::Op*> m_worklist;
-    std::unordered_map<ir::Op*, size_t> m_inWorklist;
+    OpSlotMap m_inWorklist;
 
     std::unordered_map<const ir::Value*, int64_t> m_groupOf;
     std::map<int64_t, std::vector<ir::Value*>> m_groups;

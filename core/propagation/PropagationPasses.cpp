@@ -101,8 +101,11 @@ bool runPass(ir::Module& module, const PropagationPassOptions& options, Diagnost
 
 PropagationDirection opPriorityDirection(const ir::Op& op, const OpShardingRule& rule, int64_t f, int level)
 {
+    // The union of heuristics 0..level, highest first, stopping once it is BOTH. Heuristic 0 is
+    // heuristic 1 restricted to single-use operands (NONE or the same direction), so it only
+    // matters at level 0.
     PropagationDirection d = PropagationDirection::None;
-    for (int h = 0; h <= level; ++h)
+    for (int h = level; h >= (level >= 1 ? 1 : 0) && d != PropagationDirection::Both; --h)
         d = unionOf(d, heuristic(h, op, rule, f));
     return intersectionOf(d, PropagationDirection::Both);
 }

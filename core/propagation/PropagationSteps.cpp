@@ -143,15 +143,21 @@ Value* PropagationDriver::store(const StepTensor& t, const TensorSharding& s)
     return nullptr;
 }
 
-std::optional<OpShardingRule> PropagationDriver::ruleOf(Op* op)
+const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
 {
-    if (const ir::Attribute* a = op->attr(kShardingRuleAttrName))
-        if (const ir::OpShardingRuleAttr* r = a->as<ir::OpShardingRuleAttr>())
-            return r->rule;
+    // The rule is read in place from the attached attribute (no copy); `keepAlive` holds the
+    // attribute while the caller uses the rule, even if the op's attributes change meanwhile.
+    if (ir::AttrPtr a = op->attrPtr(kShardingRuleAttrName))
+        if (const ir::OpShardingRuleAttr* r = a->as<ir::OpShardingRuleAttr>()) {
+            keepAlive = std::move(a);
+            return &r->rule;
+        }
     std::optional<OpShardingRule> rule = createOpShardingRule(*op, m_options.conservative);
-    if (rule)
-        op->setDiscardable(kShardingRuleAttrName, ir::makeAttr(ir::OpShardingRuleAttr{*rule}));
-    return rule;
+    if (!rule)
+        return nullptr;
+    keepAlive = ir::makeAttr(ir::OpShardingRuleAttr{std::move(*rule)});
+    op->setDiscardable(kShardingRuleAttrName, keepAlive);
+    return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
 }
 
 bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRule& rule,
@@ -316,13 +322,15 @@ void PropagationDriver::visit(Op* op)
                       true);
         return;
     }
-    std::optional<OpShardingRule> rule = ruleOf(op);
+    ir::AttrPtr ruleAttr;
+    const OpShardingRule* rule = ruleOf(op, ruleAttr);
     if (!rule) {
         if (m_options.observer)
             m_options.observer->opSkipped(op, "no sharding rule");
         return;
     }
     std::vector<StepTensor> tensors;
+    tensors.reserve(op->numOperands() + op->numResults());
     for (Value* v : op->operands())
         tensors.push_back(plainTensor(v));
     for (const auto& r : op->results())

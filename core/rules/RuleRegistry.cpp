@@ -44,56 +44,10 @@ const std::map<std::string, RuleFn>& ruleTable()
 {
     static const std::map<std::string, RuleFn> table = [] {
         std::map<std::string, RuleFn> t;
-        for (const char* n : {"abs",
-                              "add",
-                              "all_reduce",
-                              "and",
-                              "atan2",
-                              "cbrt",
-                              "ceil",
-                              "count_leading_zeros",
-                              "collective_broadcast",
-                              "collective_permute",
-                              "compare",
-                              "complex",
-                              "convert",
-                              "cosine",
-                              "cross-replica-sum",
-                              "divide",
-                              "exponential",
-                              "exponential_minus_one",
-                              "floor",
-                              "imag",
-                              "is_finite",
-                              "log_plus_one",
-                              "log",
-                              "logistic",
-                              "maximum",
-                              "minimum",
-                              "multiply",
-                              "negate",
-                              "not",
-                              "or",
-                              "popcnt",
-                              "power",
-                              "real",
-                              "reduce_precision",
-                              "remainder",
-                              "round_nearest_even",
-                              "round_nearest_afz",
-                              "rsqrt",
-                              "shift_left",
-                              "shift_right_arithmetic",
-                              "shift_right_logical",
-                              "sign",
-                              "sine",
-                              "sqrt",
-                              "subtract",
-                              "tan",
-                              "tanh",
-                              "xor"})
-            t[std::string("stablehlo.") + n] = pointwiseRule;
-        t["sdy.sharding_constraint"] = pointwiseRule;
+        // The pointwise ops are the OpRegistry's `hasPointwiseRule` ops.
+        for (const ir::OpInfo& info : ir::OpRegistry::instance().ops())
+            if (info.hasPointwiseRule)
+                t[info.name] = pointwiseRule;
         t["stablehlo.select"] = selectRule;
         t["stablehlo.clamp"] = clampRule;
         t["stablehlo.bitcast_convert"] = bitcastConvertRule;
