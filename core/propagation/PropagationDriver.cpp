@@ -216,7 +216,9 @@ void PropagationDriver::copyToGroup(Value* v, Op* current, bool inWorklist)
         if (old && *old == *s)
             continue;
         setSharding(w, *s);
-        if (m_options.observer)
+        if (m_options.observer && m_inStep)
+            m_pendingGroupCopies.emplace_back(it->second, v, w);
+        else if (m_options.observer)
             m_options.observer->shardingGroupCopy(it->second, v, w);
         notifyChanged(w, current, inWorklist);
     }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -99,6 +100,10 @@ private:
 
     std::unordered_map<const ir::Value*, int64_t> m_groupOf;
     std::map<int64_t, std::vector<ir::Value*>> m_groups;
+    /// Group copies made during a step, reported to the observer after the step itself (the
+    /// step caused them, 4.8): (group, from, to).
+    std::vector<std::tuple<int64_t, ir::Value*, ir::Value*>> m_pendingGroupCopies;
+    bool m_inStep = false;
 };
 
 } // namespace shardx

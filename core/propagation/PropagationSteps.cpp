@@ -192,6 +192,7 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
 
     PropagationStep rec;
     PropagationDecisions* decisions = nullptr;
+    m_inStep = obs != nullptr;
     if (obs) {
         rec.kind = kind;
         rec.op = op;
@@ -244,9 +245,13 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
                 copyToGroup(notifyValue, op, inWorklist);
         }
     }
+    m_inStep = false;
     if (obs) {
         rec.after = std::move(proj);
         obs->step(rec);
+        for (const auto& [group, from, to] : m_pendingGroupCopies)
+            obs->shardingGroupCopy(group, from, to);
+        m_pendingGroupCopies.clear();
     }
     return changed;
 }

@@ -568,7 +568,9 @@ void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
     c.after = shardingId(currentSharding(idx));
     c.kind = DecisionKind::ShardingGroupCopy;
     m_state[static_cast<size_t>(idx)] = c.after;
-    s.changes.push_back(std::move(c));
+    // A copy reported after its step may find the member already holding it.
+    if (c.before != c.after)
+        s.changes.push_back(std::move(c));
     pushStep(std::move(s));
 }
 
