@@ -1,6 +1,7 @@
 // TraceInterner: content hashing and pooling of the shared parts of trace steps.
 #include "core/trace/TraceInterner.h"
 
+#include <initializer_list>
 #include <string_view>
 
 namespace shardx {
@@ -42,6 +43,25 @@ void mixTable(uint64_t& h, const TensorFactorShardings& t)
     mixAxes(h, t.replicated);
     mixAxes(h, t.unreduced);
     mix(h, static_cast<uint64_t>(t.unreducedKind));
+}
+
+/// The hash of a rule's mappings (the lists one after the other) and factor sizes: a TraceRule
+/// and the OpShardingRule it was made from hash alike.
+uint64_t hashRule(std::initializer_list<const std::vector<TensorFactorMapping>*> lists,
+                  const std::vector<int64_t>& factorSizes)
+{
+    uint64_t h = 4;
+    size_t count = 0;
+    for (const auto* list : lists)
+        count += list->size();
+    mix(h, count);
+    for (const auto* list : lists)
+        for (const auto& m : *list)
+            mixMapping(h, m);
+    mix(h, factorSizes.size());
+    for (int64_t s : factorSizes)
+        mix(h, static_cast<uint64_t>(s));
+    return h;
 }
 
 bool ruleEquals(const TraceRule& a, const OpShardingRule& b)
@@ -139,31 +159,9 @@ uint64_t traceHash(const std::vector<FactorDecision>& ds)
     return h;
 }
 
-uint64_t traceHash(const OpShardingRule& r)
-{
-    uint64_t h = 4;
-    mix(h, r.operands.size() + r.results.size());
-    for (const auto& m : r.operands)
-        mixMapping(h, m);
-    for (const auto& m : r.results)
-        mixMapping(h, m);
-    mix(h, r.factorSizes.size());
-    for (int64_t s : r.factorSizes)
-        mix(h, static_cast<uint64_t>(s));
-    return h;
-}
+uint64_t traceHash(const OpShardingRule& r) { return hashRule({&r.operands, &r.results}, r.factorSizes); }
 
-uint64_t traceHash(const TraceRule& r)
-{
-    uint64_t h = 4;
-    mix(h, r.mappings.size());
-    for (const auto& m : r.mappings)
-        mixMapping(h, m);
-    mix(h, r.factorSizes.size());
-    for (int64_t s : r.factorSizes)
-        mix(h, static_cast<uint64_t>(s));
-    return h;
-}
+uint64_t traceHash(const TraceRule& r) { return hashRule({&r.mappings}, r.factorSizes); }
 
 TraceInterner::TraceInterner(TraceData& data) : m_data(&data)
 {

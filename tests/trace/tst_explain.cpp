@@ -8,32 +8,17 @@
 #include "core/trace/Explain.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
+#include "tests/trace/TraceTestSupport.h"
 
 using namespace shardx;
 
 namespace {
 
-enum class Strategy { Basic, Aggressive, UserPriority };
+using testing::Strategy;
 
-/// Parses `text`, runs one propagation pass with a recorder as observer, returns the trace.
 Trace record(const std::string& text, Strategy strategy, bool conservative = false)
 {
-    DiagnosticList diags;
-    auto module = io::parseMlir(text, "test.mlir", diags);
-    if (!module) {
-        qWarning("%s", diags.formatAll().c_str());
-        return Trace();
-    }
-    TraceRecorder rec(*module);
-    PropagationPassOptions o;
-    o.base.observer = &rec;
-    o.base.conservative = conservative;
-    switch (strategy) {
-    case Strategy::Basic: runBasicPropagation(*module, o, diags); break;
-    case Strategy::Aggressive: runAggressivePropagation(*module, o, diags); break;
-    case Strategy::UserPriority: runUserPriorityPropagation(*module, o, diags); break;
-    }
-    return rec.trace();
+    return testing::recordTrace(text, strategy, 0, conservative);
 }
 
 /// The id of the value `query` finds, or the error message prefixed with "error: ".

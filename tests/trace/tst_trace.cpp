@@ -10,34 +10,17 @@
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
+#include "tests/trace/TraceTestSupport.h"
 
 using namespace shardx;
 
 namespace {
 
-enum class Strategy { Basic, Aggressive, OpPriority, UserPriority, ApplyConstraints };
+using testing::Strategy;
 
-/// Parses `text`, runs one pass with a recorder, returns the trace.
 Trace record(const std::string& text, Strategy strategy, int keyframeInterval = 256, bool conservative = false)
 {
-    DiagnosticList diags;
-    auto module = io::parseMlir(text, "test.mlir", diags);
-    if (!module) {
-        qWarning("%s", diags.formatAll().c_str());
-        return Trace();
-    }
-    TraceRecorder rec(*module);
-    PropagationPassOptions o;
-    o.base.observer = &rec;
-    o.base.conservative = conservative;
-    switch (strategy) {
-    case Strategy::Basic: runBasicPropagation(*module, o, diags); break;
-    case Strategy::Aggressive: runAggressivePropagation(*module, o, diags); break;
-    case Strategy::OpPriority: runOpPriorityPropagation(*module, o, diags); break;
-    case Strategy::UserPriority: runUserPriorityPropagation(*module, o, diags); break;
-    case Strategy::ApplyConstraints: applyShardingConstraints(*module, &rec); break;
-    }
-    return rec.trace(keyframeInterval);
+    return testing::recordTrace(text, strategy, keyframeInterval, conservative);
 }
 
 /// Steps on ops named `opName` that changed something.
@@ -405,14 +388,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         Trace t = record(kChain, Strategy::Aggressive, 3);
         QVERIFY(t.numSteps() > 6);
         // Full replay states.
-        std::vector<std::vector<int>> states;
-        std::vector<int> s = t.data().initial;
-        s.resize(t.values().size(), -1);
-        states.push_back(s);
-        for (const TraceStep& step : t.steps()) {
-            applyTraceStep(step, s);
-            states.push_back(s);
-        }
+        const std::vector<std::vector<int>> states = testing::replayStates(t);
         TraceCursor cur(t);
         for (size_t k = 0; k <= t.numSteps(); ++k) {
             cur.seek(k);

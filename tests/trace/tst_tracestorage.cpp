@@ -11,6 +11,7 @@
 #include "core/trace/Trace.h"
 #include "core/trace/TraceInterner.h"
 #include "core/trace/TraceRecorder.h"
+#include "tests/trace/TraceTestSupport.h"
 
 using namespace shardx;
 
@@ -47,20 +48,6 @@ Recorded record(int layers, bool take)
     runAggressivePropagation(*r.module, o, diags);
     r.trace = take ? rec.takeTrace() : rec.trace();
     return r;
-}
-
-/// Every state by full replay from the initial one.
-std::vector<std::vector<int>> replay(const Trace& t)
-{
-    std::vector<std::vector<int>> states;
-    std::vector<int> s = t.data().initial;
-    s.resize(t.values().size(), -1);
-    states.push_back(s);
-    for (const TraceStep& step : t.steps()) {
-        applyTraceStep(step, s);
-        states.push_back(s);
-    }
-    return states;
 }
 
 } // namespace
@@ -183,7 +170,7 @@ private slots:
         Recorded r = record(3, true);
         const Trace& t = r.trace;
         QVERIFY(t.numSteps() > 300);
-        const auto states = replay(t);
+        const auto states = testing::replayStates(t);
         // Small keyframe intervals force every path: from here forwards and backwards, from the
         // keyframe below and from the one above.
         for (int interval : {0, 1, 5, 64}) {
