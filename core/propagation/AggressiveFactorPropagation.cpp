@@ -68,7 +68,8 @@ UpdatedTensors propagateAggressive(ShardingProjection& p, const FactorPropagatio
         d.factor = f;
         d.direction = factorDirection(in, f);
         cand[static_cast<size_t>(f)] = compatibleMajorAxes(p, f, d.direction, mesh);
-        d.compatible = cand[static_cast<size_t>(f)];
+        if (decisions) // the decision record is only kept for an observer
+            d.compatible = cand[static_cast<size_t>(f)];
         anyCandidate = anyCandidate || !cand[static_cast<size_t>(f)].empty();
     }
     auto finish = [&] {
@@ -177,9 +178,11 @@ UpdatedTensors propagateAggressive(ShardingProjection& p, const FactorPropagatio
                 updated.operands[static_cast<size_t>(t)] = true;
             else
                 updated.results[static_cast<size_t>(t - p.numOperands())] = true;
-            FactorDecision& d = decs[static_cast<size_t>(f)];
-            d.expandedTensors.push_back(t);
-            d.result = axes;
+            if (decisions) {
+                FactorDecision& d = decs[static_cast<size_t>(f)];
+                d.expandedTensors.push_back(t);
+                d.result = axes;
+            }
         }
     };
     for (int r = 0; r < p.numResults(); ++r)

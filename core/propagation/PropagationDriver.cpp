@@ -99,6 +99,7 @@ void PropagationDriver::eraseDeadOp(Op* op)
 {
     if (m_options.observer)
         m_options.observer->opErased(op);
+    m_callsIndexed = false; // the erased op may hold calls (none today: calls are not pure)
     std::vector<Op*> nested;
     op->walk([&](Op* o) { nested.push_back(o); });
     std::reverse(nested.begin(), nested.end()); // post-order-ish: nested before parent
@@ -150,17 +151,13 @@ void PropagationDriver::queueUsers(Value* v, int depth)
             bool called = false;
             if (func) {
                 const std::string name = ir::symbolName(*func);
-                m_module.op().walk([&](Op* o) {
-                    if (o->name() != "func.call")
-                        return;
-                    const ir::Attribute* callee = o->attr("callee");
-                    const ir::SymbolRefAttr* ref = callee ? callee->as<ir::SymbolRefAttr>() : nullptr;
-                    if (!ref || ref->path.empty() || ref->path.back() != name)
-                        return;
-                    called = true;
-                    if (it->index < o->numResults())
-                        queueUsers(o->result(it->index), depth + 1);
-                });
+                if (!name.empty()) {
+                    for (Op* o : callsTo(name)) {
+                        called = true;
+                        if (it->index < o->numResults())
+                            queueUsers(o->result(it->index), depth + 1);
+                    }
+                }
                 if (!called)
                     queue(func);
             }
@@ -238,6 +235,7 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
 
     m_worklist.clear();
     m_inWorklist.clear();
+    m_callsIndexed = false;
     std::vector<Op*> order;
     for (const auto& top : m_module.body().ops())
         top->walkPreOrder([&](Op* o) {
@@ -257,6 +255,24 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
     }
     if (main)
         funcResultSteps(main);
+}
+
+const std::vector<Op*>& PropagationDriver::callsTo(const std::string& name)
+{
+    if (!m_callsIndexed) {
+        m_callsByCallee.clear();
+        m_module.op().walk([&](Op* o) {
+            if (o->name() != "func.call")
+                return;
+            const ir::Attribute* callee = o->attr("callee");
+            const ir::SymbolRefAttr* ref = callee ? callee->as<ir::SymbolRefAttr>() : nullptr;
+            m_callsByCallee[ref && !ref->path.empty() ? ref->path.back() : std::string()].push_back(o);
+        });
+        m_callsIndexed = true;
+    }
+    static const std::vector<Op*> kNone;
+    auto it = m_callsByCallee.find(name);
+    return it == m_callsByCallee.end() ? kNone : it->second;
 }
 
 void PropagationDriver::finish()

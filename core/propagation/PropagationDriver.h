@@ -85,6 +85,9 @@ private:
     const OpShardingRule* ruleOf(ir::Op* op, ir::AttrPtr& keepAlive);
     /// Sources of an `sdy.func_data_flow_edge` on `v` (call operands / callee returned value).
     std::vector<ir::Value*> funcEdgeSources(ir::Value* v);
+    /// The `func.call` ops whose callee is `name`, in walk order (indexed once per run, so that
+    /// notifications through returns and function edges do not walk the module each time).
+    const std::vector<ir::Op*>& callsTo(const std::string& name);
     // groups
     void buildGroups();
     bool syncGroups();
@@ -97,6 +100,9 @@ private:
 
     std::vector<ir::Op*> m_worklist;
     OpSlotMap m_inWorklist;
+
+    std::unordered_map<std::string, std::vector<ir::Op*>> m_callsByCallee;
+    bool m_callsIndexed = false;
 
     std::unordered_map<const ir::Value*, int64_t> m_groupOf;
     std::map<int64_t, std::vector<ir::Value*>> m_groups;

@@ -73,11 +73,9 @@ std::vector<Value*> PropagationDriver::funcEdgeSources(Value* v)
         Op* func = v->ownerBlock()->parentOp();
         if (!func || func->name() != "func.func")
             return out;
-        const std::string name = ir::symbolName(*func);
-        m_module.op().walk([&](Op* o) {
-            if (o->name() == "func.call" && calleeName(*o) == name && v->index() < o->numOperands())
+        for (Op* o : callsTo(ir::symbolName(*func)))
+            if (v->index() < o->numOperands())
                 out.push_back(o->operand(v->index()));
-        });
         return out;
     }
     Op* call = v->definingOp();
