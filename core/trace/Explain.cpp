@@ -370,7 +370,7 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                     for (const TraceChange& c : s.changes) {
                         if (c.value != value || x.step >= 0)
                             continue;
-                        for (const TraceFactorChange& fc : c.factors)
+                        for (const TraceFactorChange& fc : trace.factorChanges(c))
                             if (x.step < 0 && addsAxis(fc, d, a)) {
                                 x.step = static_cast<int>(si);
                                 x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +

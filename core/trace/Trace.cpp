@@ -172,6 +172,14 @@ const std::vector<FactorDecision>& TraceData::decisions(const TraceStep& s) cons
                : none;
 }
 
+const std::vector<TraceFactorChange>& TraceData::factorChanges(const TraceChange& c) const
+{
+    static const std::vector<TraceFactorChange> none;
+    return c.factors >= 0 && static_cast<size_t>(c.factors) < factorChangeSets.size()
+               ? factorChangeSets[static_cast<size_t>(c.factors)]
+               : none;
+}
+
 void applyTraceStep(const TraceStep& step, std::vector<int>& state)
 {
     for (const TraceChange& c : step.changes) {
@@ -228,6 +236,8 @@ Status Trace::validate(const TraceData& d)
             const std::string cat = at + "/changes/" + std::to_string(c);
             if (!inRange(ch.value, d.values.size()))
                 return fail(cat + "/value", "value index out of range");
+            if (!inRange(ch.factors, d.factorChangeSets.size()))
+                return fail(cat + "/factors", "factor change set index out of range");
             if (!inRange(ch.before, d.shardings.size()) || !inRange(ch.after, d.shardings.size()))
                 return fail(cat, "sharding id out of range");
             if (ch.value < 0)
@@ -353,9 +363,10 @@ std::string Trace::toText() const
         for (const TraceChange& c : s.changes) {
             out << " | " << (c.value >= 0 ? m_data.values[static_cast<size_t>(c.value)].id : std::string("?")) << " "
                 << shardingText(sharding(c.before)) << " -> " << shardingText(sharding(c.after));
-            if (c.factors.empty())
+            const std::vector<TraceFactorChange>& factors = factorChanges(c);
+            if (factors.empty())
                 out << " (" << decisionKindName(c.kind) << ")";
-            for (const TraceFactorChange& f : c.factors)
+            for (const TraceFactorChange& f : factors)
                 out << "; d" << f.dim << " f" << f.factor << " " << axisListString(f.before) << "->"
                     << axisListString(f.after) << " from " << tensorList(s, f.sources) << " to "
                     << tensorList(s, f.targets) << " (" << decisionText(s, f.decision) << ")";

@@ -113,11 +113,11 @@ struct TraceFactorChange {
 
 /// One value whose sharding a step changed. Shardings are ids in TraceData::shardings.
 struct TraceChange {
-    int value = -1;  ///< index in Trace::values()
-    int tensor = -1; ///< tensor index in the step (operands first), -1 outside steps
-    int before = -1; ///< sharding id before the step, -1 for none
-    int after = -1;  ///< sharding id after the step, -1 for none
-    std::vector<TraceFactorChange> factors;
+    int value = -1;   ///< index in Trace::values()
+    int tensor = -1;  ///< tensor index in the step (operands first), -1 outside steps
+    int before = -1;  ///< sharding id before the step, -1 for none
+    int after = -1;   ///< sharding id after the step, -1 for none
+    int factors = -1; ///< TraceData::factorChangeSets: the factors whose axes changed, -1 for none
     DecisionKind kind = DecisionKind::CompatiblePrefix; ///< of the whole change (non-factor steps)
     bool operator==(const TraceChange& o) const = default;
 };
@@ -161,12 +161,13 @@ struct TraceData {
     std::vector<TraceOp> ops;
     std::vector<TraceNode> nodes;
     std::vector<TraceStep> steps;
-    std::vector<std::string> scopes;                       ///< pool: TraceValue::scope, TraceOp::scope
-    std::vector<TensorSharding> shardings;                 ///< pool: TraceChange::before/after, initial
-    std::vector<TraceRule> rules;                          ///< pool: TraceStep::rule
-    std::vector<ShardingProjection> tables;                ///< pool: TraceStep::before/after
-    std::vector<std::vector<FactorDecision>> decisionSets; ///< pool: TraceStep::decisions
-    std::vector<int> initial;                              ///< sharding id per value before step 0, -1 for none
+    std::vector<std::string> scopes;                              ///< pool: TraceValue::scope, TraceOp::scope
+    std::vector<TensorSharding> shardings;                        ///< pool: TraceChange::before/after, initial
+    std::vector<TraceRule> rules;                                 ///< pool: TraceStep::rule
+    std::vector<ShardingProjection> tables;                       ///< pool: TraceStep::before/after
+    std::vector<std::vector<FactorDecision>> decisionSets;        ///< pool: TraceStep::decisions
+    std::vector<std::vector<TraceFactorChange>> factorChangeSets; ///< pool: TraceChange::factors
+    std::vector<int> initial;                                     ///< sharding id per value before step 0, -1 for none
     bool operator==(const TraceData& o) const = default;
 
     /// The pooled sharding `id`, nullptr for -1 (no sharding).
@@ -178,6 +179,8 @@ struct TraceData {
     const ShardingProjection& tablesBefore(const TraceStep& s) const;
     const ShardingProjection& tablesAfter(const TraceStep& s) const;
     const std::vector<FactorDecision>& decisions(const TraceStep& s) const;
+    /// The factor changes of a change (empty when it has none).
+    const std::vector<TraceFactorChange>& factorChanges(const TraceChange& c) const;
 };
 
 /// An immutable trace. Built by TraceRecorder or read from JSON.
@@ -186,7 +189,7 @@ public:
     static constexpr int kFormatVersion = 2;
     /// Keyframes are taken every max(256, steps * values / kKeyframeBudget) steps, so that
     /// they hold at most about kKeyframeBudget sharding ids in all.
-    static constexpr int64_t kKeyframeBudget = int64_t(1) << 24;
+    static constexpr int64_t kKeyframeBudget = int64_t(1) << 22;
 
     Trace() = default;
     /// `keyframeInterval` 0 means 256; either way it is raised where needed to keep the keyframes
@@ -208,6 +211,7 @@ public:
     const ShardingProjection& tablesBefore(const TraceStep& s) const { return m_data.tablesBefore(s); }
     const ShardingProjection& tablesAfter(const TraceStep& s) const { return m_data.tablesAfter(s); }
     const std::vector<FactorDecision>& decisions(const TraceStep& s) const { return m_data.decisions(s); }
+    const std::vector<TraceFactorChange>& factorChanges(const TraceChange& c) const { return m_data.factorChanges(c); }
     int keyframeInterval() const { return m_interval; }
     /// State (sharding id per value) after `keyframe * keyframeInterval()` steps.
     const std::vector<int>& keyframe(size_t keyframe) const { return m_keyframes[keyframe]; }

@@ -270,6 +270,39 @@ json decisionSetJson(const std::vector<FactorDecision>& ds)
     return out;
 }
 
+json factorChangesJson(const std::vector<TraceFactorChange>& fs)
+{
+    json factors = json::array();
+    for (const TraceFactorChange& f : fs) {
+        json fo = {{"dim", f.dim}, {"factor", f.factor}, {"after", axesJson(f.after)}};
+        if (!f.before.empty())
+            fo["before"] = axesJson(f.before);
+        if (!f.sources.empty())
+            fo["sources"] = f.sources;
+        if (!f.targets.empty())
+            fo["targets"] = f.targets;
+        fo["decision"] = traceDecisionJson(f.decision);
+        factors.push_back(std::move(fo));
+    }
+    return factors;
+}
+
+std::vector<TraceFactorChange> readFactorChanges(const json& fa)
+{
+    return io::readArray<TraceFactorChange>(fa, [](const json& fe) {
+        requireObject(fe);
+        TraceFactorChange f;
+        f.dim = static_cast<int>(io::readField(fe, "dim", io::readInt));
+        f.factor = io::readField(fe, "factor", io::readInt);
+        f.before = optField(fe, "before", readAxes, std::vector<AxisRef>());
+        f.after = io::readField(fe, "after", readAxes);
+        f.sources = optField(fe, "sources", readInts, std::vector<int>());
+        f.targets = optField(fe, "targets", readInts, std::vector<int>());
+        f.decision = io::readField(fe, "decision", readTraceDecision);
+        return f;
+    });
+}
+
 json stepJson(const TraceStep& s)
 {
     json o = {{"kind", traceStepKindName(s.kind)}};
@@ -299,21 +332,7 @@ json stepJson(const TraceStep& s)
         put(co, "after", c.after, -1);
         if (c.kind != DecisionKind::CompatiblePrefix)
             co["kind"] = decisionKindName(c.kind);
-        if (!c.factors.empty()) {
-            json factors = json::array();
-            for (const TraceFactorChange& f : c.factors) {
-                json fo = {{"dim", f.dim}, {"factor", f.factor}, {"after", axesJson(f.after)}};
-                if (!f.before.empty())
-                    fo["before"] = axesJson(f.before);
-                if (!f.sources.empty())
-                    fo["sources"] = f.sources;
-                if (!f.targets.empty())
-                    fo["targets"] = f.targets;
-                fo["decision"] = traceDecisionJson(f.decision);
-                factors.push_back(std::move(fo));
-            }
-            co["factors"] = std::move(factors);
-        }
+        put(co, "factors", c.factors, -1);
         changes.push_back(std::move(co));
     }
     o["changes"] = std::move(changes);
@@ -334,7 +353,7 @@ int readIndex(const json& j, const char* key, size_t size)
 
 /// Sizes of the tables a step refers to.
 struct TraceSizes {
-    size_t values = 0, ops = 0, nodes = 0, shardings = 0, rules = 0, tables = 0, decisionSets = 0;
+    size_t values = 0, ops = 0, nodes = 0, shardings = 0, rules = 0, tables = 0, decisionSets = 0, factorChangeSets = 0;
 };
 
 TraceStep readStep(const json& j, const TraceSizes& n)
@@ -381,23 +400,7 @@ TraceStep readStep(const json& j, const TraceSizes& n)
                 c.before = readIndex(e, "before", n.shardings);
                 c.after = readIndex(e, "after", n.shardings);
                 c.kind = optField(e, "kind", readDecisionKind, DecisionKind::CompatiblePrefix);
-                c.factors = optField(
-                    e, "factors",
-                    [](const json& fa) {
-                        return io::readArray<TraceFactorChange>(fa, [](const json& fe) {
-                            requireObject(fe);
-                            TraceFactorChange f;
-                            f.dim = static_cast<int>(io::readField(fe, "dim", io::readInt));
-                            f.factor = io::readField(fe, "factor", io::readInt);
-                            f.before = optField(fe, "before", readAxes, std::vector<AxisRef>());
-                            f.after = io::readField(fe, "after", readAxes);
-                            f.sources = optField(fe, "sources", readInts, std::vector<int>());
-                            f.targets = optField(fe, "targets", readInts, std::vector<int>());
-                            f.decision = io::readField(fe, "decision", readTraceDecision);
-                            return f;
-                        });
-                    },
-                    std::vector<TraceFactorChange>());
+                c.factors = readIndex(e, "factors", n.factorChangeSets);
                 return c;
             });
         },
@@ -449,6 +452,7 @@ void Trace::writeJson(std::ostream& out) const
     writeArray(out, "rules", m_data.rules, ruleJson);
     writeArray(out, "tables", m_data.tables, projectionJson);
     writeArray(out, "decisionSets", m_data.decisionSets, decisionSetJson);
+    writeArray(out, "factorChangeSets", m_data.factorChangeSets, factorChangesJson);
     out << " \"initial\": " << json(m_data.initial).dump() << ",\n";
     writeArray(out, "steps", m_data.steps, stepJson, true);
     out << "}\n";
@@ -531,8 +535,11 @@ Expected<Trace> Trace::fromJson(const std::string& text)
             return io::readArray<std::vector<FactorDecision>>(
                 a, [](const json& ds) { return io::readArray<FactorDecision>(ds, readDecision); });
         });
-        const TraceSizes sizes{d.values.size(), d.ops.size(),    d.nodes.size(),       d.shardings.size(),
-                               d.rules.size(),  d.tables.size(), d.decisionSets.size()};
+        d.factorChangeSets = io::readField(doc, "factorChangeSets", [](const json& a) {
+            return io::readArray<std::vector<TraceFactorChange>>(a, readFactorChanges);
+        });
+        const TraceSizes sizes{d.values.size(), d.ops.size(),    d.nodes.size(),        d.shardings.size(),
+                               d.rules.size(),  d.tables.size(), d.decisionSets.size(), d.factorChangeSets.size()};
         d.initial = io::readField(doc, "initial", [&](const json& a) {
             if (!a.is_array())
                 throw JsonPathError("expected an array, got " + io::jsonTypeName(a));

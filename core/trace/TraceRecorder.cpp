@@ -11,6 +11,24 @@ namespace shardx {
 using ir::Op;
 using ir::Value;
 
+/// What factorChanges() reads of a step.
+struct StepTables {
+    TraceStepKind kind = TraceStepKind::Op;
+    bool aggressive = false;
+    const TraceRule& rule;
+    const ShardingProjection& before;
+    const ShardingProjection& after;
+    const std::vector<FactorDecision>& decisions;
+};
+
+size_t FactorChangeKeyHash::operator()(const FactorChangeKey& k) const
+{
+    uint64_t h = 0;
+    for (int v : {k.rule, k.before, k.after, k.decisions, k.kind, k.aggressive, k.tensor})
+        h = (h ^ static_cast<uint64_t>(static_cast<uint32_t>(v))) * 0x100000001b3ULL;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
 namespace {
 
 /// The name scope of a location: its name, or the first name inside a call site / fused one.
@@ -91,16 +109,6 @@ const FactorSharding* factorOf(const ShardingProjection& p, int t, int64_t f)
         return nullptr;
     return p.tensor(t).find(f);
 }
-
-/// What factorChanges() reads of a step.
-struct StepTables {
-    TraceStepKind kind = TraceStepKind::Op;
-    bool aggressive = false;
-    const TraceRule& rule;
-    const ShardingProjection& before;
-    const ShardingProjection& after;
-    const std::vector<FactorDecision>& decisions;
-};
 
 /// The factor changes of tensor `t` of `s`, with sources, targets and decisions.
 std::vector<TraceFactorChange> factorChanges(const StepTables& s, int t)
@@ -433,17 +441,43 @@ const TensorSharding* TraceRecorder::currentShardingRef(int value, std::optional
     return storage ? &*storage : nullptr;
 }
 
+int TraceRecorder::factorChangeSet(const TraceStep& s, const StepTables& tables, int tensor)
+{
+    // The factor changes are a function of the pooled rule, tables and decisions of the step
+    // and of the tensor: layers that repeat a step share one set, computed once.
+    const FactorChangeKey key{s.rule, s.before, s.after, s.decisions, static_cast<int>(s.kind), s.aggressive ? 1 : 0,
+                              tensor};
+    auto it = m_factorChangeIndex.find(key);
+    if (it != m_factorChangeIndex.end())
+        return it->second;
+    std::vector<TraceFactorChange> changes = factorChanges(tables, tensor);
+    int id = -1;
+    if (!changes.empty()) {
+        id = static_cast<int>(m_data.factorChangeSets.size());
+        m_data.factorChangeSets.push_back(std::move(changes));
+    }
+    m_factorChangeIndex.emplace(key, id);
+    return id;
+}
+
 int TraceRecorder::scopeId(const ir::AttrPtr& loc)
 {
-    const std::string* name = scopeOf(loc);
-    if (!name)
-        return -1;
-    auto it = m_scopeIndex.find(*name);
-    if (it != m_scopeIndex.end())
-        return it->second;
-    const int id = static_cast<int>(m_data.scopes.size());
-    m_data.scopes.push_back(*name);
-    m_scopeIndex.emplace(*name, id);
+    // Ops of one name scope usually share one location attribute (`loc(#loc18)`): look the
+    // attribute up first (ids are stored plus one, so that "no scope" is 0).
+    if (int known = m_scopeByLoc.find(loc.get()); known >= 0)
+        return known - 1;
+    int id = -1;
+    if (const std::string* name = scopeOf(loc)) {
+        auto it = m_scopeIndex.find(*name);
+        if (it != m_scopeIndex.end()) {
+            id = it->second;
+        } else {
+            id = static_cast<int>(m_data.scopes.size());
+            m_data.scopes.push_back(*name);
+            m_scopeIndex.emplace(*name, id);
+        }
+    }
+    m_scopeByLoc.insert(loc.get(), id + 1);
     return id;
 }
 
@@ -666,7 +700,7 @@ void TraceRecorder::step(const PropagationStep& ps)
         c.kind = ps.kind == StepKind::FuncResult        ? DecisionKind::FuncResultStep
                  : ps.kind == StepKind::ApplyConstraint ? DecisionKind::ShardingConstraint
                                                         : DecisionKind::CompatiblePrefix;
-        c.factors = factorChanges(tables, ch.tensor);
+        c.factors = factorChangeSet(s, tables, ch.tensor);
         s.changes.push_back(std::move(c));
     }
     pushStep(std::move(s));
@@ -691,6 +725,8 @@ Trace TraceRecorder::takeTrace(int keyframeInterval)
     m_data = TraceData();
     m_pool = TraceInterner(m_data);
     m_scopeIndex.clear();
+    m_scopeByLoc = PointerIndex<ir::Attribute>();
+    m_factorChangeIndex.clear();
     return Trace(std::move(data), keyframeInterval);
 }
 

@@ -19,6 +19,17 @@
 
 namespace shardx {
 
+struct StepTables;
+
+/// The pooled inputs a change's factor changes are computed from.
+struct FactorChangeKey {
+    int rule, before, after, decisions, kind, aggressive, tensor;
+    bool operator==(const FactorChangeKey& o) const = default;
+};
+struct FactorChangeKeyHash {
+    size_t operator()(const FactorChangeKey& k) const;
+};
+
 /// The decision kind that names a truncation reason of factor propagation.
 DecisionKind decisionForTruncation(TruncationReason r);
 
@@ -70,6 +81,8 @@ private:
     std::optional<TensorSharding> currentSharding(int value) const;
     /// The same without a copy where possible (see getShardingRef).
     const TensorSharding* currentShardingRef(int value, std::optional<TensorSharding>& storage) const;
+    /// Pool id of the factor changes of tensor `tensor` of step `s` (-1 for none).
+    int factorChangeSet(const TraceStep& s, const StepTables& tables, int tensor);
     /// Pool id of the name scope of `loc` (-1 for none).
     int scopeId(const ir::AttrPtr& loc);
     /// Pool id of `s` (-1 for none).
@@ -89,6 +102,8 @@ private:
     int64_t m_priority = -1;
     std::unordered_set<std::string> m_usedIds;
     std::unordered_map<std::string, int> m_scopeIndex; ///< scope name -> TraceData::scopes
+    PointerIndex<ir::Attribute> m_scopeByLoc;          ///< location attribute -> scope id + 1
+    std::unordered_map<FactorChangeKey, int, FactorChangeKeyHash> m_factorChangeIndex;
     PointerIndex<ir::Value> m_valueIndex;
     std::map<std::pair<const ir::Op*, int>, int> m_funcResultIndex;
     PointerIndex<ir::Op> m_opIndex;

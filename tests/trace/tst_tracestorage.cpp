@@ -151,14 +151,14 @@ private slots:
         d.values.resize(1000);
         d.initial.assign(1000, -1);
         d.steps.resize(100000);
-        // 1e8 cells over a budget of 2^24 ids: keyframes every ceil(1e8 / 2^24) = 6 -> 256 steps.
+        // 1e8 cells over a budget of 2^22 ids: keyframes every ceil(1e8 / 2^22) = 24 -> 256 steps.
         QCOMPARE(Trace(d).keyframeInterval(), 256);
         d.values.resize(200000);
         d.initial.assign(200000, -1);
-        // 2e10 cells: every ceil(2e10 / 16777216) = 1193 steps.
-        QCOMPARE(Trace(d).keyframeInterval(), 1193);
+        // 2e10 cells: every ceil(2e10 / 4194304) = 4769 steps.
+        QCOMPARE(Trace(d).keyframeInterval(), 4769);
         // An explicit interval is raised to the budget's minimum, never lowered below it.
-        QCOMPARE(Trace(d, 7).keyframeInterval(), 1193);
+        QCOMPARE(Trace(d, 7).keyframeInterval(), 4769);
         QCOMPARE(Trace(d, 5000).keyframeInterval(), 5000);
         d.values.resize(10);
         d.initial.assign(10, -1);
