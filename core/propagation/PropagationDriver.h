@@ -13,9 +13,9 @@
 
 #include "core/ir/Module.h"
 #include "core/propagation/FactorPropagation.h"
-#include "core/propagation/OpSlotMap.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/support/Diagnostic.h"
+#include "core/support/PointerMap.h"
 
 namespace shardx {
 
@@ -99,7 +99,7 @@ private:
     OpDirectionFn m_direction;
 
     std::vector<ir::Op*> m_worklist;
-    OpSlotMap m_inWorklist;
+    PointerMap<ir::Op, size_t> m_inWorklist; ///< op -> its slot in m_worklist
 
     std::unordered_map<std::string, std::vector<ir::Op*>> m_callsByCallee;
     bool m_callsIndexed = false;

@@ -216,11 +216,11 @@ TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_pool(m_da
 
 int TraceRecorder::internValue(Value* v)
 {
-    if (int idx = m_valueIndex.find(v); idx >= 0)
-        return idx;
+    if (const int* idx = m_valueIndex.find(v))
+        return *idx;
     indexModule();
-    if (int idx = m_valueIndex.find(v); idx >= 0)
-        return idx;
+    if (const int* idx = m_valueIndex.find(v))
+        return *idx;
     // A value outside the module's functions: anonymous id.
     const int idx = static_cast<int>(m_data.values.size());
     m_data.values.push_back(TraceValue{"?value" + std::to_string(idx), "", -1});
@@ -245,11 +245,11 @@ int TraceRecorder::internOp(Op* op)
 {
     if (!op)
         return -1;
-    if (int idx = m_opIndex.find(op); idx >= 0)
-        return idx;
+    if (const int* idx = m_opIndex.find(op))
+        return *idx;
     indexModule();
-    if (int idx = m_opIndex.find(op); idx >= 0)
-        return idx;
+    if (const int* idx = m_opIndex.find(op))
+        return *idx;
     const int idx = static_cast<int>(m_data.ops.size());
     m_data.ops.push_back(TraceOp{"?op" + std::to_string(idx), op->name(), scopeId(op->loc)});
     m_opIndex.insert(op, idx);
@@ -284,9 +284,9 @@ void TraceRecorder::indexModule(std::vector<int>* live)
     // Ids and names are built only for values and ops not seen before: a walk over a module
     // that is already indexed costs one hash lookup per value and op.
     auto addValue = [&](Value* v, auto&& id, auto&& name, const ir::AttrPtr& loc) {
-        if (int known = m_valueIndex.find(v); known >= 0) {
+        if (const int* known = m_valueIndex.find(v)) {
             if (live)
-                live->push_back(known);
+                live->push_back(*known);
             return;
         }
         const int idx = static_cast<int>(m_data.values.size());
@@ -391,7 +391,11 @@ void TraceRecorder::indexModule(std::vector<int>* live)
     }
 }
 
-int TraceRecorder::valueIndex(const Value* v) const { return m_valueIndex.find(v); }
+int TraceRecorder::valueIndex(const Value* v) const
+{
+    const int* idx = m_valueIndex.find(v);
+    return idx ? *idx : -1;
+}
 
 int TraceRecorder::funcResultIndex(const Op* func, int i) const
 {
@@ -399,7 +403,11 @@ int TraceRecorder::funcResultIndex(const Op* func, int i) const
     return it == m_funcResultIndex.end() ? -1 : it->second;
 }
 
-int TraceRecorder::opIndex(const Op* op) const { return m_opIndex.find(op); }
+int TraceRecorder::opIndex(const Op* op) const
+{
+    const int* idx = m_opIndex.find(op);
+    return idx ? *idx : -1;
+}
 
 Op* TraceRecorder::liveOp(int op) const
 {
@@ -463,9 +471,9 @@ int TraceRecorder::factorChangeSet(const TraceStep& s, const StepTables& tables,
 int TraceRecorder::scopeId(const ir::AttrPtr& loc)
 {
     // Ops of one name scope usually share one location attribute (`loc(#loc18)`): look the
-    // attribute up first (ids are stored plus one, so that "no scope" is 0).
-    if (int known = m_scopeByLoc.find(loc.get()); known >= 0)
-        return known - 1;
+    // attribute up first.
+    if (const int* known = m_scopeByLoc.find(loc.get()))
+        return *known;
     int id = -1;
     if (const std::string* name = scopeOf(loc)) {
         auto it = m_scopeIndex.find(*name);
@@ -477,7 +485,7 @@ int TraceRecorder::scopeId(const ir::AttrPtr& loc)
             m_scopeIndex.emplace(*name, id);
         }
     }
-    m_scopeByLoc.insert(loc.get(), id + 1);
+    m_scopeByLoc.insert(loc.get(), id);
     return id;
 }
 
@@ -615,11 +623,11 @@ void TraceRecorder::opErased(Op* op)
     pushStep(std::move(s));
     // Forget the pointers: the memory may be reused by new ops.
     op->walk([this](Op* o) {
-        if (int idx = m_opIndex.erase(o); idx >= 0)
-            m_liveOps[static_cast<size_t>(idx)] = nullptr;
+        if (std::optional<int> idx = m_opIndex.erase(o))
+            m_liveOps[static_cast<size_t>(*idx)] = nullptr;
         for (const auto& r : o->results()) {
-            if (int idx = m_valueIndex.erase(r.get()); idx >= 0)
-                m_liveValues[static_cast<size_t>(idx)] = nullptr;
+            if (std::optional<int> idx = m_valueIndex.erase(r.get()))
+                m_liveValues[static_cast<size_t>(*idx)] = nullptr;
         }
     });
 }
@@ -725,7 +733,7 @@ Trace TraceRecorder::takeTrace(int keyframeInterval)
     m_data = TraceData();
     m_pool = TraceInterner(m_data);
     m_scopeIndex.clear();
-    m_scopeByLoc = PointerIndex<ir::Attribute>();
+    m_scopeByLoc.clear();
     m_factorChangeIndex.clear();
     return Trace(std::move(data), keyframeInterval);
 }

@@ -13,7 +13,7 @@
 
 #include "core/ir/Module.h"
 #include "core/propagation/PropagationObserver.h"
-#include "core/trace/PointerIndex.h"
+#include "core/support/PointerMap.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceInterner.h"
 
@@ -102,11 +102,11 @@ private:
     int64_t m_priority = -1;
     std::unordered_set<std::string> m_usedIds;
     std::unordered_map<std::string, int> m_scopeIndex; ///< scope name -> TraceData::scopes
-    PointerIndex<ir::Attribute> m_scopeByLoc;          ///< location attribute -> scope id + 1
+    PointerMap<ir::Attribute, int> m_scopeByLoc;       ///< location attribute -> scope id (-1 none)
     std::unordered_map<FactorChangeKey, int, FactorChangeKeyHash> m_factorChangeIndex;
-    PointerIndex<ir::Value> m_valueIndex;
+    PointerMap<ir::Value, int> m_valueIndex;
     std::map<std::pair<const ir::Op*, int>, int> m_funcResultIndex;
-    PointerIndex<ir::Op> m_opIndex;
+    PointerMap<ir::Op, int> m_opIndex;
     std::vector<ir::Value*> m_liveValues;
     std::vector<std::pair<ir::Op*, int>> m_liveFuncResults;
     std::vector<ir::Op*> m_liveOps;

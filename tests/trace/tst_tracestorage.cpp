@@ -1,4 +1,4 @@
-// Trace storage: pooled shardings/tables/decisions, the pointer index, takeTrace, seeking at scale.
+// Trace storage: pooled shardings/tables/decisions, takeTrace, compact JSON, seeking at scale.
 #include <QtTest>
 
 #include <random>
@@ -7,7 +7,6 @@
 #include "core/io/MlirReader.h"
 #include "core/io/ModelGenerator.h"
 #include "core/propagation/PropagationPasses.h"
-#include "core/trace/PointerIndex.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceInterner.h"
 #include "core/trace/TraceRecorder.h"
@@ -56,38 +55,6 @@ class TestTraceStorage : public QObject {
     Q_OBJECT
 
 private slots:
-    void pointerIndexBasics()
-    {
-        PointerIndex<int> index;
-        std::vector<int> objects(5000);
-        QCOMPARE(index.find(&objects[0]), -1);
-        for (size_t i = 0; i < objects.size(); ++i)
-            index.insert(&objects[i], static_cast<int>(i));
-        QCOMPARE(index.size(), objects.size());
-        for (size_t i = 0; i < objects.size(); ++i)
-            QCOMPARE(index.find(&objects[i]), static_cast<int>(i));
-        // Erase every other key: tombstones must not hide the keys probed past them.
-        for (size_t i = 0; i < objects.size(); i += 2)
-            QCOMPARE(index.erase(&objects[i]), static_cast<int>(i));
-        QCOMPARE(index.erase(&objects[0]), -1);
-        QCOMPARE(index.size(), objects.size() / 2);
-        for (size_t i = 0; i < objects.size(); ++i)
-            QCOMPARE(index.find(&objects[i]), i % 2 ? static_cast<int>(i) : -1);
-        // Re-insert (reusing tombstones), overwrite, and churn well past the capacity.
-        for (size_t i = 0; i < objects.size(); i += 2)
-            index.insert(&objects[i], 7);
-        index.insert(&objects[1], 8);
-        QCOMPARE(index.find(&objects[0]), 7);
-        QCOMPARE(index.find(&objects[1]), 8);
-        for (int round = 0; round < 20; ++round)
-            for (size_t i = 0; i < objects.size(); ++i) {
-                QCOMPARE(index.erase(&objects[i]), round == 0 ? (i == 1 ? 8 : i % 2 ? int(i) : 7) : round);
-                index.insert(&objects[i], round + 1);
-            }
-        QCOMPARE(index.size(), objects.size());
-        QCOMPARE(index.find(nullptr), -1);
-    }
-
     void internerSharesEqualContents()
     {
         TraceData data;
