@@ -190,7 +190,7 @@ std::vector<Row> rows()
         {"stablehlo.unary_einsum", kPure | kCustom, {"einsum_config"}},
         {"stablehlo.dynamic_conv",
          kPure,
-         {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers",
+         {"window_strides", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers",
           "feature_group_count", "batch_group_count", "precision_config"}},
     };
     return r;
