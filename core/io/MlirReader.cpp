@@ -625,8 +625,12 @@ std::unique_ptr<Op> Parser::parseCustomOp(const std::string& name, const SourceP
                   "' is not registered; unregistered operations must use the generic form)");
     // A registered dialect parses only its own ops (chlo, whose op set is not modelled, takes
     // any op in the element-wise form).
-    if (!reg.allowsUnknownOps(dialect) && !reg.lookup(name))
+    const ir::OpInfo* info = reg.lookup(name);
+    if (!reg.allowsUnknownOps(dialect) && !info)
         errorHere("custom op '" + name + "' is unknown");
+    // As MLIR's OpState::parse: an op without an assembly format is only read in generic form.
+    if (info && !info->hasCustomForm)
+        errorHere("has no custom assembly form");
     m_defaultDialect.clear();
     if (dialect == "sdy")
         return parseSdyOp(name, p);

@@ -180,6 +180,12 @@ public:
     std::unique_ptr<Op> parseReduce(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseWhile(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseConvolution(std::unique_ptr<Op> op, const SourcePos& p);
+    // ReaderStablehloMisc.cpp
+    Type parseOpFunctionalType(); ///< `(ins) -> outs`, "invalid kind of type specified" otherwise
+    /// `operands, key = value {attrs} : (T..) -> R` (io/StablehloForms.h).
+    std::unique_ptr<Op> parseKeywordFormOp(std::unique_ptr<Op> op, const SourcePos& p);
+    std::unique_ptr<Op> parseFuncConstant(std::unique_ptr<Op> op, const SourcePos& p);
+    std::unique_ptr<Op> parseCallIndirect(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
     AttrPtr parseI64ListAsArray(); ///< `[1, 2]` -> array<i64>
     std::vector<int64_t> parseI64List();

@@ -73,6 +73,11 @@ public:
     bool printModuleOp(const ir::Op& op);
     /// Custom forms of func ops.
     bool printFuncOp(const ir::Op& op, bool inFuncBody);
+    /// `func.constant` and `func.call_indirect` (PrinterStablehloMisc.cpp); `prefix` is "func."
+    /// or "" inside a function body.
+    bool printFuncConstantOrCallIndirect(const ir::Op& op, const std::string& prefix);
+    /// The `%a, key = value {attrs} : (T..) -> R` StableHLO forms of io/StablehloForms.h.
+    bool printFunctionalFormOp(const ir::Op& op);
 
 private:
     struct Counters {

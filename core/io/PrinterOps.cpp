@@ -160,6 +160,8 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
     const unsigned nRes = op.numResults();
     if (op.numRegions() && name != "reduce" && name != "while")
         return false;
+    if (printFunctionalFormOp(op))
+        return true;
 
     // `: T` when all types agree, else the functional type.
     auto sameOrFunctional = [&] {

@@ -326,6 +326,8 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
         appendFunctionalType(op);
         return true;
     }
+    if (op.name() == "func.constant" || op.name() == "func.call_indirect")
+        return printFuncConstantOrCallIndirect(op, prefix);
     if (op.name() != "func.func" || op.numRegions() != 1 || op.numOperands() || op.numResults())
         return false;
     const Attribute* sym = op.attr("sym_name");

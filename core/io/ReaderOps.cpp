@@ -100,6 +100,7 @@
 #include <functional>
 
 #include "core/io/MlirReaderImpl.h"
+#include "core/io/StablehloForms.h"
 #include "core/ir/OpRegistry.h"
 
 namespace shardx::io::detail {
@@ -150,8 +151,8 @@ std::string joinInts(const std::vector<int64_t>& v)
 void Parser::parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p)
 {
     expect(Kind::Colon, "before operation types");
-    if (at(Kind::LParen)) {
-        Type ft = parseFunctionType();
+    if (at(Kind::LParen) || requiresFunctionalType(op.name())) {
+        Type ft = parseOpFunctionalType();
         addOperands(op, refs, ft.elements(), p);
         for (const Type& t : ft.results())
             op.addResult(t);
@@ -393,8 +394,14 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
             op->addResult(r);
         return op;
     }
+    if (isFunc && shortName == "constant")
+        return parseFuncConstant(std::move(op), p);
+    if (isFunc && shortName == "call_indirect")
+        return parseCallIndirect(std::move(op), p);
     if (isFunc)
         errorHere("custom op '" + name + "' is unknown");
+    if (keywordFormOf(name))
+        return parseKeywordFormOp(std::move(op), p);
 
     if (shortName == "return") {
         return parseReturnLike(std::move(op), p);
@@ -820,105 +827,6 @@ std::unique_ptr<Op> Parser::parseWhile(std::unique_ptr<Op> op, const SourcePos& 
     parseRegion(*op->addRegion(), false, &args);
     expectKeyword("do", "in while");
     parseRegion(*op->addRegion(), false, &args);
-    return op;
-}
-
-std::unique_ptr<Op> Parser::parseConvolution(std::unique_ptr<Op> op, const SourcePos& p)
-{
-    expect(Kind::LParen, "to start convolution operands");
-    std::vector<OperandRef> refs = parseOperandRefs();
-    expect(Kind::RParen, "to end convolution operands");
-    expectKeyword("dim_numbers", "in convolution");
-    expect(Kind::Equal, "after 'dim_numbers'");
-    auto dimList = [&]() {
-        expect(Kind::LSquare, "to start convolution dimension list");
-        std::string s = "[";
-        bool first = true;
-        while (!at(Kind::RSquare)) {
-            if (!first)
-                expect(Kind::Comma, "or ']' in convolution dimension list");
-            if (!at(Kind::BareId) && !at(Kind::Integer))
-                errorExpected("dimension name", "in convolution dimension list");
-            s += (first ? "" : ", ") + std::string(m_tok.text);
-            first = false;
-            next();
-        }
-        next();
-        return s + "]";
-    };
-    std::string dn = dimList();
-    expectKeyword("x", "in convolution dimension numbers");
-    dn += "x" + dimList();
-    expect(Kind::Arrow, "in convolution dimension numbers");
-    dn += "->" + dimList();
-    op->setProp("dimension_numbers", opaque("stablehlo", "conv", dn));
-    if (consumeIf(Kind::Comma)) {
-        expectKeyword("window", "in convolution");
-        expect(Kind::Equal, "after 'window'");
-        expect(Kind::LBrace, "to start convolution window");
-        while (!consumeIf(Kind::RBrace)) {
-            SourcePos kp = pos();
-            std::string key = expectBareId("(window attribute)");
-            expect(Kind::Equal, "after window attribute name");
-            if (key == "stride") {
-                op->setProp("window_strides", parseI64ListAsArray());
-            } else if (key == "lhs_dilate") {
-                op->setProp("lhs_dilation", parseI64ListAsArray());
-            } else if (key == "rhs_dilate") {
-                op->setProp("rhs_dilation", parseI64ListAsArray());
-            } else if (key == "reverse") {
-                expect(Kind::LSquare, "to start window reversal");
-                DenseArrayAttr a;
-                a.elementType = "i1";
-                while (!consumeIf(Kind::RSquare)) {
-                    if (!a.ints.empty())
-                        expect(Kind::Comma, "or ']' in window reversal");
-                    if (atKeyword("true") || atKeyword("false"))
-                        a.ints.push_back(atKeyword("true") ? 1 : 0);
-                    else if (at(Kind::Integer))
-                        a.ints.push_back(m_tok.text == "0" ? 0 : 1);
-                    else
-                        errorExpected("boolean", "in window reversal");
-                    next();
-                }
-                op->setProp("window_reversal", makeAttr(std::move(a)));
-            } else if (key == "pad") {
-                expect(Kind::LSquare, "to start window padding");
-                std::vector<int64_t> vals;
-                while (!consumeIf(Kind::RSquare)) {
-                    if (!vals.empty())
-                        expect(Kind::Comma, "or ']' in window padding");
-                    std::vector<int64_t> pr = parseI64List();
-                    if (pr.size() != 2)
-                        errorHere("expected padding pairs [low, high]");
-                    vals.insert(vals.end(), pr.begin(), pr.end());
-                }
-                DenseElementsAttr d;
-                d.type = Type::tensor({static_cast<int64_t>(vals.size() / 2), 2}, "i64");
-                for (int64_t v : vals)
-                    for (int i = 0; i < 8; ++i)
-                        d.data.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i)));
-                bool same = !vals.empty();
-                for (int64_t v : vals)
-                    same = same && v == vals[0];
-                if (same) {
-                    d.splat = true;
-                    d.data.resize(8);
-                }
-                op->setProp("padding", makeAttr(std::move(d)));
-            } else {
-                error(kp, "unknown convolution window attribute '" + key + "'");
-            }
-            if (!at(Kind::RBrace))
-                expect(Kind::Comma, "or '}' in convolution window");
-        }
-    }
-    parseOptionalAttrDictInto(*op);
-    expect(Kind::Colon, "before convolution type");
-    Type ft = parseFunctionType();
-    addOperands(*op, refs, ft.elements(), p);
-    for (const Type& r : ft.results())
-        op->addResult(r);
     return op;
 }
 

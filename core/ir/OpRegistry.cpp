@@ -31,6 +31,8 @@ std::vector<Row> rows()
          kIsolated | kCustom,
          {"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "no_inline"}},
         {"func.call", kCustom, {"callee", "arg_attrs", "res_attrs", "no_inline"}},
+        {"func.call_indirect", kCustom, {"arg_attrs", "res_attrs"}},
+        {"func.constant", kPure | kCustom, {"value"}},
         {"func.return", kTerm | kPure | kCustom, {}},
         {"sdy.mesh", kCustom, {"sym_name", "mesh"}},
         {"sdy.sharding_constraint", kCustom | kElementwise | kPointwiseRule, {"sharding"}},
@@ -172,8 +174,8 @@ std::vector<Row> rows()
          0,
          {"split_dimension", "concat_dimension", "split_count", "replica_groups", "channel_handle"}},
         {"stablehlo.collective_permute", kPointwiseRule, {"source_target_pairs", "channel_handle"}},
-        // Not a StableHLO op: the old spelling of all_reduce, listed for its sharding rule.
-        {"stablehlo.cross-replica-sum", kPointwiseRule, {}},
+        // Deprecated (not in the spec) but still in the dialect; generic form only.
+        {"stablehlo.cross-replica-sum", kPure | kPointwiseRule, {"replica_groups"}},
         {"stablehlo.collective_broadcast", kPointwiseRule, {"replica_groups", "channel_handle"}},
         {"stablehlo.triangular_solve", kPure, {"left_side", "lower", "unit_diagonal", "transpose_a"}},
         {"stablehlo.batch_norm_inference", kPure, {"epsilon", "feature_index"}},
@@ -185,6 +187,11 @@ std::vector<Row> rows()
         {"stablehlo.recv", 0, {"channel_handle", "is_host_transfer", "source_target_pairs"}},
         {"stablehlo.torch_index_select", kPure, {"dim", "batch_dims"}},
         {"stablehlo.einsum", kPure | kCustom, {"einsum_config"}},
+        {"stablehlo.unary_einsum", kPure | kCustom, {"einsum_config"}},
+        {"stablehlo.dynamic_conv",
+         kPure,
+         {"window_strides", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers",
+          "feature_group_count", "batch_group_count", "precision_config"}},
     };
     return r;
 }

@@ -372,6 +372,8 @@ bool verifyOp(Context& ctx, const Op& op)
                                  {}});
         return false;
     }
+    if (!verifyOpSignature(ctx, op))
+        return false;
     if (name == "func.func" && !verifyFunc(ctx, op))
         return false;
     if (name == "func.return" && !verifyReturn(ctx, op))
@@ -394,10 +396,15 @@ bool verifyRecursive(Context& ctx, const Op& op)
     if (!verifyOp(ctx, op))
         return false;
     for (const auto& region : op.regions())
-        for (const auto& block : region->blocks())
+        for (const auto& block : region->blocks()) {
+            if (!verifyBlockEntry(ctx, op, *region, *block))
+                return false;
             for (const auto& nested : block->ops())
                 if (!verifyRecursive(ctx, *nested))
                     return false;
+            if (!verifyBlockExit(ctx, op, *region, *block))
+                return false;
+        }
     return true;
 }
 

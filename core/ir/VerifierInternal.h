@@ -60,4 +60,11 @@ bool verifySdyOp(Context& ctx, const Op& op);
 /// Verification of the collectives (SDY.md 2.12-2.17). True when valid.
 bool verifyCollective(Context& ctx, const Op& op);
 
+/// Signature checks of StableHLO / func ops (VerifierStablehlo.cpp). True when valid.
+bool verifyOpSignature(Context& ctx, const Op& op);
+/// "empty block: expect at least a terminator" (at `parent`), as MLIR on entering a block.
+bool verifyBlockEntry(Context& ctx, const Op& parent, const Region& region, const Block& block);
+/// "block with no terminator" (at the last op), as MLIR on leaving a block.
+bool verifyBlockExit(Context& ctx, const Op& parent, const Region& region, const Block& block);
+
 } // namespace shardx::ir::verifier

@@ -101,10 +101,28 @@ void symbolDce(ir::Module& module)
     bool changed = anyPrivate;
     while (changed) {
         changed = false;
+        // As MLIR's symbol DCE: any symbol reference keeps a function (calls, func.constant,
+        // composite decompositions, custom_call called_computations, ...).
         std::set<std::string> used;
+        std::function<void(const ir::Attribute&)> collect = [&](const ir::Attribute& a) {
+            if (const auto* ref = a.as<ir::SymbolRefAttr>()) {
+                if (!ref->path.empty())
+                    used.insert(ref->path.front());
+            } else if (const auto* arr = a.as<ir::ArrayAttr>()) {
+                for (const auto& e : arr->elements)
+                    if (e)
+                        collect(*e);
+            } else if (const auto* dict = a.as<ir::DictionaryAttr>()) {
+                for (const ir::NamedAttribute& e : dict->entries)
+                    if (e.value)
+                        collect(*e.value);
+            }
+        };
         module.op().walk([&](Op* op) {
-            if (op->name() == "func.call")
-                used.insert(calleeOf(*op));
+            for (const ir::NamedAttrList* list : {&op->props(), &op->attrs()})
+                for (const ir::NamedAttribute& e : *list)
+                    if (e.value)
+                        collect(*e.value);
         });
         for (Op* func : module.funcs()) {
             if (isPrivate(*func) && !used.count(ir::symbolName(*func))) {
