@@ -2,6 +2,7 @@
 #include "core/trace/Trace.h"
 
 #include <algorithm>
+#include <mutex>
 #include <sstream>
 
 namespace shardx {
@@ -257,15 +258,26 @@ Trace::Trace(TraceData data, int keyframeInterval) : m_data(std::move(data))
     const int64_t cells = static_cast<int64_t>(m_data.steps.size()) * static_cast<int64_t>(m_data.values.size());
     const int64_t minimum = std::max<int64_t>(1, (cells + kKeyframeBudget - 1) / kKeyframeBudget);
     m_interval = static_cast<int>(std::max<int64_t>(keyframeInterval > 0 ? keyframeInterval : 256, minimum));
-    std::vector<int> state = m_data.initial;
-    state.resize(m_data.values.size(), -1);
-    m_keyframes.reserve(m_data.steps.size() / static_cast<size_t>(m_interval) + 1);
-    m_keyframes.push_back(state);
-    for (size_t i = 0; i < m_data.steps.size(); ++i) {
-        applyTraceStep(m_data.steps[i], state);
-        if ((i + 1) % static_cast<size_t>(m_interval) == 0)
-            m_keyframes.push_back(state);
+}
+
+const std::vector<std::vector<int>>& Trace::keyframes() const
+{
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!m_keyframes) {
+        auto frames = std::make_shared<std::vector<std::vector<int>>>();
+        std::vector<int> state = m_data.initial;
+        state.resize(m_data.values.size(), -1);
+        frames->reserve(m_data.steps.size() / static_cast<size_t>(m_interval) + 1);
+        frames->push_back(state);
+        for (size_t i = 0; i < m_data.steps.size(); ++i) {
+            applyTraceStep(m_data.steps[i], state);
+            if ((i + 1) % static_cast<size_t>(m_interval) == 0)
+                frames->push_back(state);
+        }
+        m_keyframes = std::move(frames);
     }
+    return *m_keyframes;
 }
 
 TraceCursor::TraceCursor(const Trace& trace) : m_trace(&trace), m_state(trace.keyframe(0)) {}

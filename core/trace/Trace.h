@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -213,9 +214,10 @@ public:
     const std::vector<FactorDecision>& decisions(const TraceStep& s) const { return m_data.decisions(s); }
     const std::vector<TraceFactorChange>& factorChanges(const TraceChange& c) const { return m_data.factorChanges(c); }
     int keyframeInterval() const { return m_interval; }
-    /// State (sharding id per value) after `keyframe * keyframeInterval()` steps.
-    const std::vector<int>& keyframe(size_t keyframe) const { return m_keyframes[keyframe]; }
-    size_t numKeyframes() const { return m_keyframes.size(); }
+    /// State (sharding id per value) after `keyframe * keyframeInterval()` steps. The keyframes
+    /// are an index for seeking, built by one replay on first use (thread-safe).
+    const std::vector<int>& keyframe(size_t keyframe) const { return keyframes()[keyframe]; }
+    size_t numKeyframes() const { return keyframes().size(); }
 
     /// Deterministic text, one line per node and per step.
     std::string toText() const;
@@ -234,8 +236,11 @@ public:
 
 private:
     TraceData m_data;
+    const std::vector<std::vector<int>>& keyframes() const;
+
     int m_interval = 256;
-    std::vector<std::vector<int>> m_keyframes;
+    /// Built on first use; copies of a trace share it.
+    mutable std::shared_ptr<const std::vector<std::vector<int>>> m_keyframes;
 };
 
 /// Positions on a trace: the sharding of every value after any number of steps.
