@@ -10,20 +10,15 @@
 #include "core/io/MlirReader.h"
 #include "core/ir/Module.h"
 #include "core/ir/OpRegistry.h"
+#include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
 using namespace shardx::ir;
 
 namespace {
 
-std::unique_ptr<Module> parseOk(const std::string& text, const io::ReadOptions& opts = {})
-{
-    DiagnosticList diags;
-    auto m = io::parseMlir(text, "t.mlir", diags, opts);
-    if (!m)
-        qWarning("%s", diags.formatAll().c_str());
-    return m;
-}
+using testing::firstOp;
+using testing::parseOk;
 
 /// Parses `text` expecting failure; returns the first diagnostic.
 Diagnostic parseFail(const std::string& text)
@@ -41,16 +36,6 @@ std::string readFile(const std::filesystem::path& p)
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-Op* firstOp(Module& m, const std::string& name)
-{
-    Op* found = nullptr;
-    m.op().walk([&](Op* op) {
-        if (!found && op->name() == name)
-            found = op;
-    });
-    return found;
 }
 
 } // namespace

@@ -8,20 +8,15 @@
 #include "core/io/MlirReader.h"
 #include "core/ir/Module.h"
 #include "core/ir/Verifier.h"
+#include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
 using namespace shardx::ir;
 
 namespace {
 
-std::unique_ptr<Module> parseOk(const std::string& text, const io::ReadOptions& opts = {})
-{
-    DiagnosticList diags;
-    auto m = io::parseMlir(text, "t.mlir", diags, opts);
-    if (!m)
-        qWarning("%s", diags.formatAll().c_str());
-    return m;
-}
+using testing::firstOp;
+using testing::parseOk;
 
 /// The first diagnostic of parsing `text`, then (when it parsed) of verifying it.
 Diagnostic firstError(const std::string& text, const io::ReadOptions& opts = {})
@@ -33,16 +28,6 @@ Diagnostic firstError(const std::string& text, const io::ReadOptions& opts = {})
     if (diags.all().empty())
         return Diagnostic{Severity::Note, {}, "<no error>", {}};
     return diags.all().front();
-}
-
-Op* firstOp(Module& m, const std::string& name)
-{
-    Op* found = nullptr;
-    m.op().walk([&](Op* op) {
-        if (!found && op->name() == name)
-            found = op;
-    });
-    return found;
 }
 
 const LocationAttr* locOf(const AttrPtr& a) { return a ? a->as<LocationAttr>() : nullptr; }
