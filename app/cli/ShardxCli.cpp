@@ -225,16 +225,6 @@ bool runStrategy(const std::string& strategy, ir::Module& module, PropagationObs
     return runUserPriorityPropagation(module, o, diags);
 }
 
-bool writeFile(const std::string& path, const std::string& text)
-{
-    std::ofstream f(path, std::ios::binary);
-    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size()))) {
-        std::cerr << "shardx-cli: error: cannot write '" << path << "'\n";
-        return false;
-    }
-    return true;
-}
-
 /// Streams the trace to `path` (a 100k-op trace is written without building it in memory).
 bool writeTraceFile(const std::string& path, const Trace& trace)
 {

@@ -1,6 +1,8 @@
 // Explain: value lookup and the why / why-not of every axis, checked against hand derivations.
 #include <QtTest>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "core/io/MlirReader.h"
