@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/trace/TraceRecorder.h"
+
 namespace shardx {
 
 namespace {
@@ -107,19 +109,15 @@ std::string reasonSentence(const Trace& t, const TraceStep& s, TruncationReason 
     return "a rule cut it";
 }
 
-/// The truncation reason a decision kind names, if it names one.
+/// The truncation reason a decision kind names, if it names one (decisionForTruncation's inverse).
 std::optional<TruncationReason> reasonOf(DecisionKind k)
 {
-    switch (k) {
-    case DecisionKind::ConflictAcrossFactors: return TruncationReason::ConflictAcrossFactors;
-    case DecisionKind::ExplicitlyReplicated: return TruncationReason::Replicated;
-    case DecisionKind::ExplicitlyUnreduced: return TruncationReason::Unreduced;
-    case DecisionKind::ClosedDimension: return TruncationReason::Closed;
-    case DecisionKind::Overflow: return TruncationReason::Overflow;
-    case DecisionKind::NonDivisible: return TruncationReason::NonDivisible;
-    case DecisionKind::SubAxisConservative: return TruncationReason::SubAxisConservative;
-    default: return std::nullopt;
-    }
+    for (TruncationReason r : {TruncationReason::ConflictAcrossFactors, TruncationReason::Replicated,
+                               TruncationReason::Unreduced, TruncationReason::Closed, TruncationReason::Overflow,
+                               TruncationReason::NonDivisible, TruncationReason::SubAxisConservative})
+        if (decisionForTruncation(r) == k)
+            return r;
+    return std::nullopt;
 }
 
 std::string decisionSentence(const Trace& t, const TraceStep& s, const TraceFactorChange& fc)
