@@ -144,7 +144,9 @@ private:
         return true;
     }
 
-    bool parseNameList(CustomRuleSpec& spec, std::vector<int64_t>& out)
+    /// A known factor name, or a list `[a, b]` of them, each handed to `each` (which reads
+    /// what follows the name and returns false after a failure).
+    template <typename Fn> bool parseFactorList(CustomRuleSpec& spec, Fn&& each)
     {
         bool list = consume("[");
         do {
@@ -161,7 +163,8 @@ private:
                 fail("unknown factor '" + n + "'");
                 return false;
             }
-            out.push_back(f);
+            if (!each(f))
+                return false;
         } while (list && consume(","));
         if (list && !consume("]")) {
             fail("expected ']'");
@@ -170,23 +173,17 @@ private:
         return true;
     }
 
+    bool parseNameList(CustomRuleSpec& spec, std::vector<int64_t>& out)
+    {
+        return parseFactorList(spec, [&](int64_t f) {
+            out.push_back(f);
+            return true;
+        });
+    }
+
     bool parseSizes(CustomRuleSpec& spec)
     {
-        bool list = consume("[");
-        do {
-            skip();
-            if (!atName()) {
-                fail("expected a factor name");
-                return false;
-            }
-            size_t at = m_pos;
-            std::string n = name();
-            int64_t f = factorId(spec, n, false);
-            if (f < 0) {
-                m_pos = at;
-                fail("unknown factor '" + n + "'");
-                return false;
-            }
+        return parseFactorList(spec, [&](int64_t f) {
             if (!consume("=")) {
                 fail("expected '=' after the factor name");
                 return false;
@@ -200,12 +197,8 @@ private:
                 return false;
             }
             spec.explicitSizes[f] = std::stoll(m_s.substr(start, m_pos - start));
-        } while (list && consume(","));
-        if (list && !consume("]")) {
-            fail("expected ']'");
-            return false;
-        }
-        return true;
+            return true;
+        });
     }
 
     bool parseOptions(CustomRuleSpec& spec)

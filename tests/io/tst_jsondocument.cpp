@@ -10,6 +10,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Equivalence.h"
+#include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
 using namespace shardx::ir;
@@ -18,41 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-fs::path sharedDir()
-{
-    if (const char* env = std::getenv("SHARDX_SHARED_DIR"))
-        return fs::path(env);
-    return fs::path(SHARDX_SOURCE_DIR).parent_path() / "shared";
-}
-
-/// Blanks `//` comments outside strings, keeping line numbers (as the conformance runner does).
-std::string blankComments(const std::string& text)
-{
-    std::string out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        bool inString = false;
-        for (size_t i = 0; i < line.size(); ++i) {
-            if (line[i] == '"' && (i == 0 || line[i - 1] != '\\'))
-                inString = !inString;
-            if (!inString && line.compare(i, 2, "//") == 0) {
-                line.resize(i);
-                break;
-            }
-        }
-        out += line + '\n';
-    }
-    return out;
-}
+using testing::blankComments;
+using testing::readFile;
+using testing::sharedDir;
 
 /// MLIR -> JSON text -> module; returns an empty string on success, else what went wrong.
 std::string jsonRoundTrip(const Module& m1, std::unique_ptr<Module>& m2)

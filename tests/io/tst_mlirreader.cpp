@@ -30,13 +30,7 @@ Diagnostic parseFail(const std::string& text)
     return diags.all().front();
 }
 
-std::string readFile(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using testing::readFile;
 
 } // namespace
 

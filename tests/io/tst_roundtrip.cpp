@@ -8,41 +8,16 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Equivalence.h"
+#include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
 namespace fs = std::filesystem;
 
 namespace {
 
-/// ../shared/conformance next to the source tree, or $SHARDX_SHARED_DIR/conformance.
-fs::path conformanceDir()
-{
-    if (const char* env = std::getenv("SHARDX_SHARED_DIR"))
-        return fs::path(env) / "conformance";
-    return fs::path(SHARDX_SOURCE_DIR).parent_path() / "shared" / "conformance";
-}
+using testing::blankComments;
 
-/// Blanks every `//` comment as the conformance runner does (line numbers kept).
-std::string blankComments(const std::string& text)
-{
-    std::string out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        bool inString = false;
-        for (size_t i = 0; i < line.size(); ++i) {
-            if (line[i] == '"' && (i == 0 || line[i - 1] != '\\'))
-                inString = !inString;
-            if (!inString && line.compare(i, 2, "//") == 0) {
-                line.resize(i);
-                break;
-            }
-        }
-        out += line;
-        out += '\n';
-    }
-    return out;
-}
+fs::path conformanceDir() { return testing::sharedDir() / "conformance"; }
 
 } // namespace
 

@@ -4,6 +4,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Pass.h"
+#include "tests/TestSupport.h"
 
 using namespace shardx;
 
@@ -26,13 +27,7 @@ std::string runReshards(const std::string& body, bool full, bool* ok = nullptr)
     return io::printModule(*module);
 }
 
-bool has(const std::string& text, const std::string& needle)
-{
-    if (text.find(needle) != std::string::npos)
-        return true;
-    qWarning("missing: %s\nin:\n%s", needle.c_str(), text.c_str());
-    return false;
-}
+using testing::has;
 
 size_t count(const std::string& text, const std::string& needle)
 {

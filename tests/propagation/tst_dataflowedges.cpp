@@ -4,6 +4,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Pass.h"
+#include "tests/TestSupport.h"
 
 using namespace shardx;
 
@@ -25,13 +26,7 @@ std::string runPasses(const std::string& body, const std::vector<std::string>& p
     return io::printModule(*module);
 }
 
-bool has(const std::string& text, const std::string& needle)
-{
-    if (text.find(needle) != std::string::npos)
-        return true;
-    qWarning("missing: %s\nin:\n%s", needle.c_str(), text.c_str());
-    return false;
-}
+using testing::has;
 
 const char* kWhile =
     "func.func @main(%arg0: tensor<32x96xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}, {?}]>}) -> "

@@ -5,6 +5,7 @@
 #include "core/io/MlirReader.h"
 #include "core/ir/Pass.h"
 #include "core/propagation/PipelineSteps.h"
+#include "tests/TestSupport.h"
 
 using namespace shardx;
 
@@ -30,13 +31,7 @@ std::string pipeline(const std::string& text, const ir::PassOptions& opts = {})
     return io::printModule(*m);
 }
 
-bool has(const std::string& text, const std::string& needle)
-{
-    if (text.find(needle) != std::string::npos)
-        return true;
-    qWarning("missing: %s\nin:\n%s", needle.c_str(), text.c_str());
-    return false;
-}
+using testing::has;
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include "core/io/MlirReader.h"
 #include "core/ir/Pass.h"
 #include "core/propagation/PropagationPasses.h"
+#include "tests/TestSupport.h"
 
 using namespace shardx;
 
@@ -32,13 +33,7 @@ std::string runPasses(const std::string& body, const std::vector<std::pair<std::
     return io::printModule(*module);
 }
 
-bool has(const std::string& text, const std::string& needle)
-{
-    if (text.find(needle) != std::string::npos)
-        return true;
-    qWarning("missing: %s\nin:\n%s", needle.c_str(), text.c_str());
-    return false;
-}
+using testing::has;
 
 /// Records step kinds and changed values.
 class Recorder : public PropagationObserver {
