@@ -271,4 +271,17 @@ void Op::walkPreOrder(const std::function<bool(Op*)>& fn)
         }
 }
 
+void Op::walkPostOrder(const std::function<void(Op*)>& fn)
+{
+    for (auto& r : m_regions)
+        for (auto& b : r->blocks()) {
+            std::vector<Op*> ops;
+            for (auto& op : b->ops())
+                ops.push_back(op.get());
+            for (Op* op : ops)
+                op->walkPostOrder(fn);
+        }
+    fn(this);
+}
+
 } // namespace shardx::ir

@@ -205,6 +205,9 @@ public:
     /// the op's regions.
     void walk(const std::function<void(Op*)>& fn);
     void walkPreOrder(const std::function<bool(Op*)>& fn);
+    /// Post-order walk (nested ops before their parent). Each block's op list is taken before
+    /// its ops are visited, so `fn` may insert ops next to the one it visits or erase it.
+    void walkPostOrder(const std::function<void(Op*)>& fn);
 
 private:
     friend class Block;

@@ -172,28 +172,15 @@ void applyManualInShardings(Op& mc, PropagationObserver* obs)
     }
 }
 
-void walkPostOrder(Op& op, const std::function<void(Op&)>& fn)
-{
-    for (const auto& region : op.regions())
-        for (const auto& block : region->blocks()) {
-            std::vector<Op*> ops;
-            for (const auto& child : block->ops())
-                ops.push_back(child.get());
-            for (Op* child : ops)
-                walkPostOrder(*child, fn);
-        }
-    fn(op);
-}
-
 } // namespace
 
 bool applyShardingConstraints(ir::Module& module, PropagationObserver* observer)
 {
-    walkPostOrder(module.op(), [observer](Op& op) {
-        if (isConstraint(&op) && op.numOperands() == 1)
-            applyConstraint(op, observer);
-        else if (isManual(&op))
-            applyManualInShardings(op, observer);
+    module.op().walkPostOrder([observer](Op* op) {
+        if (isConstraint(op) && op->numOperands() == 1)
+            applyConstraint(*op, observer);
+        else if (isManual(op))
+            applyManualInShardings(*op, observer);
     });
     return true;
 }

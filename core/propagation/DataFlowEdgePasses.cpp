@@ -14,19 +14,6 @@ using ir::Value;
 
 namespace {
 
-void walkPostOrder(Op& op, const std::function<void(Op&)>& fn)
-{
-    for (const auto& region : op.regions())
-        for (const auto& block : region->blocks()) {
-            std::vector<Op*> ops;
-            for (const auto& child : block->ops())
-                ops.push_back(child.get());
-            for (Op* child : ops)
-                walkPostOrder(*child, fn);
-        }
-    fn(op);
-}
-
 bool isStaticTensor(const Value* v) { return v->type().isRankedTensor() && v->type().hasStaticShape(); }
 
 void addEdge(Value* owner)
@@ -107,11 +94,11 @@ void sinkOp(Op& op)
 bool addDataFlowEdges(ir::Module& module)
 {
     for (Op* func : module.funcs()) {
-        walkPostOrder(*func, [](Op& op) {
-            if (!isDataFlowOp(op))
+        func->walkPostOrder([](Op* op) {
+            if (!isDataFlowOp(*op))
                 return;
-            std::vector<Value*> results = resultOwners(op);
-            std::vector<Value*> argOwners = blockArgOwners(op);
+            std::vector<Value*> results = resultOwners(*op);
+            std::vector<Value*> argOwners = blockArgOwners(*op);
             // Block-argument owners then result owners, each group processed in reverse so that
             // consecutive edges end up in owner order.
             for (auto it = argOwners.rbegin(); it != argOwners.rend(); ++it)
