@@ -10,17 +10,12 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/io/ModuleLoader.h"
-#include "core/ir/Pass.h"
 #include "core/ir/Verifier.h"
+#include "core/passes/PassRegistry.h"
 
 using namespace shardx;
 
 namespace {
-
-struct PassRequest {
-    const ir::PassInfo* pass = nullptr;
-    ir::PassOptions options;
-};
 
 void printUsage(std::ostream& os)
 {
@@ -36,60 +31,13 @@ void printUsage(std::ostream& os)
           "  -split-input-file, -verify-diagnostics   accepted and ignored\n"
           "  -h, --help                   this text\n\n";
     os << "passes (options as -pass=opt=value or \"-pass=opt1=v1 opt2=v2\"):\n";
-    if (ir::registeredPasses().empty())
+    if (registeredPasses().empty())
         os << "  (none yet)\n";
-    for (const ir::PassInfo& p : ir::registeredPasses()) {
+    for (const PassInfo& p : registeredPasses()) {
         os << "  -" << p.name << "  " << p.description << "\n";
         for (const std::string& o : p.options)
             os << "      " << o << "=...\n";
     }
-}
-
-std::string knownPassList()
-{
-    std::string s;
-    for (const ir::PassInfo& p : ir::registeredPasses())
-        s += (s.empty() ? "-" : ", -") + p.name;
-    return s.empty() ? std::string("(none)") : s;
-}
-
-/// Splits `-name=opt1=v1 opt2=v2` into the pass name and its options.
-bool parsePassFlag(const std::string& flag, PassRequest& req, std::string& error)
-{
-    std::string body = flag.substr(flag.find_first_not_of('-'));
-    size_t eq = body.find('=');
-    std::string name = body.substr(0, eq);
-    req.pass = ir::findPass(name);
-    if (!req.pass) {
-        error = "unknown pass or option '" + flag + "'; known passes: " + knownPassList() +
-                " (see --help for the driver flags)";
-        return false;
-    }
-    if (eq == std::string::npos)
-        return true;
-    std::string opts = body.substr(eq + 1);
-    if (opts.size() >= 2 && (opts.front() == '\'' || opts.front() == '"') && opts.back() == opts.front())
-        opts = opts.substr(1, opts.size() - 2);
-    std::istringstream in(opts);
-    std::string item;
-    while (in >> item) {
-        size_t e = item.find('=');
-        std::string key = item.substr(0, e);
-        std::string value = e == std::string::npos ? std::string("true") : item.substr(e + 1);
-        bool known = false;
-        for (const std::string& o : req.pass->options)
-            known |= o == key;
-        if (!known) {
-            std::string list;
-            for (const std::string& o : req.pass->options)
-                list += (list.empty() ? "" : ", ") + o;
-            error = "unknown option '" + key + "' of pass -" + name +
-                    "; known options: " + (list.empty() ? std::string("(none)") : list);
-            return false;
-        }
-        req.options[key] = value;
-    }
-    return true;
 }
 
 } // namespace
@@ -100,7 +48,7 @@ int main(int argc, char** argv)
     std::string outputPath;
     io::ReadOptions readOptions;
     io::PrintOptions printOptions;
-    std::vector<PassRequest> passes;
+    std::vector<PassInvocation> passes;
     bool endOfOptions = false;
 
     for (int i = 1; i < argc; ++i) {
@@ -144,13 +92,12 @@ int main(int argc, char** argv)
         }
         if (flag == "split-input-file" || flag == "verify-diagnostics")
             continue;
-        PassRequest req;
-        std::string error;
-        if (!parsePassFlag(a, req, error)) {
-            std::cerr << "shardx-opt: error: " << error << "\n";
+        Expected<PassInvocation> pass = parsePassInvocation(a);
+        if (!pass) {
+            std::cerr << "shardx-opt: error: " << pass.error().message << " (see --help for the driver flags)\n";
             return 2;
         }
-        passes.push_back(std::move(req));
+        passes.push_back(std::move(*pass));
     }
 
     DiagnosticList diags;

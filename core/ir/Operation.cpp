@@ -284,4 +284,22 @@ void Op::walkPostOrder(const std::function<void(Op*)>& fn)
     fn(this);
 }
 
+std::vector<TypeShape> operandTypeShapes(const Op& op)
+{
+    std::vector<TypeShape> out;
+    out.reserve(op.numOperands());
+    for (const Value* v : op.operands())
+        out.push_back(v->type().typeShape());
+    return out;
+}
+
+std::vector<TypeShape> resultTypeShapes(const Op& op)
+{
+    std::vector<TypeShape> out;
+    out.reserve(op.numResults());
+    for (const auto& v : op.results())
+        out.push_back(v->type().typeShape());
+    return out;
+}
+
 } // namespace shardx::ir

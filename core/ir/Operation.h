@@ -222,4 +222,8 @@ private:
     Block::OpList::iterator m_self;
 };
 
+/// The type shapes of an op's operands / results (what the rule verifier checks).
+std::vector<TypeShape> operandTypeShapes(const Op& op);
+std::vector<TypeShape> resultTypeShapes(const Op& op);
+
 } // namespace shardx::ir

@@ -63,6 +63,22 @@ Type Type::opaque(std::string spelling)
     return t;
 }
 
+TypeShape Type::typeShape() const
+{
+    TypeShape t;
+    if (isRankedTensor()) {
+        t.kind = TypeShape::Kind::RankedTensor;
+        t.dims = m_shape;
+    } else if (isTensor()) {
+        t.kind = TypeShape::Kind::UnrankedTensor;
+    } else if (isTuple()) {
+        t.kind = TypeShape::Kind::Tuple;
+        for (const Type& e : m_elements)
+            t.elements.push_back(e.typeShape());
+    }
+    return t;
+}
+
 bool Type::hasStaticShape() const
 {
     if (!isRankedTensor())

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/sharding/TypeShape.h"
+
 namespace shardx::ir {
 
 class Attribute;
@@ -24,7 +26,7 @@ public:
         Opaque,   ///< any other dialect type `!dialect.name<...>`, kept as its normalized spelling
     };
 
-    static constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
+    static constexpr int64_t kDynamic = kDynamicSize;
 
     Type() = default;
     static Type tensor(std::vector<int64_t> shape, std::string elementType);
@@ -43,6 +45,8 @@ public:
     bool isTuple() const { return m_kind == Kind::Tuple; }
     /// Ranked tensor with no dynamic dimension.
     bool hasStaticShape() const;
+    /// What the sharding and rule verifiers check of this type.
+    TypeShape typeShape() const;
 
     // Tensor
     int rank() const { return static_cast<int>(m_shape.size()); }

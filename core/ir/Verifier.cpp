@@ -7,7 +7,7 @@
 #include "core/ir/OpRegistry.h"
 #include "core/ir/VerifierInternal.h"
 #include "core/mesh/MeshVerifier.h"
-#include "core/rules/RuleVerifier.h"
+#include "core/sharding/RuleVerifier.h"
 
 namespace shardx::ir {
 
@@ -77,7 +77,9 @@ ReductionKind collectiveReductionKind(const Op& op)
 bool verifyShardingAt(Context& ctx, const Op& op, const TensorSharding& s, const Type* type,
                       const std::vector<std::pair<std::string, const Op*>>& bound, const std::string& prefix)
 {
-    std::optional<std::string> err = verifyTensorSharding(s, type, ctx.lookup(), manualAxisNames(bound));
+    const std::optional<TypeShape> shape = type ? std::optional<TypeShape>(type->typeShape()) : std::nullopt;
+    std::optional<std::string> err =
+        verifyTensorSharding(s, shape ? &*shape : nullptr, ctx.lookup(), manualAxisNames(bound));
     if (!err)
         return true;
     const Op* noteOp = nullptr;
@@ -139,22 +141,6 @@ std::optional<std::string> checkUnreducedTransition(Context& ctx, const TensorSh
 using namespace verifier;
 
 namespace {
-
-std::vector<Type> operandTypes(const Op& op)
-{
-    std::vector<Type> out;
-    for (const Value* v : op.operands())
-        out.push_back(v->type());
-    return out;
-}
-
-std::vector<Type> resultTypes(const Op& op)
-{
-    std::vector<Type> out;
-    for (const auto& v : op.results())
-        out.push_back(v->type());
-    return out;
-}
 
 std::string nodeString(const EdgeNode& n)
 {
@@ -271,7 +257,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
             return opError(ctx, op,
                            "should have a sharding rule attribute of type OpShardingRuleAttr for attr named "
                            "'sdy.sharding_rule'");
-        if (auto err = verifyOpShardingRule(r->rule, operandTypes(op), resultTypes(op)))
+        if (auto err = verifyOpShardingRule(r->rule, operandTypeShapes(op), resultTypeShapes(op)))
             return opError(ctx, op, *err);
     }
     if (const Attribute* a = findAttr(op.attrs(), "sdy.propagation_edges")) {

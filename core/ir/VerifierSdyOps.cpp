@@ -116,7 +116,8 @@ bool verifyManualSide(Context& ctx, const Op& op, bool results, const ShardingPe
                                    std::to_string(global.dim(d)) + " is not divisible by the manual axes size " +
                                    std::to_string(k));
         }
-        const Type expected = manualLocalType(global, s, *mesh, manualAxes);
+        const Type expected =
+            global.isRankedTensor() ? global.withShape(manualLocalShape(global.shape(), s, *mesh, manualAxes)) : global;
         if (expected != localTypes[i])
             return opError(ctx, op,
                            what + " shape, corresponding sharding, and region " + what + " shape at index " +

@@ -220,7 +220,7 @@ Expected<CollectiveMovement> collectiveMovement(const TensorSharding& operand, c
     if (!out)
         return out.error();
     for (int64_t d : globalShape)
-        if (d == ir::Type::kDynamic)
+        if (d == kDynamicSize)
             return Error{"data movement needs a static shape", {}};
 
     const DeviceLayout layout(mesh);

@@ -561,22 +561,4 @@ bool insertExplicitReshards(ir::Module& module, const ExplicitReshardsOptions& o
     return !ctx.failed && !diags.hasErrors();
 }
 
-ir::PassInfo insertExplicitReshardsPassInfo()
-{
-    return ir::PassInfo{"sdy-insert-explicit-reshards",
-                        "insert sdy.reshard ops and unreduced collectives so every op's shardings match its rule",
-                        {"enable-full-version"},
-                        [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
-                            ExplicitReshardsOptions o;
-                            if (auto it = opts.find("enable-full-version"); it != opts.end()) {
-                                if (!ir::parseBoolOption(it->second, o.fullVersion)) {
-                                    diags.error(SourcePos{m.fileName, 0, 0},
-                                                "invalid value '" + it->second + "' for option enable-full-version");
-                                    return false;
-                                }
-                            }
-                            return insertExplicitReshards(m, o, diags);
-                        }};
-}
-
 } // namespace shardx

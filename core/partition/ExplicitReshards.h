@@ -2,7 +2,6 @@
 #pragma once
 
 #include "core/ir/Module.h"
-#include "core/ir/Pass.h"
 #include "core/support/Diagnostic.h"
 
 namespace shardx {
@@ -17,8 +16,5 @@ struct ExplicitReshardsOptions {
 /// Inserts `sdy.reshard` ops and unreduced collectives so that every op's operand and result
 /// shardings are compatible with its sharding rule. Returns false after reporting errors.
 bool insertExplicitReshards(ir::Module& module, const ExplicitReshardsOptions& options, DiagnosticList& diags);
-
-/// The registry entry of `sdy-insert-explicit-reshards`.
-ir::PassInfo insertExplicitReshardsPassInfo();
 
 } // namespace shardx

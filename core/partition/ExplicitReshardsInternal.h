@@ -8,7 +8,7 @@
 
 #include "core/ir/Module.h"
 #include "core/propagation/ShardingProjection.h"
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/support/Diagnostic.h"
 

@@ -1,37 +1,173 @@
-// The pass registry: every pass the tools know. It sits above the layers that define passes
-// (ir, rules, propagation, partition) and implements the registry functions of core/ir/Pass.h.
+// The pass registry: every pass the tools know, with its options. It sits above every layer
+// that contributes passes (ir, rules, propagation, trace, partition).
+#include "core/passes/PassRegistry.h"
+
+#include <sstream>
+
 #include "core/ir/Canonicalizer.h"
-#include "core/ir/Pass.h"
 #include "core/partition/ExplicitReshards.h"
+#include "core/passes/PropagationPipeline.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationPasses.h"
-#include "core/propagation/PropagationPipeline.h"
+#include "core/rules/CustomRules.h"
 #include "core/rules/PopulateRulesPass.h"
+#include "core/trace/DebugAttributes.h"
 
-namespace shardx::ir {
+namespace shardx {
+
+namespace {
+
+/// `<prefix>debug-sharding-origins` and `<prefix>debug-propagation-edge-sharding`.
+bool readDebugOutputOptions(PassOptionReader& reader, const std::string& prefix, DebugOutputOptions& out)
+{
+    return reader.flag(prefix + "debug-sharding-origins", out.origins)
+        .flag(prefix + "debug-propagation-edge-sharding", out.edges)
+        .ok();
+}
+
+using PropagationFn = bool (*)(ir::Module&, const PropagationPassOptions&, DiagnosticList&);
+
+/// One of the four propagation passes: its options, debug outputs, observer and cancellation.
+PassInfo propagationPass(const char* name, const char* description, std::vector<std::string> options, PropagationFn fn)
+{
+    return PassInfo{name, description, std::move(options),
+                    [fn](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                        PropagationPassOptions o;
+                        DebugOutputOptions debug;
+                        PassOptionReader reader(opts, m, ctx.diags);
+                        reader.flag("keep-sharding-rules", o.base.keepShardingRules)
+                            .flag("conservative-propagation", o.base.conservative)
+                            .flag("run-op-priority-propagation", o.runOpPriorityPropagation)
+                            .choice<std::vector<FactorStrategy>>(
+                                "propagation-strategy",
+                                {{"basic", {FactorStrategy::Basic}},
+                                 {"aggressive", {FactorStrategy::Aggressive}},
+                                 {"basic-then-aggressive", {FactorStrategy::Basic, FactorStrategy::Aggressive}}},
+                                o.strategies);
+                        if (!readDebugOutputOptions(reader, "", debug))
+                            return false;
+                        o.base.cancel = ctx.cancel;
+                        return runWithDebugOutputs(m, debug, ctx.observer, [&](PropagationObserver* obs) {
+                            o.base.observer = obs;
+                            return fn(m, o, ctx.diags);
+                        });
+                    }};
+}
+
+std::vector<PassInfo> buildRegistry()
+{
+    std::vector<PassInfo> list;
+    list.push_back(PassInfo{"canonicalize",
+                            "fold and simplify reshards and collectives, inline trivial manual computations, remove "
+                            "dead pure ops, unique constants",
+                            {},
+                            [](ir::Module& m, const PassOptions&, PassContext&) { return ir::canonicalize(m); }});
+    list.push_back(PassInfo{"sdy-populate-op-sharding-rules",
+                            "attach the sharding rule of every op that has one as `sdy.sharding_rule`",
+                            {"conservative-propagation", "custom-rules"},
+                            [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                                RuleOptions options;
+                                std::string rulesFile;
+                                if (!PassOptionReader(opts, m, ctx.diags)
+                                         .flag("conservative-propagation", options.conservativePropagation)
+                                         .text("custom-rules", rulesFile)
+                                         .ok())
+                                    return false;
+                                std::optional<CustomRuleSet> custom;
+                                if (!rulesFile.empty()) {
+                                    auto loaded = CustomRuleSet::loadFile(rulesFile);
+                                    if (!loaded) {
+                                        ctx.diags.error(loaded.error().pos, loaded.error().message);
+                                        return false;
+                                    }
+                                    custom = std::move(*loaded);
+                                    options.customRules = &*custom;
+                                }
+                                return populateOpShardingRules(m, options, ctx.diags);
+                            }});
+
+    const std::vector<std::string> base = {"keep-sharding-rules", "conservative-propagation", "debug-sharding-origins",
+                                           "debug-propagation-edge-sharding", "module-dump-directory"};
+    std::vector<std::string> withStrategy = base;
+    withStrategy.push_back("propagation-strategy");
+    std::vector<std::string> withOpPriority = withStrategy;
+    withOpPriority.push_back("run-op-priority-propagation");
+    list.push_back(propagationPass("sdy-basic-propagate", "basic sharding propagation (no conflict resolution)", base,
+                                   &runBasicPropagation));
+    list.push_back(propagationPass("sdy-aggressive-propagate", "aggressive sharding propagation (resolves conflicts)",
+                                   withStrategy, &runAggressivePropagation));
+    list.push_back(propagationPass("sdy-op-priority-propagate", "op-priority sharding propagation", withOpPriority,
+                                   &runOpPriorityPropagation));
+    list.push_back(propagationPass("sdy-user-priority-propagate", "user-priority sharding propagation", withOpPriority,
+                                   &runUserPriorityPropagation));
+
+    list.push_back(PassInfo{"sdy-add-data-flow-edges",
+                            "insert sdy.data_flow_edge on every data-flow edge owner",
+                            {},
+                            [](ir::Module& m, const PassOptions&, PassContext&) { return addDataFlowEdges(m); }});
+    list.push_back(PassInfo{"sdy-sink-data-flow-edges",
+                            "move data-flow edge shardings back onto their ops and remove the edges",
+                            {"sink-debug-sharding-origins", "sink-debug-propagation-edge-sharding"},
+                            [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                                PassOptionReader reader(opts, m, ctx.diags);
+                                DebugOutputOptions debug;
+                                if (!readDebugOutputOptions(reader, "sink-", debug))
+                                    return false;
+                                sinkDebugAttributes(m, debug);
+                                return sinkDataFlowEdges(m);
+                            }});
+    list.push_back(PassInfo{"sdy-apply-sharding-constraints",
+                            "copy fully closed sharding constraints onto their unsharded inputs",
+                            {"debug-sharding-origins", "debug-propagation-edge-sharding"},
+                            [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                                PassOptionReader reader(opts, m, ctx.diags);
+                                DebugOutputOptions debug;
+                                if (!readDebugOutputOptions(reader, "", debug))
+                                    return false;
+                                return runWithDebugOutputs(m, debug, ctx.observer, [&](PropagationObserver* obs) {
+                                    return applyShardingConstraints(m, obs);
+                                });
+                            }});
+    list.push_back(PassInfo{
+        "sdy-propagation-pipeline",
+        "the full propagation pipeline: import, user-priority propagation, export",
+        {"dedup-functions-fully"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            PropagationPipelineOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags).flag("dedup-functions-fully", o.dedupFunctionsFully).ok())
+                return false;
+            o.observer = ctx.observer;
+            o.cancel = ctx.cancel;
+            return runPropagationPipeline(m, o, ctx.diags);
+        }});
+    list.push_back(
+        PassInfo{"sdy-insert-explicit-reshards",
+                 "insert sdy.reshard ops and unreduced collectives so every op's shardings match its rule",
+                 {"enable-full-version"},
+                 [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                     ExplicitReshardsOptions o;
+                     if (!PassOptionReader(opts, m, ctx.diags).flag("enable-full-version", o.fullVersion).ok())
+                         return false;
+                     return insertExplicitReshards(m, o, ctx.diags);
+                 }});
+    return list;
+}
+
+} // namespace
+
+bool PassInfo::run(ir::Module& module, const PassOptions& options, DiagnosticList& diags) const
+{
+    PassContext context{diags};
+    return body(module, options, context);
+}
 
 const std::vector<PassInfo>& registeredPasses()
 {
-    static const std::vector<PassInfo> passes = [] {
-        std::vector<PassInfo> list;
-        list.push_back(PassInfo{"canonicalize",
-                                "fold and simplify reshards and collectives, inline trivial manual "
-                                "computations, remove dead pure ops, unique constants",
-                                {},
-                                [](Module& m, const PassOptions&, DiagnosticList&) { return canonicalize(m); }});
-        list.push_back(populateOpShardingRulesPassInfo());
-        for (PassInfo& p : propagationPassInfos())
-            list.push_back(std::move(p));
-        for (PassInfo& p : dataFlowEdgePassInfos())
-            list.push_back(std::move(p));
-        list.push_back(propagationPipelinePassInfo());
-        list.push_back(insertExplicitReshardsPassInfo());
-        return list;
-    }();
+    static const std::vector<PassInfo> passes = buildRegistry();
     return passes;
 }
 
-const PassInfo* findPass(const std::string& name)
+const PassInfo* findPass(std::string_view name)
 {
     for (const PassInfo& p : registeredPasses())
         if (p.name == name)
@@ -39,4 +175,77 @@ const PassInfo* findPass(const std::string& name)
     return nullptr;
 }
 
-} // namespace shardx::ir
+std::string knownPassList()
+{
+    std::string s;
+    for (const PassInfo& p : registeredPasses())
+        s += (s.empty() ? "-" : ", -") + p.name;
+    return s.empty() ? std::string("(none)") : s;
+}
+
+Expected<PassInvocation> parsePassInvocation(const std::string& text)
+{
+    const size_t start = text.find_first_not_of('-');
+    const std::string body = start == std::string::npos ? std::string() : text.substr(start);
+    const size_t eq = body.find('=');
+    const std::string name = body.substr(0, eq);
+    PassInvocation inv;
+    inv.pass = findPass(name);
+    if (!inv.pass)
+        return Error{"unknown pass or option '" + text + "'; known passes: " + knownPassList(), {}};
+    if (eq == std::string::npos)
+        return inv;
+    std::string opts = body.substr(eq + 1);
+    if (opts.size() >= 2 && (opts.front() == '\'' || opts.front() == '"') && opts.back() == opts.front())
+        opts = opts.substr(1, opts.size() - 2);
+    std::istringstream in(opts);
+    std::string item;
+    while (in >> item) {
+        const size_t e = item.find('=');
+        const std::string key = item.substr(0, e);
+        const std::string value = e == std::string::npos ? std::string("true") : item.substr(e + 1);
+        bool known = false;
+        for (const std::string& o : inv.pass->options)
+            known |= o == key;
+        if (!known) {
+            std::string list;
+            for (const std::string& o : inv.pass->options)
+                list += (list.empty() ? "" : ", ") + o;
+            return Error{"unknown option '" + key + "' of pass -" + name +
+                             "; known options: " + (list.empty() ? std::string("(none)") : list),
+                         {}};
+        }
+        inv.options[key] = value;
+    }
+    return inv;
+}
+
+PassOptionReader& PassOptionReader::flag(const std::string& name, bool& out)
+{
+    auto it = m_options.find(name);
+    if (it == m_options.end() || !m_ok)
+        return *this;
+    if (it->second == "true" || it->second == "1")
+        out = true;
+    else if (it->second == "false" || it->second == "0")
+        out = false;
+    else
+        fail(name, it->second);
+    return *this;
+}
+
+PassOptionReader& PassOptionReader::text(const std::string& name, std::string& out)
+{
+    auto it = m_options.find(name);
+    if (it != m_options.end() && m_ok)
+        out = it->second;
+    return *this;
+}
+
+void PassOptionReader::fail(const std::string& name, const std::string& value)
+{
+    m_diags.error(SourcePos{m_module.fileName, 0, 0}, "invalid value '" + value + "' for option " + name);
+    m_ok = false;
+}
+
+} // namespace shardx

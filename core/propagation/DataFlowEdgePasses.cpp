@@ -4,7 +4,6 @@
 #include <functional>
 
 #include "core/ir/ShardingAccess.h"
-#include "core/propagation/DebugAttributes.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -132,38 +131,6 @@ bool sinkDataFlowEdges(ir::Module& module)
         }
     }
     return true;
-}
-
-std::vector<ir::PassInfo> dataFlowEdgePassInfos()
-{
-    std::vector<ir::PassInfo> list;
-    list.push_back(
-        ir::PassInfo{"sdy-add-data-flow-edges",
-                     "insert sdy.data_flow_edge on every data-flow edge owner",
-                     {},
-                     [](ir::Module& m, const ir::PassOptions&, DiagnosticList&) { return addDataFlowEdges(m); }});
-    list.push_back(ir::PassInfo{"sdy-sink-data-flow-edges",
-                                "move data-flow edge shardings back onto their ops and remove the edges",
-                                {"sink-debug-sharding-origins", "sink-debug-propagation-edge-sharding"},
-                                [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
-                                    DebugOutputOptions debug;
-                                    if (!parseDebugOutputOptions(opts, "sink-", debug, m, diags))
-                                        return false;
-                                    sinkDebugAttributes(m, debug);
-                                    return sinkDataFlowEdges(m);
-                                }});
-    list.push_back(ir::PassInfo{"sdy-apply-sharding-constraints",
-                                "copy fully closed sharding constraints onto their unsharded inputs",
-                                {"debug-sharding-origins", "debug-propagation-edge-sharding"},
-                                [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
-                                    DebugOutputOptions debug;
-                                    if (!parseDebugOutputOptions(opts, "", debug, m, diags))
-                                        return false;
-                                    return runWithDebugOutputs(m, debug, [&](PropagationObserver* obs) {
-                                        return applyShardingConstraints(m, obs);
-                                    });
-                                }});
-    return list;
 }
 
 } // namespace shardx

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "core/ir/Module.h"
-#include "core/ir/Pass.h"
 
 namespace shardx {
 
@@ -17,8 +16,5 @@ bool sinkDataFlowEdges(ir::Module& module);
 /// `-sdy-apply-sharding-constraints`. Each copied sharding is reported to `observer` as a step
 /// of kind ApplyConstraint (operand-0 = the constrained value, result-0 = the constraint).
 bool applyShardingConstraints(ir::Module& module, PropagationObserver* observer = nullptr);
-
-/// Registry entries of the passes above.
-std::vector<ir::PassInfo> dataFlowEdgePassInfos();
 
 } // namespace shardx

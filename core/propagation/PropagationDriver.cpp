@@ -227,6 +227,8 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
 {
     m_strategy = strategy;
     m_direction = std::move(direction);
+    if (stopRequested())
+        return;
     if (m_options.observer)
         m_options.observer->runBegin(strategy == FactorStrategy::Basic ? "basic" : "aggressive");
     Op* main = mainFunc();
@@ -247,6 +249,8 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
     for (auto it = order.rbegin(); it != order.rend(); ++it)
         push(*it);
     while (Op* op = pop()) {
+        if (stopRequested())
+            return;
         if (ir::isTriviallyDead(*op)) {
             eraseDeadOp(op);
             continue;
@@ -255,6 +259,18 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
     }
     if (main)
         funcResultSteps(main);
+}
+
+bool PropagationDriver::stopRequested()
+{
+    if (m_cancelled)
+        return true;
+    if (!m_options.cancel || !m_options.cancel->load(std::memory_order_relaxed))
+        return false;
+    m_cancelled = true;
+    m_worklist.clear();
+    m_diags.error(SourcePos{m_module.fileName, 0, 0}, "propagation cancelled");
+    return true;
 }
 
 const std::vector<Op*>& PropagationDriver::callsTo(const std::string& name)

@@ -2,6 +2,7 @@
 // worklist fixpoint, sharding groups, rule attachment and removal.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -30,6 +31,8 @@ struct PropagationOptions {
     bool conservative = false;      ///< `conservative-propagation`
     bool keepShardingRules = false; ///< `keep-sharding-rules`
     PropagationObserver* observer = nullptr;
+    /// When set (from any thread), the driver stops at the next op visit and reports an error.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 /// True for element-wise ops in the sense of SDY.md 4.11.
@@ -48,6 +51,9 @@ public:
     void finish();
 
     ir::Module& module() { return m_module; }
+    /// True once the options' cancel flag was seen set: runs return at once and an error
+    /// "propagation cancelled" was reported.
+    bool cancelled() const { return m_cancelled; }
     /// The main function (the only one, or `@main`), or nullptr.
     ir::Op* mainFunc() const;
 
@@ -66,6 +72,8 @@ private:
     StepTensor plainTensor(ir::Value* v) const;
     /// Stores `s` for tensor `t`; returns the value to notify (nullptr: nothing stored).
     ir::Value* store(const StepTensor& t, const TensorSharding& s);
+    /// Checks the cancel flag; on the first sight of it, clears the worklist and reports.
+    bool stopRequested();
     // worklist
     void push(ir::Op* op);
     void queue(ir::Op* op);
@@ -97,6 +105,7 @@ private:
     DiagnosticList& m_diags;
     FactorStrategy m_strategy = FactorStrategy::Basic;
     OpDirectionFn m_direction;
+    bool m_cancelled = false;
 
     std::vector<ir::Op*> m_worklist;
     PointerMap<ir::Op, size_t> m_inWorklist; ///< op -> its slot in m_worklist

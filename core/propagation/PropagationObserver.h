@@ -9,7 +9,7 @@
 #include "core/ir/Operation.h"
 #include "core/propagation/FactorPropagation.h"
 #include "core/propagation/ShardingProjection.h"
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 
 namespace shardx {
@@ -81,6 +81,26 @@ public:
     /// A propagation step was evaluated (also when it changed nothing: `changes` is empty).
     /// Func-result steps have kind FuncResult.
     virtual void step(const PropagationStep& step) { (void)step; }
+};
+
+/// Forwards every event to each of its observers, in order (null entries are skipped).
+class ObserverFanOut : public PropagationObserver {
+public:
+    explicit ObserverFanOut(std::vector<PropagationObserver*> targets);
+
+    void passBegin(const std::string& passName, const std::string& strategy) override;
+    void passEnd(const std::string& passName) override;
+    void userPriorityBegin(int64_t priority) override;
+    void opPriorityRoundBegin(int level) override;
+    void runBegin(const std::string& strategy) override;
+    void shardingGroupSync(int64_t groupId, bool conflict) override;
+    void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to) override;
+    void opErased(ir::Op* op) override;
+    void opSkipped(ir::Op* op, const std::string& reason) override;
+    void step(const PropagationStep& step) override;
+
+private:
+    std::vector<PropagationObserver*> m_targets;
 };
 
 } // namespace shardx

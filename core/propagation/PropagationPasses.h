@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/ir/Module.h"
-#include "core/ir/Pass.h"
 #include "core/propagation/PropagationDriver.h"
 
 namespace shardx {
@@ -32,8 +31,5 @@ bool runUserPriorityPropagation(ir::Module& module, const PropagationPassOptions
 
 /// Op-priority rounds on an already prepared driver (used by user-priority propagation).
 void opPriorityRounds(PropagationDriver& driver, const PropagationPassOptions& options);
-
-/// The registry entries of the four passes (and the data-flow / pipeline passes).
-std::vector<ir::PassInfo> propagationPassInfos();
 
 } // namespace shardx

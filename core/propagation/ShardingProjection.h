@@ -9,7 +9,7 @@
 
 #include "core/mesh/AxisRef.h"
 #include "core/mesh/Mesh.h"
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 
 namespace shardx {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/rules/RuleVerifier.h"
+#include "core/sharding/RuleVerifier.h"
 
 namespace shardx {
 
@@ -356,12 +356,12 @@ Expected<OpShardingRule> instantiateCustomRule(const CustomRuleSpec& spec,
     rule.permutationFactors = sorted(spec.permutation);
     rule.blockedPropagationFactors = sorted(spec.blocked);
     rule.isCustom = true;
-    std::vector<ir::Type> opTypes, resTypes;
+    std::vector<TypeShape> opShapes, resShapes;
     for (const auto& s : operandShapes)
-        opTypes.push_back(ir::Type::tensor(s, "f32"));
+        opShapes.push_back(TypeShape::ranked(s));
     for (const auto& s : resultShapes)
-        resTypes.push_back(ir::Type::tensor(s, "f32"));
-    if (auto verr = verifyOpShardingRule(rule, opTypes, resTypes))
+        resShapes.push_back(TypeShape::ranked(s));
+    if (auto verr = verifyOpShardingRule(rule, opShapes, resShapes))
         return err(*verr);
     return rule;
 }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/ir/Operation.h"
-#include "core/rules/OpShardingRule.h"
 #include "core/rules/RuleRegistry.h"
+#include "core/sharding/OpShardingRule.h"
 #include "core/support/Expected.h"
 
 namespace shardx {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/ir/Type.h"
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 
 namespace shardx {
 

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "core/rules/CustomRules.h"
-#include "core/rules/RuleVerifier.h"
+#include "core/sharding/RuleVerifier.h"
 
 namespace shardx {
 
@@ -39,12 +39,7 @@ bool populateOpShardingRules(ir::Module& module, const RuleOptions& options, Dia
             RuleResult r = computeOpShardingRule(op, options);
             switch (r.outcome) {
             case RuleOutcome::Created: {
-                std::vector<ir::Type> ops, res;
-                for (const ir::Value* v : op.operands())
-                    ops.push_back(v->type());
-                for (const auto& v : op.results())
-                    res.push_back(v->type());
-                if (auto err = verifyOpShardingRule(*r.rule, ops, res)) {
+                if (auto err = verifyOpShardingRule(*r.rule, ir::operandTypeShapes(op), ir::resultTypeShapes(op))) {
                     diags.warning(posOf(op, module), "cannot attach the sharding rule of '" + op.name() + "': " + *err +
                                                          " (rule " + r.rule->toAttrString() + ")");
                     return;
@@ -72,35 +67,6 @@ bool populateOpShardingRules(ir::Module& module, const RuleOptions& options, Dia
         });
     }
     return !diags.hasErrors();
-}
-
-ir::PassInfo populateOpShardingRulesPassInfo()
-{
-    return ir::PassInfo{"sdy-populate-op-sharding-rules",
-                        "attach the sharding rule of every op that has one as `sdy.sharding_rule`",
-                        {"conservative-propagation", "custom-rules"},
-                        [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
-                            RuleOptions options;
-                            if (auto it = opts.find("conservative-propagation"); it != opts.end()) {
-                                if (!ir::parseBoolOption(it->second, options.conservativePropagation)) {
-                                    diags.error(SourcePos{m.fileName, 0, 0},
-                                                "invalid value '" + it->second +
-                                                    "' for option conservative-propagation");
-                                    return false;
-                                }
-                            }
-                            std::optional<CustomRuleSet> custom;
-                            if (auto it = opts.find("custom-rules"); it != opts.end() && !it->second.empty()) {
-                                auto loaded = CustomRuleSet::loadFile(it->second);
-                                if (!loaded) {
-                                    diags.error(loaded.error().pos, loaded.error().message);
-                                    return false;
-                                }
-                                custom = std::move(*loaded);
-                                options.customRules = &*custom;
-                            }
-                            return populateOpShardingRules(m, options, diags);
-                        }};
 }
 
 } // namespace shardx

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "core/ir/Module.h"
-#include "core/ir/Pass.h"
 #include "core/rules/RuleRegistry.h"
 #include "core/support/Diagnostic.h"
 
@@ -15,9 +14,5 @@ namespace shardx {
 /// at most one "unknown op" and one "unknown custom call" warning per run (SDY.md 3.3), and
 /// a warning on each op whose rule could not be built. Returns false only on errors.
 bool populateOpShardingRules(ir::Module& module, const RuleOptions& options, DiagnosticList& diags);
-
-/// The registry entry: `sdy-populate-op-sharding-rules` with options
-/// `conservative-propagation` (bool) and `custom-rules` (path of a user rules file).
-ir::PassInfo populateOpShardingRulesPassInfo();
 
 } // namespace shardx

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/ir/Operation.h"
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 
 namespace shardx {
 

@@ -38,7 +38,7 @@ std::vector<int64_t> localShapeOf(const TensorSharding& sharding, const Mesh& me
     std::vector<int64_t> out(globalShape.size());
     for (size_t i = 0; i < globalShape.size(); ++i) {
         const int64_t k = i < shards.size() ? shards[i] : 1;
-        out[i] = globalShape[i] == ir::Type::kDynamic ? ir::Type::kDynamic : ceilDiv(globalShape[i], k);
+        out[i] = globalShape[i] == kDynamicSize ? kDynamicSize : ceilDiv(globalShape[i], k);
     }
     return out;
 }
@@ -65,8 +65,7 @@ Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, con
     out.shardsPerDim = shardsPerDimension(sharding, mesh);
     out.localShape = localShapeOf(sharding, mesh, globalShape);
     for (size_t i = 0; i < globalShape.size(); ++i)
-        if (globalShape[i] != ir::Type::kDynamic && out.shardsPerDim[i] > 0 &&
-            globalShape[i] % out.shardsPerDim[i] != 0)
+        if (globalShape[i] != kDynamicSize && out.shardsPerDim[i] > 0 && globalShape[i] % out.shardsPerDim[i] != 0)
             out.isEven = false;
 
     const DeviceLayout layout(mesh);
@@ -79,9 +78,9 @@ Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, con
         for (size_t i = 0; i < globalShape.size(); ++i) {
             const int64_t idx = layout.indexAlong(p, sharding.dims[i].axes);
             s.shardIndex.push_back(idx);
-            if (globalShape[i] == ir::Type::kDynamic) {
-                s.offset.push_back(ir::Type::kDynamic);
-                s.validExtent.push_back(ir::Type::kDynamic);
+            if (globalShape[i] == kDynamicSize) {
+                s.offset.push_back(kDynamicSize);
+                s.validExtent.push_back(kDynamicSize);
             } else {
                 const int64_t off = idx * out.localShape[i];
                 s.offset.push_back(off);
@@ -109,14 +108,13 @@ Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, con
     return out;
 }
 
-ir::Type manualLocalType(const ir::Type& globalType, const TensorSharding& sharding, const Mesh& mesh,
-                         const std::vector<std::string>& manualAxes)
+std::vector<int64_t> manualLocalShape(std::vector<int64_t> shape, const TensorSharding& sharding, const Mesh& mesh,
+                                      const std::vector<std::string>& manualAxes)
 {
-    if (!globalType.isRankedTensor() || globalType.rank() != sharding.rank())
-        return globalType;
-    std::vector<int64_t> shape = globalType.shape();
+    if (static_cast<int>(shape.size()) != sharding.rank())
+        return shape;
     for (int i = 0; i < sharding.rank(); ++i) {
-        if (shape[i] == ir::Type::kDynamic)
+        if (shape[i] == kDynamicSize)
             continue;
         int64_t k = 1;
         for (const AxisRef& a : sharding.dims[i].axes)
@@ -124,7 +122,7 @@ ir::Type manualLocalType(const ir::Type& globalType, const TensorSharding& shard
                 k *= a.size(mesh);
         shape[i] = ceilDiv(shape[i], k);
     }
-    return globalType.withShape(std::move(shape));
+    return shape;
 }
 
 } // namespace shardx

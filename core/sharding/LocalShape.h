@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/Type.h"
 #include "core/mesh/Mesh.h"
 #include "core/sharding/TensorSharding.h"
+#include "core/sharding/TypeShape.h"
 #include "core/support/Expected.h"
 
 namespace shardx {
@@ -28,8 +28,8 @@ struct DeviceShard {
 /// A dimension of size `n` sharded by axes of total size `k` has `k` shards of
 /// `ceil(n / k)` elements (the local size); shard `i` starts at `i * ceil(n / k)` and holds
 /// `clamp(n - offset, 0, ceil(n / k))` real elements, so the last shards of a non-divisible
-/// dimension are partly or wholly padding. Dynamic dimensions stay dynamic (Type::kDynamic)
-/// and report offset/extent kDynamic.
+/// dimension are partly or wholly padding. Dynamic dimensions stay dynamic (kDynamicSize)
+/// and report offset/extent kDynamicSize.
 struct ShardedLayout {
     std::vector<int64_t> globalShape;
     std::vector<int64_t> shardsPerDim; ///< product of the axis sizes of each dimension
@@ -59,10 +59,11 @@ std::vector<int64_t> shardsPerDimension(const TensorSharding& sharding, const Me
 std::vector<int64_t> localShapeOf(const TensorSharding& sharding, const Mesh& mesh,
                                   const std::vector<int64_t>& globalShape);
 
-/// The body type inside a manual computation: each static dimension divided by the product
-/// of the manual axes sharding it (free axes do not count). Non-tensor types are returned
-/// unchanged. Assumes divisibility (checked by the verifier); rounds up otherwise.
-ir::Type manualLocalType(const ir::Type& globalType, const TensorSharding& sharding, const Mesh& mesh,
-                         const std::vector<std::string>& manualAxes);
+/// The body shape inside a manual computation: each static dimension of `globalShape` divided
+/// by the product of the manual axes sharding it (free axes do not count). A shape whose rank
+/// differs from the sharding's is returned unchanged. Assumes divisibility (checked by the
+/// verifier); rounds up otherwise.
+std::vector<int64_t> manualLocalShape(std::vector<int64_t> globalShape, const TensorSharding& sharding,
+                                      const Mesh& mesh, const std::vector<std::string>& manualAxes);
 
 } // namespace shardx

@@ -105,7 +105,7 @@ static bool rank0NoExtra(const TensorSharding& s)
     return s.dims.empty() && s.replicated.empty() && s.unreduced.empty();
 }
 
-std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const ir::Type* type, const Mesh& mesh,
+std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const TypeShape* type, const Mesh& mesh,
                                                 const std::vector<std::string>& manualAxes)
 {
     // 2. maximal mesh, or a value without a type and no dimension axes.
@@ -118,12 +118,12 @@ std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const i
     if (!type)
         return std::string("a sharding of an op without results must be on a maximal mesh or have no "
                            "dimension axes");
-    const ir::Type* t = type;
+    const TypeShape* t = type;
     // 3. a one-element tuple stands for its element.
-    if (t->isTuple()) {
-        if (t->elements().size() != 1)
-            return "can only have a sharding on a tuple of size 1, got size " + std::to_string(t->elements().size());
-        t = &t->elements()[0];
+    if (t->kind == TypeShape::Kind::Tuple) {
+        if (t->elements.size() != 1)
+            return "can only have a sharding on a tuple of size 1, got size " + std::to_string(t->elements.size());
+        t = &t->elements[0];
     }
     // 4. non-shaped types.
     if (!t->isTensor()) {
@@ -133,7 +133,7 @@ std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const i
         return std::nullopt;
     }
     // 5. unranked.
-    if (!t->isRankedTensor())
+    if (!t->isRanked())
         return std::string("only ranked tensors can have a sharding");
     // 6. rank.
     if (s.rank() != t->rank())
@@ -166,8 +166,8 @@ std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const i
     return std::nullopt;
 }
 
-std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const ir::Type* type, const MeshLookup& lookup,
-                                                const std::vector<std::string>& manualAxes)
+std::optional<std::string> verifyTensorSharding(const TensorSharding& s, const TypeShape* type,
+                                                const MeshLookup& lookup, const std::vector<std::string>& manualAxes)
 {
     const Mesh* mesh = s.mesh.isInline() ? &*s.mesh.inlineMesh : (lookup ? lookup(s.mesh) : nullptr);
     if (!mesh)

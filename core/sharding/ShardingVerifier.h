@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/Type.h"
 #include "core/mesh/AxisRef.h"
 #include "core/mesh/Mesh.h"
 #include "core/sharding/TensorSharding.h"
+#include "core/sharding/TypeShape.h"
 
 namespace shardx {
 
@@ -36,14 +36,14 @@ std::optional<std::string> verifySubAxesOfAxisName(const std::vector<AxisRef>& u
 std::optional<std::string> verifyDimPriority(const DimSharding& d, int64_t dim);
 
 /// SDY.md 1.5 steps 2-11 with the mesh already resolved (step 1 is the caller's, or use
-/// the overload with a MeshLookup). `type` is null for a sharding of an op with no
+/// the overload with a MeshLookup). `type` (the value's type shape) is null for a sharding of an op with no
 /// results. `manualAxes` are the axes bound by enclosing manual computations.
 /// Returns the first error message, or nullopt when valid.
-std::optional<std::string> verifyTensorSharding(const TensorSharding& sharding, const ir::Type* type, const Mesh& mesh,
+std::optional<std::string> verifyTensorSharding(const TensorSharding& sharding, const TypeShape* type, const Mesh& mesh,
                                                 const std::vector<std::string>& manualAxes = {});
 
 /// SDY.md 1.5 steps 1-11: resolves the mesh with `lookup` ("unknown mesh: @m" when it fails).
-std::optional<std::string> verifyTensorSharding(const TensorSharding& sharding, const ir::Type* type,
+std::optional<std::string> verifyTensorSharding(const TensorSharding& sharding, const TypeShape* type,
                                                 const MeshLookup& lookup,
                                                 const std::vector<std::string>& manualAxes = {});
 

@@ -10,7 +10,7 @@
 
 #include "core/propagation/FactorPropagation.h"
 #include "core/propagation/ShardingProjection.h"
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/support/Expected.h"
 

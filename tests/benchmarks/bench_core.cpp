@@ -10,7 +10,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/io/ModelGenerator.h"
-#include "core/ir/Pass.h"
+#include "core/passes/PassRegistry.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
@@ -87,7 +87,7 @@ void BM_Print(benchmark::State& state)
 void runPass(benchmark::State& state, const char* passName)
 {
     const std::string& text = moduleText(static_cast<int>(state.range(0)));
-    const ir::PassInfo* pass = ir::findPass(passName);
+    const PassInfo* pass = findPass(passName);
     if (!pass) {
         state.SkipWithError("pass not registered");
         return;

@@ -178,25 +178,22 @@ private slots:
     void dynamicAndErrors()
     {
         Mesh m({{"x", 2}});
-        ShardedLayout l = layoutOf(shard({{AxisRef("x")}, {}}), m, {ir::Type::kDynamic, 4});
-        QCOMPARE(l.localShape, (V{ir::Type::kDynamic, 4}));
-        QCOMPARE(l.devices[1].offset[0], ir::Type::kDynamic);
+        ShardedLayout l = layoutOf(shard({{AxisRef("x")}, {}}), m, {kDynamicSize, 4});
+        QCOMPARE(l.localShape, (V{kDynamicSize, 4}));
+        QCOMPARE(l.devices[1].offset[0], kDynamicSize);
         QVERIFY(!computeShardedLayout(shard({{AxisRef("x")}}), m, {4, 4}));
         QVERIFY(!computeShardedLayout(shard({{AxisRef("z")}}), m, {4}));
     }
-    void manualLocalTypes()
+    void manualLocalShapes()
     {
         Mesh m({{"a", 2}, {"b", 2}});
-        ir::Type t = ir::Type::tensor({16, 32}, "f32");
-        ir::Type local = manualLocalType(t, shard({{AxisRef("a"), AxisRef("b")}, {}}), m, {"a"});
-        QCOMPARE(local.shape(), (V{8, 32}));
-        QCOMPARE(QString::fromStdString(local.elementType()), QStringLiteral("f32"));
-        local = manualLocalType(t, shard({{AxisRef("a"), AxisRef("b")}, {AxisRef("b", 1, 1)}}), m, {"a", "b"});
-        QCOMPARE(local.shape()[0], 4);
-        ir::Type dyn = ir::Type::tensor({ir::Type::kDynamic, 32}, "f32");
-        QCOMPARE(manualLocalType(dyn, shard({{AxisRef("a")}, {}}), m, {"a"}).shape(), (V{ir::Type::kDynamic, 32}));
-        ir::Type tok = ir::Type::token();
-        QVERIFY(manualLocalType(tok, shard({}), m, {"a"}).isToken());
+        V local = manualLocalShape({16, 32}, shard({{AxisRef("a"), AxisRef("b")}, {}}), m, {"a"});
+        QCOMPARE(local, (V{8, 32}));
+        local = manualLocalShape({16, 32}, shard({{AxisRef("a"), AxisRef("b")}, {AxisRef("b", 1, 1)}}), m, {"a", "b"});
+        QCOMPARE(local[0], 4);
+        QCOMPARE(manualLocalShape({kDynamicSize, 32}, shard({{AxisRef("a")}, {}}), m, {"a"}), (V{kDynamicSize, 32}));
+        // A shape of another rank than the sharding is returned unchanged.
+        QCOMPARE(manualLocalShape({16}, shard({}), m, {"a"}), (V{16}));
     }
 };
 

@@ -1,7 +1,8 @@
 // Tests of tensor sharding verification (SDY.md 1.2-1.5), rule verification (1.8) and isEquivalent.
 #include <QtTest>
 
-#include "core/rules/RuleVerifier.h"
+#include "core/ir/Type.h"
+#include "core/sharding/RuleVerifier.h"
 #include "core/sharding/ShardingVerifier.h"
 
 using namespace shardx;
@@ -41,7 +42,8 @@ const Mesh* lookup(const MeshRef& r)
 
 QString verify(const TensorSharding& s, const Type* t, const std::vector<std::string>& manual = {})
 {
-    auto err = verifyTensorSharding(s, t, MeshLookup(lookup), manual);
+    const std::optional<TypeShape> shape = t ? std::optional<TypeShape>(t->typeShape()) : std::nullopt;
+    auto err = verifyTensorSharding(s, shape ? &*shape : nullptr, MeshLookup(lookup), manual);
     return err ? QString::fromStdString(*err) : QString();
 }
 
@@ -189,7 +191,7 @@ private slots:
     }
     void ruleVerification()
     {
-        auto t = [](std::vector<int64_t> s) { return Type::tensor(std::move(s), "f32"); };
+        auto t = [](std::vector<int64_t> s) { return TypeShape::ranked(std::move(s)); };
         OpShardingRule r;
         r.factorSizes = {8, 16, 32};
         r.operands = {{{0}, {2}}, {{2}, {1}}};
@@ -197,13 +199,13 @@ private slots:
         r.reductionFactors = {2};
         auto ok = verifyOpShardingRule(r, {t({8, 32}), t({32, 16})}, {t({8, 16})});
         QVERIFY2(!ok, ok ? ok->c_str() : "");
-        auto msg = [&](const OpShardingRule& rule, std::vector<Type> ops, std::vector<Type> res) {
+        auto msg = [&](const OpShardingRule& rule, std::vector<TypeShape> ops, std::vector<TypeShape> res) {
             auto e = verifyOpShardingRule(rule, ops, res);
             return e ? QString::fromStdString(*e) : QString();
         };
         QCOMPARE(msg(r, {t({8, 32})}, {t({8, 16})}),
                  QStringLiteral("number of operands and mappings must match: 1 != 2"));
-        QCOMPARE(msg(r, {t({8, 32}), Type::tensor({Type::kDynamic, 16}, "f32")}, {t({8, 16})}),
+        QCOMPARE(msg(r, {t({8, 32}), t({kDynamicSize, 16})}, {t({8, 16})}),
                  QStringLiteral("operand 1 - expected a ranked tensor with a static shape"));
         QCOMPARE(msg(r, {t({8, 32}), t({32})}, {t({8, 16})}),
                  QStringLiteral("operand 1 - mapping rank must match: 2 != 1"));

@@ -3,7 +3,7 @@
 
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
-#include "core/ir/Pass.h"
+#include "core/passes/PassRegistry.h"
 #include "tests/TestSupport.h"
 
 using namespace shardx;
@@ -16,7 +16,7 @@ std::string runReshards(const std::string& body, bool full, bool* ok = nullptr)
     auto module = io::parseMlir("sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n" + body, "test.mlir", diags);
     if (!module)
         return "<parse error> " + diags.formatAll();
-    const ir::PassInfo* info = ir::findPass("sdy-insert-explicit-reshards");
+    const PassInfo* info = findPass("sdy-insert-explicit-reshards");
     if (!info)
         return "<no pass>";
     const bool passed = info->run(*module, {{"enable-full-version", full ? "true" : "false"}}, diags);
@@ -45,7 +45,7 @@ class TestExplicitReshards : public QObject {
 private slots:
     void passIsRegistered()
     {
-        const ir::PassInfo* info = ir::findPass("sdy-insert-explicit-reshards");
+        const PassInfo* info = findPass("sdy-insert-explicit-reshards");
         QVERIFY(info);
         QCOMPARE(info->options.size(), size_t(1));
     }
@@ -55,7 +55,7 @@ private slots:
         DiagnosticList diags;
         auto module = io::parseMlir("sdy.mesh @mesh = <[\"x\"=2]>\n", "t.mlir", diags);
         QVERIFY(module);
-        QVERIFY(!ir::findPass("sdy-insert-explicit-reshards")->run(*module, {{"enable-full-version", "maybe"}}, diags));
+        QVERIFY(!findPass("sdy-insert-explicit-reshards")->run(*module, {{"enable-full-version", "maybe"}}, diags));
     }
 
     // add: ([i, j], [i, j])->([i, j]). Candidates (i,["x"]) covers arg0 and the result (128

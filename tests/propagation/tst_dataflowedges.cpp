@@ -3,7 +3,7 @@
 
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
-#include "core/ir/Pass.h"
+#include "core/passes/PassRegistry.h"
 #include "tests/TestSupport.h"
 
 using namespace shardx;
@@ -17,7 +17,7 @@ std::string runPasses(const std::string& body, const std::vector<std::string>& p
     if (!module)
         return "<parse error> " + diags.formatAll();
     for (const std::string& name : passes) {
-        const ir::PassInfo* info = ir::findPass(name);
+        const PassInfo* info = findPass(name);
         if (!info)
             return "<no pass " + name + ">";
         if (!info->run(*module, {}, diags))

@@ -3,7 +3,7 @@
 
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
-#include "core/ir/Pass.h"
+#include "core/passes/PassRegistry.h"
 #include "core/propagation/PipelineSteps.h"
 #include "tests/TestSupport.h"
 
@@ -20,13 +20,13 @@ std::unique_ptr<ir::Module> parse(const std::string& text)
     return m;
 }
 
-std::string pipeline(const std::string& text, const ir::PassOptions& opts = {})
+std::string pipeline(const std::string& text, const PassOptions& opts = {})
 {
     auto m = parse(text);
     if (!m)
         return "<parse error>";
     DiagnosticList diags;
-    if (!ir::findPass("sdy-propagation-pipeline")->run(*m, opts, diags))
+    if (!findPass("sdy-propagation-pipeline")->run(*m, opts, diags))
         return "<failed> " + diags.formatAll();
     return io::printModule(*m);
 }

@@ -3,7 +3,7 @@
 
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
-#include "core/ir/Pass.h"
+#include "core/passes/PassRegistry.h"
 #include "core/propagation/PropagationPasses.h"
 #include "tests/TestSupport.h"
 
@@ -14,7 +14,7 @@ namespace {
 const char* kMesh = "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n";
 
 /// Parses `body`, runs the passes (`name` or `name=opts`), returns the printed module.
-std::string runPasses(const std::string& body, const std::vector<std::pair<std::string, ir::PassOptions>>& passes,
+std::string runPasses(const std::string& body, const std::vector<std::pair<std::string, PassOptions>>& passes,
                       DiagnosticList* diagsOut = nullptr)
 {
     DiagnosticList diags;
@@ -22,7 +22,7 @@ std::string runPasses(const std::string& body, const std::vector<std::pair<std::
     if (!module)
         return "<parse error> " + diags.formatAll();
     for (const auto& [name, opts] : passes) {
-        const ir::PassInfo* info = ir::findPass(name);
+        const PassInfo* info = findPass(name);
         if (!info)
             return "<no pass " + name + ">";
         if (!info->run(*module, opts, diags))

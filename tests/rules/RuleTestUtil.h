@@ -9,7 +9,7 @@
 #include "core/io/MlirReader.h"
 #include "core/ir/Module.h"
 #include "core/rules/RuleRegistry.h"
-#include "core/rules/RuleVerifier.h"
+#include "core/sharding/RuleVerifier.h"
 
 namespace shardx::testutil {
 
@@ -52,12 +52,7 @@ inline std::string ruleOf(const std::string& text, const std::string& opName, bo
     RuleResult r = computeOpShardingRule(*p.op, options);
     if (r.outcome != RuleOutcome::Created)
         return "none: " + r.reason;
-    std::vector<ir::Type> ops, res;
-    for (const ir::Value* v : p.op->operands())
-        ops.push_back(v->type());
-    for (const auto& v : p.op->results())
-        res.push_back(v->type());
-    if (auto err = verifyOpShardingRule(*r.rule, ops, res))
+    if (auto err = verifyOpShardingRule(*r.rule, ir::operandTypeShapes(*p.op), ir::resultTypeShapes(*p.op)))
         return "ERROR: " + *err + " in " + r.rule->toString();
     return r.rule->toString();
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "RuleTestUtil.h"
+#include "core/passes/PassRegistry.h"
 #include "core/rules/CustomRules.h"
 #include "core/rules/PopulateRulesPass.h"
 
@@ -156,7 +157,7 @@ private slots:
                                      "@my_kernel: (i, j) -> (ij)\n");
         auto p = testutil::parseOp(kMatmulModule, "mydialect.matmul");
         QVERIFY2(p.op, p.error.c_str());
-        const ir::PassInfo* pass = ir::findPass("sdy-populate-op-sharding-rules");
+        const PassInfo* pass = findPass("sdy-populate-op-sharding-rules");
         QVERIFY(pass);
         DiagnosticList diags;
         QVERIFY(pass->run(*p.module, {{"custom-rules", path}}, diags));

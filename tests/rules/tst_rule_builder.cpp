@@ -3,7 +3,7 @@
 
 #include "RuleTestUtil.h"
 #include "core/io/MlirPrinter.h"
-#include "core/ir/Pass.h"
+#include "core/passes/PassRegistry.h"
 #include "core/rules/OpShardingRuleBuilder.h"
 #include "core/rules/PopulateRulesPass.h"
 
@@ -75,7 +75,7 @@ private slots:
             "}\n";
         auto p = testutil::parseOp(text, "stablehlo.add");
         QVERIFY2(p.op, p.error.c_str());
-        const ir::PassInfo* pass = ir::findPass("sdy-populate-op-sharding-rules");
+        const PassInfo* pass = findPass("sdy-populate-op-sharding-rules");
         QVERIFY(pass);
         QVERIFY(std::find(pass->options.begin(), pass->options.end(), "conservative-propagation") !=
                 pass->options.end());

@@ -6,8 +6,8 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/propagation/DataFlowEdgePasses.h"
-#include "core/propagation/DebugAttributes.h"
 #include "core/propagation/PropagationPasses.h"
+#include "core/trace/DebugAttributes.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
 #include "tests/trace/TraceTestSupport.h"
@@ -334,7 +334,7 @@ func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a", 
         DebugOutputOptions debug;
         debug.edges = true;
         debug.origins = true;
-        runWithDebugOutputs(*m, debug, [&](PropagationObserver* obs) {
+        runWithDebugOutputs(*m, debug, nullptr, [&](PropagationObserver* obs) {
             PropagationPassOptions o;
             o.base.observer = obs;
             return runAggressivePropagation(*m, o, diags);

@@ -1,5 +1,5 @@
 // Sharding origins and propagation edges (SDY.md 5) computed from a recorded Trace.
-#include "core/propagation/DebugAttributes.h"
+#include "core/trace/DebugAttributes.h"
 
 #include <algorithm>
 #include <map>
@@ -192,23 +192,6 @@ int64_t firstStepNumber(ir::Module& module)
 
 } // namespace
 
-bool parseDebugOutputOptions(const ir::PassOptions& opts, const std::string& prefix, DebugOutputOptions& out,
-                             const ir::Module& module, DiagnosticList& diags)
-{
-    auto read = [&](const std::string& name, bool& value) {
-        auto it = opts.find(prefix + name);
-        if (it == opts.end())
-            return true;
-        if (!ir::parseBoolOption(it->second, value)) {
-            diags.error(SourcePos{module.fileName, 0, 0},
-                        "invalid value '" + it->second + "' for option " + prefix + name);
-            return false;
-        }
-        return true;
-    };
-    return read("debug-sharding-origins", out.origins) && read("debug-propagation-edge-sharding", out.edges);
-}
-
 void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, const Trace& trace,
                           const DebugOutputOptions& options)
 {
@@ -388,13 +371,14 @@ void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, con
     }
 }
 
-bool runWithDebugOutputs(ir::Module& module, const DebugOutputOptions& options,
+bool runWithDebugOutputs(ir::Module& module, const DebugOutputOptions& options, PropagationObserver* outer,
                          const std::function<bool(PropagationObserver*)>& body)
 {
     if (!options.any())
-        return body(nullptr);
+        return body(outer);
     TraceRecorder recorder(module);
-    const bool ok = body(&recorder);
+    ObserverFanOut both({&recorder, outer});
+    const bool ok = body(outer ? static_cast<PropagationObserver*>(&both) : &recorder);
     const Trace trace = recorder.trace();
     writeDebugAttributes(module, recorder, trace, options);
     return ok;

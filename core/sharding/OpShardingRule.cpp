@@ -1,5 +1,5 @@
 // OpShardingRule: text form.
-#include "core/rules/OpShardingRule.h"
+#include "core/sharding/OpShardingRule.h"
 
 namespace shardx {
 

@@ -1,10 +1,9 @@
-// Shardy's debugging outputs (SDY.md 5): sharding origins and propagation edges, from a Trace.
+// Shardy's debugging outputs (SDY.md 5): sharding origins and propagation edges, derived from a Trace.
 #pragma once
 
 #include <functional>
 
 #include "core/ir/Module.h"
-#include "core/ir/Pass.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/support/Diagnostic.h"
 #include "core/trace/Trace.h"
@@ -19,19 +18,15 @@ struct DebugOutputOptions {
     bool any() const { return origins || edges; }
 };
 
-/// Reads `<prefix>debug-sharding-origins` and `<prefix>debug-propagation-edge-sharding` from
-/// `opts` (prefix "" or "sink-"). False after reporting an invalid value.
-bool parseDebugOutputOptions(const ir::PassOptions& opts, const std::string& prefix, DebugOutputOptions& out,
-                             const ir::Module& module, DiagnosticList& diags);
-
 /// Writes `sdy.sharding_origins` (+ `sdy.sharding_origin_name`) and `sdy.propagation_edges`
 /// computed from `trace`, recorded by `recorder` over `module` (which must be unchanged since).
 void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, const Trace& trace,
                           const DebugOutputOptions& options);
 
-/// Runs `body` (a pass) with a TraceRecorder as observer when `options` asks for debug output,
-/// then writes the attributes; otherwise runs `body(nullptr)`. Returns what `body` returned.
-bool runWithDebugOutputs(ir::Module& module, const DebugOutputOptions& options,
+/// Runs `body` (a pass) with a TraceRecorder observing it when `options` asks for debug output,
+/// then writes the attributes; `outer` (may be null) observes the pass as well. Without debug
+/// output `body` gets `outer`. Returns what `body` returned.
+bool runWithDebugOutputs(ir::Module& module, const DebugOutputOptions& options, PropagationObserver* outer,
                          const std::function<bool(PropagationObserver*)>& body);
 
 /// `-sdy-sink-data-flow-edges` with sink options: copies the edge ops' debug attributes onto

@@ -1,6 +1,7 @@
 // -sdy-propagation-pipeline: import, call graph, user-priority propagation, export (SDY.md 3.7).
-#include "core/propagation/PropagationPipeline.h"
+#include "core/passes/PropagationPipeline.h"
 
+#include "core/partition/ExplicitReshards.h"
 #include "core/propagation/CallGraphPasses.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PipelineSteps.h"
@@ -40,6 +41,7 @@ bool runPropagationPipeline(ir::Module& module, const PropagationPipelineOptions
     PropagationPassOptions prop;
     prop.base.keepShardingRules = true;
     prop.base.observer = options.observer;
+    prop.base.cancel = options.cancel;
     if (!runUserPriorityPropagation(module, prop, diags))
         return false;
 
@@ -65,31 +67,11 @@ bool runPropagationPipeline(ir::Module& module, const PropagationPipelineOptions
     closeShardings(module);
     if (!verifyUnreducedAxes(module, diags))
         return false;
-    if (const ir::PassInfo* reshards = ir::findPass("sdy-insert-explicit-reshards")) {
-        if (!reshards->run(module, {{"enable-full-version", "false"}}, diags))
-            return false;
-    }
+    if (!insertExplicitReshards(module, ExplicitReshardsOptions{/*fullVersion=*/false}, diags))
+        return false;
     canonicalizeCollectives(module);
     dropShardingRules(module);
     return !diags.hasErrors();
-}
-
-ir::PassInfo propagationPipelinePassInfo()
-{
-    return ir::PassInfo{"sdy-propagation-pipeline",
-                        "the full propagation pipeline: import, user-priority propagation, export",
-                        {"dedup-functions-fully"},
-                        [](ir::Module& m, const ir::PassOptions& opts, DiagnosticList& diags) {
-                            PropagationPipelineOptions o;
-                            if (auto it = opts.find("dedup-functions-fully"); it != opts.end()) {
-                                if (!ir::parseBoolOption(it->second, o.dedupFunctionsFully)) {
-                                    diags.error(SourcePos{m.fileName, 0, 0},
-                                                "invalid value '" + it->second + "' for option dedup-functions-fully");
-                                    return false;
-                                }
-                            }
-                            return runPropagationPipeline(m, o, diags);
-                        }};
 }
 
 } // namespace shardx

@@ -1,5 +1,5 @@
 // OpShardingRule verification (SDY.md 1.8).
-#include "core/rules/RuleVerifier.h"
+#include "core/sharding/RuleVerifier.h"
 
 #include <algorithm>
 #include <set>
@@ -9,7 +9,7 @@ namespace shardx {
 namespace {
 
 std::optional<std::string> verifyMappings(const OpShardingRule& rule, const std::vector<TensorFactorMapping>& maps,
-                                          const std::vector<ir::Type>& types, const std::string& what,
+                                          const std::vector<TypeShape>& types, const std::string& what,
                                           std::vector<bool>& used)
 {
     if (maps.size() != types.size())
@@ -17,8 +17,8 @@ std::optional<std::string> verifyMappings(const OpShardingRule& rule, const std:
                " != " + std::to_string(maps.size());
     for (size_t t = 0; t < maps.size(); ++t) {
         const std::string prefix = what + " " + std::to_string(t) + " - ";
-        const ir::Type& type = types[t];
-        if (!type.isRankedTensor() || !type.hasStaticShape())
+        const TypeShape& type = types[t];
+        if (!type.hasStaticShape())
             return prefix + "expected a ranked tensor with a static shape";
         const TensorFactorMapping& map = maps[t];
         if (static_cast<int>(map.size()) != type.rank())
@@ -61,8 +61,8 @@ std::optional<std::string> verifyIndexList(const std::vector<int64_t>& list, int
 
 } // namespace
 
-std::optional<std::string> verifyOpShardingRule(const OpShardingRule& rule, const std::vector<ir::Type>& operandTypes,
-                                                const std::vector<ir::Type>& resultTypes)
+std::optional<std::string> verifyOpShardingRule(const OpShardingRule& rule, const std::vector<TypeShape>& operandTypes,
+                                                const std::vector<TypeShape>& resultTypes)
 {
     std::vector<bool> used(static_cast<size_t>(rule.numFactors()), false);
     if (auto err = verifyMappings(rule, rule.operands, operandTypes, "operand", used))
