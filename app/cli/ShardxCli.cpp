@@ -1,4 +1,4 @@
-// shardx-cli: headless, scriptable front end (generate, check, convert; more as layers land).
+// shardx-cli: the headless front end (generate, check, convert, propagate, explain, trace), on the Session API.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -8,17 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/JsonDocument.h"
-#include "core/io/MlirPrinter.h"
 #include "core/io/ModelGenerator.h"
-#include "core/io/ModuleLoader.h"
-#include "core/ir/Verifier.h"
-#include "core/passes/PassRegistry.h"
-#include "core/passes/PropagationPipeline.h"
-#include "core/propagation/PropagationPasses.h"
-#include "core/trace/Explain.h"
-#include "core/trace/Trace.h"
-#include "core/trace/TraceRecorder.h"
+#include "core/session/Session.h"
 
 using namespace shardx;
 
@@ -150,19 +141,14 @@ int cmdGenerate(int argc, char** argv)
     return writeOutput(args, *text) ? 0 : 1;
 }
 
-/// Loads and verifies; prints every problem found. Returns the module or nullptr.
-std::unique_ptr<ir::Module> loadVerified(const std::string& path, bool allowUnregistered)
+/// Opens `path` in `session`, printing every problem found; false when it did not open cleanly.
+bool openVerified(Session& session, const std::string& path, const Args& args)
 {
-    DiagnosticList diags;
-    io::ReadOptions options;
-    options.allowUnregisteredDialects = allowUnregistered;
-    auto module = io::loadModuleFile(path, diags, options);
-    if (module && !diags.hasErrors())
-        ir::verifyModule(*module, diags);
-    std::cerr << diags.formatAll();
-    if (!module || diags.hasErrors())
-        return nullptr;
-    return module;
+    OpenOptions options;
+    options.allowUnregisteredDialects = args.has("allow-unregistered-dialect");
+    const bool ok = session.open(path, options);
+    std::cerr << session.diagnostics().formatAll();
+    return ok;
 }
 
 int cmdCheck(int argc, char** argv)
@@ -174,14 +160,15 @@ int cmdCheck(int argc, char** argv)
     }
     int failures = 0;
     for (const std::string& path : args.positional) {
-        auto module = loadVerified(path, args.has("allow-unregistered-dialect"));
-        if (!module) {
+        Session session;
+        if (!openVerified(session, path, args)) {
             ++failures;
             continue;
         }
+        const ir::Module& module = *session.module();
         size_t ops = 0;
-        module->op().walk([&](ir::Op*) { ++ops; });
-        std::cout << path << ": ok (" << module->meshes().size() << " meshes, " << module->funcs().size()
+        const_cast<ir::Op&>(module.op()).walk([&](ir::Op*) { ++ops; });
+        std::cout << path << ": ok (" << module.meshes().size() << " meshes, " << module.funcs().size()
                   << " functions, " << ops - 1 << " ops)\n";
     }
     return failures ? 1 : 0;
@@ -194,102 +181,64 @@ int cmdConvert(int argc, char** argv)
         std::cerr << "usage: shardx-cli convert FILE --to json|mlir [-o FILE]\n";
         return 2;
     }
-    auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
-    if (!module)
+    Session session;
+    if (!openVerified(session, args.positional[0], args))
         return 1;
-    std::string text = args.get("to") == "json" ? io::writeJsonDocument(*module, 1) : io::printModule(*module);
-    return writeOutput(args, text) ? 0 : 1;
+    return writeOutput(args, session.text(args.get("to") == "json" ? Session::Format::Json : Session::Format::Mlir))
+               ? 0
+               : 1;
 }
 
-bool isKnownStrategy(const std::string& s)
+/// Runs `strategy` in `session`, printing the diagnostics; false on failure.
+bool propagate(Session& session, const std::string& strategy, bool record)
 {
-    return s == "basic" || s == "aggressive" || s == "op-priority" || s == "user-priority" || s == "pipeline";
-}
-
-/// Runs one propagation strategy on `module`, reporting every step to `observer` (may be null).
-bool runStrategy(const std::string& strategy, ir::Module& module, PropagationObserver* observer, DiagnosticList& diags)
-{
-    if (strategy == "pipeline") {
-        PropagationPipelineOptions o;
-        o.observer = observer;
-        return runPropagationPipeline(module, o, diags);
-    }
-    PropagationPassOptions o;
-    o.base.observer = observer;
-    if (strategy == "basic")
-        return runBasicPropagation(module, o, diags);
-    if (strategy == "aggressive")
-        return runAggressivePropagation(module, o, diags);
-    if (strategy == "op-priority")
-        return runOpPriorityPropagation(module, o, diags);
-    return runUserPriorityPropagation(module, o, diags);
-}
-
-/// Streams the trace to `path` (a 100k-op trace is written without building it in memory).
-bool writeTraceFile(const std::string& path, const Trace& trace)
-{
-    std::ofstream f(path, std::ios::binary);
-    if (f)
-        trace.writeJson(f);
-    if (!f || !f.flush()) {
-        std::cerr << "shardx-cli: error: cannot write '" << path << "'\n";
-        return false;
-    }
-    return true;
+    PropagationRequest request;
+    request.strategy = strategy;
+    request.record = record;
+    PropagationResult result = session.propagate(request);
+    std::cerr << result.diagnostics.formatAll();
+    return result.ok;
 }
 
 int cmdPropagate(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "trace"});
-    std::string strategy = args.get("strategy", "pipeline");
-    bool known = isKnownStrategy(strategy);
+    const std::string strategy = args.get("strategy", "pipeline");
+    const bool known = findPropagationStrategy(strategy) != nullptr;
     if (!args.error.empty() || args.positional.size() != 1 || !known) {
-        std::cerr
-            << "usage: shardx-cli propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline] "
-               "[--trace TRACE.json] [-o FILE]\n";
+        std::cerr << "usage: shardx-cli propagate FILE [--strategy " << propagationStrategyList()
+                  << "] [--trace TRACE.json] [-o FILE]\n";
         if (!known)
             std::cerr << "shardx-cli propagate: error: unknown strategy '" << strategy << "'\n";
         return 2;
     }
-    auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
-    if (!module)
+    Session session;
+    if (!openVerified(session, args.positional[0], args) || !propagate(session, strategy, args.has("trace")))
         return 1;
-    DiagnosticList diags;
-    std::unique_ptr<TraceRecorder> recorder;
-    if (args.has("trace"))
-        recorder = std::make_unique<TraceRecorder>(*module);
-    bool ok = runStrategy(strategy, *module, recorder.get(), diags) && !diags.hasErrors();
-    if (ok)
-        ok = ir::verifyModule(*module, diags);
-    std::cerr << diags.formatAll();
-    if (!ok)
-        return 1;
-    if (recorder && !writeTraceFile(args.get("trace"), recorder->takeTrace()))
-        return 1;
-    return writeOutput(args, io::printModule(*module)) ? 0 : 1;
+    if (args.has("trace")) {
+        if (Status s = session.saveTrace(args.get("trace")); !s) {
+            std::cerr << "shardx-cli: error: " << s.error().message << "\n";
+            return 1;
+        }
+    }
+    return writeOutput(args, session.text()) ? 0 : 1;
 }
 
 /// `explain FILE VALUE [--axis A] [--strategy S] [--json]`: why each axis of VALUE is there.
 int cmdExplain(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"axis", "strategy", "output", "o"});
-    std::string strategy = args.get("strategy", "pipeline");
-    if (!args.error.empty() || args.positional.size() != 2 || !isKnownStrategy(strategy)) {
+    const std::string strategy = args.get("strategy", "pipeline");
+    if (!args.error.empty() || args.positional.size() != 2 || !findPropagationStrategy(strategy)) {
         std::cerr << "usage: shardx-cli explain FILE VALUE [--axis A] [--strategy S] [--json]\n"
-                     "  VALUE: @func:%name, @func:argN, @func:resultN, a trace id, or a loc name scope\n";
+                     "  VALUE: a name as the file prints it (%5, @main:%cst_0, @main:%arg0, result 0), an id\n"
+                     "         (@main:%3/%arg1 inside a region), or a loc name scope (layer_0/add)\n";
         return 2;
     }
-    auto module = loadVerified(args.positional[0], args.has("allow-unregistered-dialect"));
-    if (!module)
+    Session session;
+    if (!openVerified(session, args.positional[0], args) || !propagate(session, strategy, true))
         return 1;
-    TraceRecorder recorder(*module);
-    DiagnosticList diags;
-    bool ok = runStrategy(strategy, *module, &recorder, diags) && !diags.hasErrors();
-    std::cerr << diags.formatAll();
-    if (!ok)
-        return 1;
-    const Trace trace = recorder.takeTrace();
-    Expected<int> value = findTraceValue(trace, args.positional[1]);
+    Expected<int> value = session.findValue(args.positional[1]);
     if (!value) {
         std::cerr << "shardx-cli explain: error: " << value.error().message << "\n";
         return 1;
@@ -297,8 +246,12 @@ int cmdExplain(int argc, char** argv)
     std::optional<std::string> axis;
     if (args.has("axis"))
         axis = args.get("axis");
-    ValueExplanation e = explainValue(trace, *value, axis);
-    std::string out = args.has("json") ? explanationJson(e).dump(1) + "\n" : explanationText(e);
+    Expected<ValueExplanation> e = session.explain(*value, axis);
+    if (!e) {
+        std::cerr << "shardx-cli explain: error: " << e.error().message << "\n";
+        return 1;
+    }
+    std::string out = args.has("json") ? explanationJson(*e).dump(1) + "\n" : explanationText(*e);
     return writeOutput(args, out) ? 0 : 1;
 }
 
@@ -313,39 +266,38 @@ int cmdTrace(int argc, char** argv)
                      "       shardx-cli trace seek TRACE.json STEP [--value ID]\n";
         return 2;
     }
-    std::string text;
-    if (!io::readFileText(args.positional[1], text)) {
-        std::cerr << "shardx-cli trace: error: cannot open '" << args.positional[1] << "'\n";
+    Session session;
+    if (!session.openTrace(args.positional[1])) {
+        std::cerr << session.diagnostics().formatAll();
         return 1;
     }
-    Expected<Trace> trace = Trace::fromJson(text);
-    if (!trace) {
-        std::cerr << args.positional[1] << ": error: " << trace.error().message << "\n";
-        return 1;
-    }
+    const Trace& trace = *session.trace();
     if (verb == "print")
-        return writeOutput(args, trace->toText()) ? 0 : 1;
+        return writeOutput(args, trace.toText()) ? 0 : 1;
 
     int64_t step = 0;
-    if (!parseInt(args.positional[2], step) || static_cast<size_t>(step) > trace->numSteps()) {
-        std::cerr << "shardx-cli trace seek: error: STEP must be between 0 and " << trace->numSteps() << "\n";
+    if (!parseInt(args.positional[2], step) || static_cast<size_t>(step) > trace.numSteps()) {
+        std::cerr << "shardx-cli trace seek: error: STEP must be between 0 and " << trace.numSteps() << "\n";
         return 2;
     }
-    TraceCursor cursor(*trace);
-    cursor.seek(static_cast<size_t>(step));
-    std::string out = "after step " + std::to_string(step) + " of " + std::to_string(trace->numSteps()) + "\n";
-    bool found = false;
-    for (size_t v = 0; v < trace->values().size(); ++v) {
-        const TraceValue& tv = trace->values()[v];
-        if (args.has("value") && tv.id != args.get("value") && tv.displayName != args.get("value"))
-            continue;
-        found = true;
-        const TensorSharding* s = cursor.sharding(static_cast<int>(v));
-        out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
+    session.seek(static_cast<size_t>(step));
+    std::string out = "after step " + std::to_string(step) + " of " + std::to_string(trace.numSteps()) + "\n";
+    std::vector<int> values;
+    if (args.has("value")) {
+        Expected<int> v = session.findValue(args.get("value"));
+        if (!v) {
+            std::cerr << "shardx-cli trace seek: error: " << v.error().message << "\n";
+            return 1;
+        }
+        values.push_back(*v);
+    } else {
+        for (size_t v = 0; v < trace.values().size(); ++v)
+            values.push_back(static_cast<int>(v));
     }
-    if (args.has("value") && !found) {
-        std::cerr << "shardx-cli trace seek: error: no value '" << args.get("value") << "' in the trace\n";
-        return 1;
+    for (int v : values) {
+        const TraceValue& tv = trace.values()[static_cast<size_t>(v)];
+        const TensorSharding* s = session.shardingAt(v);
+        out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
     }
     return writeOutput(args, out) ? 0 : 1;
 }
@@ -357,13 +309,16 @@ void printUsage(std::ostream& os)
           "  generate transformer [--layers L --hidden H --heads A --seq S --batch B\n"
           "           --mesh data=2,fsdp=4,tensor=4 --style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n"
           "                     write a JAX-style decoder stack with Shardy annotations\n"
-          "  propagate FILE [--strategy basic|aggressive|op-priority|user-priority|pipeline]\n"
+          "  propagate FILE [--strategy "
+       << propagationStrategyList()
+       << "]\n"
           "           [--trace TRACE.json] [-o FILE]\n"
           "                     propagate shardings as Shardy does, optionally recording the trace\n"
           "  explain FILE VALUE [--axis A] [--strategy S] [--json]\n"
           "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
+          "                     (VALUE as the file names it: %5, @main:%cst_0, result 0, or a loc name)\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
-          "  trace seek TRACE.json STEP [--value ID]\n"
+          "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
           "  convert FILE --to json|mlir [-o FILE]\n"

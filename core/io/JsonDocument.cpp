@@ -39,6 +39,8 @@ public:
             json args = json::array();
             for (const auto& a : b.args()) {
                 json arg{{"id", m_valueIds.at(a.get())}, {"type", a->type()}};
+                if (!a->sourceName.empty())
+                    arg["name"] = a->sourceName;
                 if (a->loc)
                     arg["loc"] = attrToLoc(*a->loc);
                 if (a->pos.isKnown())
@@ -65,8 +67,12 @@ public:
         }
         if (o.numResults()) {
             json results = json::array();
-            for (const auto& r : o.results())
-                results.push_back(json{{"id", m_valueIds.at(r.get())}, {"type", r->type()}});
+            for (const auto& r : o.results()) {
+                json result{{"id", m_valueIds.at(r.get())}, {"type", r->type()}};
+                if (!r->sourceName.empty())
+                    result["name"] = r->sourceName;
+                results.push_back(std::move(result));
+            }
             j["results"] = std::move(results);
         }
         if (!o.props().empty())
@@ -282,6 +288,8 @@ private:
                         ir::Type type = adapt("type", [&] { return field(a, "type").get<ir::Type>(); });
                         ir::Value* v = block.addArgument(std::move(type));
                         defineValue(intField(a, "id"), v);
+                        if (a.contains("name"))
+                            v->sourceName = adapt("name", [&] { return readString(a.at("name")); });
                         if (a.contains("loc"))
                             v->loc = adapt("loc", [&] { return locFromJson(a.at("loc")); });
                         if (a.contains("pos"))
@@ -320,7 +328,10 @@ private:
                         const json& r = results.at(i);
                         requireObject(r);
                         ir::Type type = adapt("type", [&] { return field(r, "type").get<ir::Type>(); });
-                        defineValue(intField(r, "id"), op->addResult(std::move(type)));
+                        ir::Value* v = op->addResult(std::move(type));
+                        defineValue(intField(r, "id"), v);
+                        if (r.contains("name"))
+                            v->sourceName = adapt("name", [&] { return readString(r.at("name")); });
                     });
             });
         }

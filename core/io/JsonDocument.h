@@ -20,11 +20,12 @@ constexpr int kJsonDocumentVersion = 1;
 /// `module` holds the `builtin.module` op's `props`, `attrs` and `loc`, its `body` block
 /// (`{"args": [...], "ops": [...]}`), `resources` (dialect resource blobs) and `meshes` (a
 /// summary of the sdy.mesh ops for consumers; ignored on reading). Each op is
-/// `{"name", "operands": [value ids], "results": [{"id", "type"}], "props": {...}, "attrs": {...},
-/// "regions": [{"blocks": [{"id", "args": [{"id", "type", "loc"}], "ops": [...]}]}],
+/// `{"name", "operands": [value ids], "results": [{"id", "type", "name"}], "props": {...}, "attrs": {...},
+/// "regions": [{"blocks": [{"id", "args": [{"id", "type", "name", "loc"}], "ops": [...]}]}],
 /// "successors": [block ids], "loc": <location>}`; empty members are omitted. Value ids are
-/// unique integers over the whole module. Types, attributes and locations use the structured
-/// forms of JsonAdapters.h.
+/// unique integers over the whole module; a value's optional `name` is the SSA name its source
+/// gave it (Value::sourceName: `5`, `cst_0`, `x#1`), kept so that users find their own names.
+/// Types, attributes and locations use the structured forms of JsonAdapters.h.
 nlohmann::json moduleToJson(const ir::Module& module);
 
 /// Reads a document written by moduleToJson. Problems are reported to `diags` as

@@ -11,210 +11,9 @@ using namespace ir;
 
 namespace detail {
 
-// ---- SSA naming (SDY.md 6.2, MLIR's SSANameState) ------------------------------------------
-
-/// Result names an op gives through OpAsmOpInterface (empty: numbered).
-static std::vector<std::string> resultNameHints(const Op& op)
-{
-    const std::string& n = op.name();
-    if (n == "stablehlo.constant" && op.numResults() == 1) {
-        const Type& t = op.result(0)->type();
-        std::string elt = t.isTensor() ? t.elementType() : t.name();
-        return {isIntegerElementType(elt) ? "c" : "cst"};
-    }
-    if (n == "stablehlo.rng_bit_generator" && op.numResults() == 2)
-        return {"output_state", "output"};
-    if (n == "stablehlo.batch_norm_training" && op.numResults() == 3)
-        return {"output", "batch_mean", "batch_var"};
-    if (n == "stablehlo.batch_norm_grad" && op.numResults() == 3)
-        return {"grad_operand", "grad_scale", "grad_offset"};
-    return {};
-}
-
-void Printer::ValueNameMap::reserve(size_t n)
-{
-    size_t cap = 16;
-    while (cap < n * 2)
-        cap <<= 1;
-    m_keys.assign(cap, nullptr);
-    m_ids.assign(cap, 0);
-    m_size = 0;
-}
-
-size_t Printer::ValueNameMap::slot(const Value* v) const
-{
-    uint64_t h = reinterpret_cast<uintptr_t>(v);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    size_t mask = m_keys.size() - 1;
-    size_t i = static_cast<size_t>(h) & mask;
-    while (m_keys[i] && m_keys[i] != v)
-        i = (i + 1) & mask;
-    return i;
-}
-
-void Printer::ValueNameMap::set(const Value* v, uint32_t id)
-{
-    if ((m_size + 1) * 2 > m_keys.size()) {
-        std::vector<const Value*> keys = std::move(m_keys);
-        std::vector<uint32_t> ids = std::move(m_ids);
-        reserve(std::max<size_t>(keys.size(), 8));
-        for (size_t i = 0; i < keys.size(); ++i)
-            if (keys[i])
-                set(keys[i], ids[i]);
-    }
-    size_t i = slot(v);
-    if (!m_keys[i]) {
-        m_keys[i] = v;
-        ++m_size;
-    }
-    m_ids[i] = id;
-}
-
-const uint32_t* Printer::ValueNameMap::find(const Value* v) const
-{
-    if (m_keys.empty())
-        return nullptr;
-    size_t i = slot(v);
-    return m_keys[i] ? &m_ids[i] : nullptr;
-}
-
-std::string Printer::uniqueName(const std::string& hint, Counters& c)
-{
-    std::string name = hint;
-    if (m_used.count(name)) {
-        std::string probe;
-        while (true) {
-            probe = name + "_" + std::to_string(c.conflict++);
-            if (!m_used.count(probe))
-                break;
-        }
-        name = probe;
-    }
-    return name;
-}
-
-void Printer::setName(const Value* v, const std::string& hint, Counters& c)
-{
-    if (hint.empty()) {
-        m_names.set(v, c.value++);
-        return;
-    }
-    std::string name = uniqueName(hint, c);
-    ++m_used[name];
-    m_scopeNames.back().push_back(name);
-    m_names.set(v, kNamed | static_cast<uint32_t>(m_namedValues.size()));
-    m_namedValues.push_back(std::move(name));
-}
-
-void Printer::numberOp(const Op& op, Counters& c)
-{
-    if (op.numResults() == 0)
-        return;
-    std::vector<std::string> hints;
-    if (!m_options.genericForm)
-        hints = resultNameHints(op);
-    if (hints.empty()) {
-        m_names.set(op.result(0), c.value++);
-        return;
-    }
-    std::vector<unsigned> groups{0};
-    for (unsigned i = 0; i < op.numResults() && i < hints.size(); ++i) {
-        setName(op.result(i), hints[i], c);
-        if (i)
-            groups.push_back(i);
-    }
-    if (groups.size() > 1)
-        m_groups[&op] = std::move(groups);
-}
-
-void Printer::numberRegion(const Region& region, Counters c)
-{
-    m_scopeNames.emplace_back();
-    const Op* parent = region.parentOp();
-    bool whileArgs = !m_options.genericForm && parent && parent->name() == "stablehlo.while";
-    unsigned blockId = 0;
-    for (const auto& block : region.blocks()) {
-        m_blockIds[block.get()] = blockId;
-        bool entry = blockId == 0;
-        ++blockId;
-        for (const auto& arg : block->args()) {
-            if (entry && whileArgs)
-                setName(arg.get(), "iterArg", c);
-            else if (entry)
-                setName(arg.get(), "arg" + std::to_string(c.arg++), c);
-            else
-                setName(arg.get(), "", c);
-        }
-        for (const auto& op : block->ops())
-            numberOp(*op, c);
-    }
-    for (const auto& block : region.blocks())
-        for (const auto& op : block->ops())
-            for (const auto& sub : op->regions())
-                numberRegion(*sub, c);
-    for (const std::string& n : m_scopeNames.back()) {
-        auto it = m_used.find(n);
-        if (--it->second == 0)
-            m_used.erase(it);
-    }
-    m_scopeNames.pop_back();
-}
-
 // ---- values, types, attribute dictionaries --------------------------------------------------
 
-void Printer::appendValue(const Value* v)
-{
-    if (!v) {
-        out += "<<NULL VALUE>>";
-        return;
-    }
-    const Value* head = v;
-    int resultNo = -1;
-    if (const Op* def = v->definingOp(); def && def->numResults() > 1) {
-        auto g = m_groups.find(def);
-        unsigned idx = v->index();
-        if (g == m_groups.end()) {
-            head = def->result(0);
-            resultNo = static_cast<int>(idx);
-        } else {
-            const auto& starts = g->second;
-            auto it = std::upper_bound(starts.begin(), starts.end(), idx);
-            unsigned start = *(it - 1);
-            unsigned end = it == starts.end() ? def->numResults() : *it;
-            head = def->result(start);
-            if (end - start > 1)
-                resultNo = static_cast<int>(idx - start);
-        }
-    }
-    const uint32_t* id = m_names.find(head);
-    if (!id) {
-        out += "<<UNKNOWN SSA VALUE>>";
-        return;
-    }
-    out += '%';
-    appendName(*id);
-    if (resultNo >= 0) {
-        out += '#';
-        out += std::to_string(resultNo);
-    }
-}
-
-void Printer::appendName(uint32_t id)
-{
-    if (id & kNamed) {
-        out += m_namedValues[id & ~kNamed];
-    } else {
-        char buf[16];
-        char* p = buf + sizeof buf;
-        do {
-            *--p = static_cast<char>('0' + id % 10);
-            id /= 10;
-        } while (id);
-        out.append(p, static_cast<size_t>(buf + sizeof buf - p));
-    }
-}
+void Printer::appendValue(const Value* v) { m_names->appendReference(out, v); }
 
 void Printer::appendValues(const std::vector<Value*>& vs)
 {
@@ -333,43 +132,12 @@ void Printer::appendBlockArgDecl(const Value* arg, const NamedAttrList* attrs)
 
 void Printer::appendBlockName(const Block* b)
 {
-    auto it = m_blockIds.find(b);
+    const int id = m_names->blockNumber(b);
     out += "^bb";
-    out += it == m_blockIds.end() ? std::string("?") : std::to_string(it->second);
+    out += id < 0 ? std::string("?") : std::to_string(id);
 }
 
-void Printer::appendResultList(const Op& op)
-{
-    unsigned n = op.numResults();
-    if (!n)
-        return;
-    auto g = m_groups.find(&op);
-    if (g == m_groups.end()) {
-        appendValue(op.result(0));
-        if (n > 1) {
-            // appendValue printed `#0`; strip it for the definition.
-            size_t hash = out.rfind('#');
-            out.resize(hash);
-            out += ':' + std::to_string(n);
-        }
-    } else {
-        const auto& starts = g->second;
-        for (size_t k = 0; k < starts.size(); ++k) {
-            if (k)
-                out += ", ";
-            unsigned end = k + 1 < starts.size() ? starts[k + 1] : n;
-            const uint32_t* id = m_names.find(op.result(starts[k]));
-            out += '%';
-            if (!id)
-                out += "<<UNKNOWN SSA VALUE>>";
-            else
-                appendName(*id);
-            if (end - starts[k] > 1)
-                out += ':' + std::to_string(end - starts[k]);
-        }
-    }
-    out += " = ";
-}
+void Printer::appendResultList(const Op& op) { m_names->appendResultList(out, op); }
 
 void Printer::printOp(const Op& op, bool inFuncBody)
 {
@@ -460,7 +228,7 @@ void Printer::printBlock(const Block& block, bool printHeader, bool printTermina
                     continue;
                 for (const Block* s : term->successors())
                     if (s == &block)
-                        preds.push_back(m_blockIds[b.get()]);
+                        preds.push_back(static_cast<unsigned>(m_names->blockNumber(b.get())));
             }
         }
         bool isEntry = region && !region->blocks().empty() && region->blocks().front().get() == &block;
@@ -534,20 +302,10 @@ bool Printer::printModuleOp(const Op& mod)
 void Printer::printModule(const Module& module)
 {
     const Op& mod = module.op();
-    Counters c;
-    size_t numValues = 0;
-    const_cast<Op&>(mod).walk([&](Op* o) {
-        numValues += o->numResults();
-        for (const auto& r : o->regions())
-            for (const auto& b : r->blocks())
-                numValues += b->numArgs();
-    });
-    m_names.reserve(numValues);
-    out.reserve(numValues * 64);
-    m_scopeNames.emplace_back();
-    for (const auto& r : mod.regions())
-        numberRegion(*r, c);
-    m_scopeNames.pop_back();
+    m_names.emplace(mod, !m_options.genericForm);
+    size_t numOps = 0;
+    const_cast<Op&>(mod).walk([&](Op*) { ++numOps; });
+    out.reserve(numOps * 96);
 
     if (m_options.genericForm || !printModuleOp(mod)) {
         appendResultList(mod);

@@ -277,6 +277,11 @@ void Parser::defineValues(const ResultDef& def, const std::vector<Value*>& value
             ph->result(i)->replaceAllUsesWith(values[i]);
         s.forwardRefs.erase(it);
     }
+    if (values.size() == 1)
+        values[0]->sourceName = def.name;
+    else
+        for (size_t i = 0; i < values.size(); ++i)
+            values[i]->sourceName = def.name + "#" + std::to_string(i);
     s.values.emplace(def.name, values);
 }
 

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "core/io/MlirPrinter.h"
 #include "core/ir/Module.h"
+#include "core/ir/SsaNames.h"
 
 namespace shardx::io::detail {
 
@@ -80,14 +82,6 @@ public:
     bool printFunctionalFormOp(const ir::Op& op);
 
 private:
-    struct Counters {
-        unsigned value = 0, arg = 0, conflict = 0;
-    };
-    void numberRegion(const ir::Region& region, Counters c);
-    void numberOp(const ir::Op& op, Counters& c);
-    void setName(const ir::Value* v, const std::string& hint, Counters& c);
-    std::string uniqueName(const std::string& hint, Counters& c);
-
     void printOp(const ir::Op& op, bool inFuncBody);
     void printGenericOp(const ir::Op& op);
     void printBlock(const ir::Block& block, bool printHeader, bool printTerminator, bool inFuncBody);
@@ -95,32 +89,8 @@ private:
     void appendResultList(const ir::Op& op);
 
     const PrintOptions& m_options;
-    /// Name of each value: a number, or kNamed | index into m_namedValues.
-    static constexpr uint32_t kNamed = 0x80000000u;
-    /// Open-addressing map from values to names (the printer's hot lookup).
-    class ValueNameMap {
-    public:
-        void reserve(size_t n);
-        void set(const ir::Value* v, uint32_t id);
-        /// Pointer to the id, or nullptr.
-        const uint32_t* find(const ir::Value* v) const;
-
-    private:
-        size_t slot(const ir::Value* v) const;
-        std::vector<const ir::Value*> m_keys;
-        std::vector<uint32_t> m_ids;
-        size_t m_size = 0;
-    };
-    ValueNameMap m_names;
-    std::vector<std::string> m_namedValues;
-    void appendName(uint32_t id);
-    /// Result groups of ops with named results (start indices), only when more than one group.
-    std::unordered_map<const ir::Op*, std::vector<unsigned>> m_groups;
-    /// Names in use in the current scope chain, with the count of scopes that hold them.
-    std::unordered_map<std::string, int> m_used;
-    std::unordered_map<const ir::Block*, unsigned> m_blockIds;
-    /// Names added by each open naming scope.
-    std::vector<std::vector<std::string>> m_scopeNames;
+    /// The SSA and block names of the module being printed.
+    std::optional<ir::SsaNames> m_names;
 };
 
 /// Attribute helpers for custom forms.

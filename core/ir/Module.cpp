@@ -3,9 +3,32 @@
 
 #include <algorithm>
 
+#include "core/ir/Clone.h"
+
 namespace shardx::ir {
 
 Module::Module() : m_op(std::make_unique<Op>("builtin.module")) { m_op->addRegion()->addBlock(); }
+
+Module::~Module() = default;
+
+std::unique_ptr<Module> Module::clone() const
+{
+    auto copy = std::make_unique<Module>();
+    CloneMapping mapping;
+    copy->m_op = cloneOp(*m_op, mapping, CloneIdentity::Same);
+    copy->resources = resources;
+    copy->fileName = fileName;
+    if (m_ids)
+        copy->m_ids = std::make_unique<ProgramIds>(*m_ids);
+    return copy;
+}
+
+ProgramIds& Module::programIds()
+{
+    if (!m_ids)
+        m_ids = std::make_unique<ProgramIds>(*this);
+    return *m_ids;
+}
 
 std::string Module::symName() const { return symbolName(*m_op); }
 

@@ -58,6 +58,11 @@ public:
     AttrPtr loc;
     /// Source position (block arguments: where declared).
     SourcePos pos;
+    /// The SSA name the source gave this value, without `%`: `5`, `cst_0`, `arg0`; the result i
+    /// of a group `%x:2` is `x#i`. Empty for values made by passes and modules built in memory.
+    std::string sourceName;
+    /// Index of this value in its module's ProgramIds, -1 until it is named there.
+    int32_t programId = -1;
 
 private:
     friend class Op;
@@ -200,6 +205,8 @@ public:
     SourcePos pos;
     /// `loc(...)` attached to the op, may be null.
     AttrPtr loc;
+    /// Index of this op in its module's ProgramIds, -1 until it is named there.
+    int32_t programId = -1;
 
     /// Pre-order walk over this op and every nested op. Return false from `fn` to skip
     /// the op's regions.

@@ -51,7 +51,8 @@ PassInfo propagationPass(const char* name, const char* description, std::vector<
                             o.base.observer = obs;
                             return fn(m, o, ctx.diags);
                         });
-                    }};
+                    },
+                    /*reportsSteps=*/true};
 }
 
 std::vector<PassInfo> buildRegistry()
@@ -127,7 +128,8 @@ std::vector<PassInfo> buildRegistry()
                                 return runWithDebugOutputs(m, debug, ctx.observer, [&](PropagationObserver* obs) {
                                     return applyShardingConstraints(m, obs);
                                 });
-                            }});
+                            },
+                            /*reportsSteps=*/true});
     list.push_back(PassInfo{
         "sdy-propagation-pipeline",
         "the full propagation pipeline: import, user-priority propagation, export",
@@ -139,7 +141,8 @@ std::vector<PassInfo> buildRegistry()
             o.observer = ctx.observer;
             o.cancel = ctx.cancel;
             return runPropagationPipeline(m, o, ctx.diags);
-        }});
+        },
+        /*reportsSteps=*/true});
     list.push_back(
         PassInfo{"sdy-insert-explicit-reshards",
                  "insert sdy.reshard ops and unreduced collectives so every op's shardings match its rule",
@@ -155,10 +158,18 @@ std::vector<PassInfo> buildRegistry()
 
 } // namespace
 
+bool PassInfo::run(ir::Module& module, const PassOptions& options, PassContext& context) const
+{
+    if (reportsSteps || !context.observer)
+        return body(module, options, context);
+    StageScope stage(context.observer, "-" + name, StageKind::Pass);
+    return body(module, options, context);
+}
+
 bool PassInfo::run(ir::Module& module, const PassOptions& options, DiagnosticList& diags) const
 {
     PassContext context{diags};
-    return body(module, options, context);
+    return run(module, options, context);
 }
 
 const std::vector<PassInfo>& registeredPasses()
@@ -173,6 +184,34 @@ const PassInfo* findPass(std::string_view name)
         if (p.name == name)
             return &p;
     return nullptr;
+}
+
+const std::vector<PropagationStrategy>& propagationStrategies()
+{
+    static const std::vector<PropagationStrategy> strategies = {
+        {"basic", "sdy-basic-propagate", "basic propagation: compatible axes only, no conflict resolution"},
+        {"aggressive", "sdy-aggressive-propagate", "aggressive propagation: conflicts resolved by tensor size"},
+        {"op-priority", "sdy-op-priority-propagate", "op-priority propagation: op-based directions, round by round"},
+        {"user-priority", "sdy-user-priority-propagate", "user-priority propagation: priorities p0, p1, ... in turn"},
+        {"pipeline", "sdy-propagation-pipeline", "Shardy's whole propagation pipeline: import, propagate, export"},
+    };
+    return strategies;
+}
+
+const PropagationStrategy* findPropagationStrategy(std::string_view name)
+{
+    for (const PropagationStrategy& s : propagationStrategies())
+        if (name == s.name)
+            return &s;
+    return nullptr;
+}
+
+std::string propagationStrategyList()
+{
+    std::string s;
+    for (const PropagationStrategy& st : propagationStrategies())
+        s += (s.empty() ? "" : "|") + std::string(st.name);
+    return s;
 }
 
 std::string knownPassList()

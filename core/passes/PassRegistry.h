@@ -35,11 +35,11 @@ struct PassInfo {
     std::string description;
     std::vector<std::string> options;
     std::function<bool(ir::Module&, const PassOptions&, PassContext&)> body;
+    /// The pass reports what it changes to the context's observer as propagation steps and
+    /// stages. For any other pass, run() reports the whole pass as one stage.
+    bool reportsSteps = false;
 
-    bool run(ir::Module& module, const PassOptions& options, PassContext& context) const
-    {
-        return body(module, options, context);
-    }
+    bool run(ir::Module& module, const PassOptions& options, PassContext& context) const;
     /// The same without observer or cancellation.
     bool run(ir::Module& module, const PassOptions& options, DiagnosticList& diags) const;
 };
@@ -50,6 +50,19 @@ const std::vector<PassInfo>& registeredPasses();
 const PassInfo* findPass(std::string_view name);
 /// `-canonicalize, -sdy-...`: every registered pass, for error messages.
 std::string knownPassList();
+
+/// A propagation strategy users choose by name, and the pass that implements it.
+struct PropagationStrategy {
+    const char* name;        ///< `basic`, `aggressive`, `op-priority`, `user-priority`, `pipeline`
+    const char* pass;        ///< its registered pass
+    const char* description; ///< one line for help texts
+};
+/// Every strategy, in the order help texts list them.
+const std::vector<PropagationStrategy>& propagationStrategies();
+/// The strategy named `name`, or nullptr.
+const PropagationStrategy* findPropagationStrategy(std::string_view name);
+/// `basic|aggressive|op-priority|user-priority|pipeline`.
+std::string propagationStrategyList();
 
 /// One pass with its options, as a pass list or a command line names it.
 struct PassInvocation {

@@ -1,6 +1,9 @@
 // -sdy-propagation-pipeline: import, call graph, user-priority propagation, export (SDY.md 3.7).
 #include "core/passes/PropagationPipeline.h"
 
+#include <functional>
+#include <vector>
+
 #include "core/partition/ExplicitReshards.h"
 #include "core/propagation/CallGraphPasses.h"
 #include "core/propagation/DataFlowEdgePasses.h"
@@ -9,69 +12,123 @@
 
 namespace shardx {
 
-bool runPropagationPipeline(ir::Module& module, const PropagationPipelineOptions& options, DiagnosticList& diags)
+namespace {
+
+/// One step of the pipeline that is not propagation: its name and what it does.
+struct PipelineStage {
+    const char* name;
+    std::function<bool()> run;
+};
+
+/// Runs `stages` in order, each reported to `observer` as a stage of `kind`; false when one fails.
+bool runStages(const std::vector<PipelineStage>& stages, StageKind kind, PropagationObserver* observer)
 {
-    // Import.
-    symbolDce(module);
-    liftInlinedMeshes(module);
-    removeSizeOneAxes(module);
-    propagateShardingFromFuncToCall(module);
-    constantOrScalarSplitter(module);
-    symbolDce(module);
-    if (!manualAxesCleanup(module, diags))
-        return false;
-    addDataFlowEdges(module);
-    if (options.dedupFunctionsFully) {
-        applyShardingConstraints(module);
-        if (!shardingGroupImport(module, diags))
-            return false;
-        addFuncDataFlowEdges(module);
-    } else {
-        flattenCallGraph(module);
-        symbolDce(module);
-        importFuncCalls(module);
-        symbolDce(module);
-        applyShardingConstraints(module);
-        if (!shardingGroupImport(module, diags))
+    for (const PipelineStage& stage : stages) {
+        StageScope scope(observer, stage.name, kind);
+        if (!stage.run())
             return false;
     }
-    preOrderFuncs(module);
+    return true;
+}
+
+} // namespace
+
+bool runPropagationPipeline(ir::Module& module, const PropagationPipelineOptions& options, DiagnosticList& diags)
+{
+    PropagationObserver* obs = options.observer;
+    auto always = [](auto&& fn) {
+        return [fn]() {
+            fn();
+            return true;
+        };
+    };
+    // Import.
+    std::vector<PipelineStage> import = {
+        {"symbol DCE", always([&] { symbolDce(module); })},
+        {"lift inlined meshes", always([&] { liftInlinedMeshes(module); })},
+        {"remove size-one axes", always([&] { removeSizeOneAxes(module); })},
+        {"propagate shardings from functions to calls", always([&] { propagateShardingFromFuncToCall(module); })},
+        {"split constants and scalar expansions per use", always([&] { constantOrScalarSplitter(module); })},
+        {"symbol DCE", always([&] { symbolDce(module); })},
+        {"clean up manual axes", [&] { return manualAxesCleanup(module, diags); }},
+        {"add data-flow edges", always([&] { addDataFlowEdges(module); })},
+    };
+    auto applyConstraints = always([&] { applyShardingConstraints(module, obs); });
+    if (options.dedupFunctionsFully) {
+        import.push_back({"apply sharding constraints", applyConstraints});
+        import.push_back({"import sharding groups", [&] { return shardingGroupImport(module, diags);
+    }
+});
+        import.push_back({"add function data-flow edges", always([&] { addFuncDataFlowEdges(module);
+        } // namespace shardx
+)
+});
+}
+else
+{
+        import.push_back({"flatten the call graph", always([&] { flattenCallGraph(module);
+})
+});
+        import.push_back({"symbol DCE", always([&] { symbolDce(module);
+        })
+        });
+        import.push_back({"import function calls as named computations", always([&] { importFuncCalls(module);
+        })
+        });
+        import.push_back({"symbol DCE", always([&] { symbolDce(module);
+        })
+        });
+        import.push_back({"apply sharding constraints", applyConstraints});
+        import.push_back({"import sharding groups", [&] { return shardingGroupImport(module, diags);
+        }
+        });
+        }
+    import.push_back({"order functions callers first", always([&] { preOrderFuncs(module);
+    })
+    });
+    if (!runStages(import, StageKind::Import, obs))
+        return false;
 
     // Propagation.
     PropagationPassOptions prop;
     prop.base.keepShardingRules = true;
-    prop.base.observer = options.observer;
+    prop.base.observer = obs;
     prop.base.cancel = options.cancel;
     if (!runUserPriorityPropagation(module, prop, diags))
         return false;
 
-    // Call graph back.
+    // Call graph back, then export.
+    std::vector<PipelineStage> exportStages;
     if (options.dedupFunctionsFully) {
-        propagateToFuncResults(module);
-        sinkFuncDataFlowEdges(module);
+        exportStages.push_back({"propagate to function results", always([&] { propagateToFuncResults(module); })});
+        exportStages.push_back({"sink function data-flow edges", always([&] { sinkFuncDataFlowEdges(module); })});
     } else {
-        exportNamedComputations(module);
-        propagateToFuncResults(module);
+        exportStages.push_back({"export named computations", always([&] { exportNamedComputations(module); })});
+        exportStages.push_back({"propagate to function results", always([&] { propagateToFuncResults(module); })});
     }
-    unflattenCallGraph(module, options.dedupFunctionsFully);
-    symbolDce(module);
-    insertFuncCallReshards(module);
-
-    // Export.
-    constantOrScalarMerger(module);
-    sinkDataFlowEdges(module);
-    removeShardingGroups(module);
-    shardingConstraintToReshard(module);
-    updateNonDivisibleInputOutputShardings(module);
-    removeSubAxesInInputOutputShardings(module);
-    closeShardings(module);
-    if (!verifyUnreducedAxes(module, diags))
+    const bool dedup = options.dedupFunctionsFully;
+    const std::vector<PipelineStage> rest = {
+        {"unflatten the call graph", always([&] { unflattenCallGraph(module, dedup); })},
+        {"symbol DCE", always([&] { symbolDce(module); })},
+        {"insert reshards at function calls", always([&] { insertFuncCallReshards(module); })},
+        {"merge constants and scalar expansions", always([&] { constantOrScalarMerger(module); })},
+        {"sink data-flow edges", always([&] { sinkDataFlowEdges(module); })},
+        {"remove sharding groups", always([&] { removeShardingGroups(module); })},
+        {"sharding constraints to reshards", always([&] { shardingConstraintToReshard(module); })},
+        {"update non-divisible input/output shardings",
+         always([&] { updateNonDivisibleInputOutputShardings(module); })},
+        {"remove sub-axes in input/output shardings", always([&] { removeSubAxesInInputOutputShardings(module); })},
+        {"close shardings", always([&] { closeShardings(module); })},
+        {"verify unreduced axes", [&] { return verifyUnreducedAxes(module, diags); }},
+        {"insert explicit reshards",
+         [&] { return insertExplicitReshards(module, ExplicitReshardsOptions{/*fullVersion=*/false}, diags); }},
+        {"canonicalize collectives", always([&] { canonicalizeCollectives(module); })},
+        {"drop sharding rules", always([&] { dropShardingRules(module); })},
+    };
+    exportStages.insert(exportStages.end(), rest.begin(), rest.end());
+    if (!runStages(exportStages, StageKind::Export, obs))
         return false;
-    if (!insertExplicitReshards(module, ExplicitReshardsOptions{/*fullVersion=*/false}, diags))
-        return false;
-    canonicalizeCollectives(module);
-    dropShardingRules(module);
     return !diags.hasErrors();
-}
+    }
 
-} // namespace shardx
+    } // namespace shardx

@@ -150,7 +150,7 @@ void applyConstraint(Op& c, PropagationObserver* obs)
     report(obs, c, x, c.result(0), *s);
 }
 
-void applyManualInShardings(Op& mc, PropagationObserver* obs)
+void applyManualInShardings(ir::Module& module, Op& mc, PropagationObserver* obs)
 {
     for (unsigned i = 0; i < mc.numOperands(); ++i) {
         Value* x = mc.operand(i);
@@ -164,6 +164,7 @@ void applyManualInShardings(Op& mc, PropagationObserver* obs)
             op->setProp("sharding", ir::makeAttr(ir::ShardingAttr{*s}));
             Op* raw = op.get();
             insertAtDefinition(x, std::move(op));
+            module.noteDerived(*raw, *x, ir::Derivation::Constraint);
             redirectOtherUses(x, raw, r);
             continue;
         }
@@ -176,11 +177,11 @@ void applyManualInShardings(Op& mc, PropagationObserver* obs)
 
 bool applyShardingConstraints(ir::Module& module, PropagationObserver* observer)
 {
-    module.op().walkPostOrder([observer](Op* op) {
+    module.op().walkPostOrder([&module, observer](Op* op) {
         if (isConstraint(op) && op->numOperands() == 1)
             applyConstraint(*op, observer);
         else if (isManual(op))
-            applyManualInShardings(*op, observer);
+            applyManualInShardings(module, *op, observer);
     });
     return true;
 }

@@ -2,6 +2,8 @@
 // func results, unflatten, call reshards, pre-order, func data-flow edges (SDY.md 3.7.4, 3.7.8).
 #include "core/propagation/CallGraphPasses.h"
 
+#include "core/ir/Clone.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -58,35 +60,6 @@ std::string freshName(const ir::Module& module, const std::string& base)
         if (!module.findFunc(n) && !module.findMeshOp(n))
             return n;
     }
-}
-
-std::unique_ptr<Op> cloneOp(const Op& op, std::unordered_map<const Value*, Value*>& map)
-{
-    auto c = std::make_unique<Op>(op.name());
-    for (Value* v : op.operands()) {
-        auto it = map.find(v);
-        c->addOperand(it == map.end() ? v : it->second);
-    }
-    for (const auto& r : op.results())
-        map[r.get()] = c->addResult(r->type());
-    c->props() = op.props();
-    c->attrs() = op.attrs();
-    c->pos = op.pos;
-    c->loc = op.loc;
-    for (const auto& region : op.regions()) {
-        ir::Region* nr = c->addRegion();
-        for (const auto& block : region->blocks()) {
-            ir::Block* nb = nr->addBlock();
-            for (const auto& a : block->args()) {
-                Value* na = nb->addArgument(a->type());
-                na->loc = a->loc;
-                map[a.get()] = na;
-            }
-            for (const auto& child : block->ops())
-                nb->push_back(cloneOp(*child, map));
-        }
-    }
-    return c;
 }
 
 std::optional<TensorSharding> funcShardingAttr(const ir::NamedAttrList& attrs)
@@ -178,12 +151,13 @@ void flattenCallGraph(ir::Module& module)
                 visit(callee);
                 continue;
             }
-            std::unordered_map<const Value*, Value*> map;
-            std::unique_ptr<Op> clone = cloneOp(*callee, map);
+            ir::CloneMapping map;
+            std::unique_ptr<Op> clone = ir::cloneOp(*callee, map);
             const std::string fresh = freshName(module, name);
             clone->setProp("sym_name", ir::makeAttr(ir::StringAttr{fresh}));
             clone->setDiscardable("sdy.original_func_name", ir::makeAttr(ir::StringAttr{originalName(*callee)}));
             Op* raw = module.body().insertAfter(callee, std::move(clone));
+            module.noteCloned(*callee, *raw);
             setCallee(*call, fresh);
             claimed.insert(fresh);
             visit(raw);
@@ -234,6 +208,10 @@ void importFuncCalls(ir::Module& module)
             args.push_back(nb->addArgument(body.arg(i)->type()));
         nc->pos = call->pos;
         Op* raw = call->parentBlock()->insertBefore(call, std::move(nc));
+        // The named computation is the user's call, its arguments the callee's.
+        module.noteReplaced(*raw, *call);
+        for (unsigned i = 0; i < body.numArgs(); ++i)
+            module.noteReplaced(*args[i], *body.arg(i));
         moveBody(body, *nb, args);
         replaceTerminator(*nb, "sdy.return");
         for (unsigned i = 0; i < call->numResults(); ++i)
@@ -308,6 +286,10 @@ void exportNamedComputations(ir::Module& module)
         for (const ir::Type& t : argTypes)
             args.push_back(fb->addArgument(t));
         Op* rawFunc = module.body().push_back(std::move(func));
+        // The function is the callee the import inlined, its arguments the computation's.
+        module.noteRestored(*rawFunc);
+        for (unsigned i = 0; i < body.numArgs() && i < args.size(); ++i)
+            module.noteReplaced(*args[i], *body.arg(i));
         for (unsigned i = 0; i < argTypes.size(); ++i)
             if (argShardings[i])
                 ir::setFuncArgAttr(*rawFunc, i, "sdy.sharding", ir::makeAttr(ir::ShardingAttr{*argShardings[i]}));
@@ -326,6 +308,7 @@ void exportNamedComputations(ir::Module& module)
             call->setDiscardable("sdy.sharding", ir::makeAttr(ir::ShardingPerValueAttr{*out}));
         call->pos = nc->pos;
         Op* rawCall = nc->parentBlock()->insertBefore(nc, std::move(call));
+        module.noteReplaced(*rawCall, *nc);
         for (unsigned i = 0; i < nc->numResults(); ++i)
             replaceUses(nc->result(i), rawCall->result(i));
         nc->dropAllReferences();
@@ -437,6 +420,7 @@ void insertFuncCallReshards(ir::Module& module)
                 Value* r = reshard->addResult(call->result(i)->type());
                 reshard->setProp("sharding", ir::makeAttr(ir::ShardingAttr{target}));
                 Op* raw = call->parentBlock()->insertAfter(insertAfter, std::move(reshard));
+                module.noteDerived(*raw, *call->result(i), ir::Derivation::Reshard);
                 insertAfter = raw;
                 replaceUses(call->result(i), r, raw);
             }
@@ -477,7 +461,7 @@ void preOrderFuncs(ir::Module& module)
 
 void addFuncDataFlowEdges(ir::Module& module)
 {
-    auto addEdge = [](Value* v, Op* after, ir::Block* block) {
+    auto addEdge = [&module](Value* v, Op* after, ir::Block* block) {
         auto op = std::make_unique<Op>("sdy.func_data_flow_edge");
         op->addOperand(v);
         Value* r = op->addResult(v->type());
@@ -488,6 +472,7 @@ void addFuncDataFlowEdges(ir::Module& module)
             raw = block->insertAfter(after, std::move(op));
         else
             raw = block->insertBefore(block->empty() ? nullptr : block->ops().front().get(), std::move(op));
+        module.noteDerived(*raw, *v, ir::Derivation::Edge);
         replaceUses(v, r, raw);
     };
     for (Op* f : module.funcs()) {

@@ -15,7 +15,7 @@ namespace {
 
 bool isStaticTensor(const Value* v) { return v->type().isRankedTensor() && v->type().hasStaticShape(); }
 
-void addEdge(Value* owner)
+void addEdge(ir::Module& module, Value* owner)
 {
     auto op = std::make_unique<Op>("sdy.data_flow_edge");
     op->addOperand(owner);
@@ -30,6 +30,7 @@ void addEdge(Value* owner)
         ir::Block* b = owner->ownerBlock();
         raw = b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
     }
+    module.noteDerived(*raw, *owner, ir::Derivation::Edge);
     replaceUses(owner, result, raw);
 }
 
@@ -93,7 +94,7 @@ void sinkOp(Op& op)
 bool addDataFlowEdges(ir::Module& module)
 {
     for (Op* func : module.funcs()) {
-        func->walkPostOrder([](Op* op) {
+        func->walkPostOrder([&module](Op* op) {
             if (!isDataFlowOp(*op))
                 return;
             std::vector<Value*> results = resultOwners(*op);
@@ -102,10 +103,10 @@ bool addDataFlowEdges(ir::Module& module)
             // consecutive edges end up in owner order.
             for (auto it = argOwners.rbegin(); it != argOwners.rend(); ++it)
                 if (isStaticTensor(*it) && !dataFlowEdgeOpOf(*it))
-                    addEdge(*it);
+                    addEdge(module, *it);
             for (auto it = results.rbegin(); it != results.rend(); ++it)
                 if (isStaticTensor(*it) && !dataFlowEdgeOpOf(*it))
-                    addEdge(*it);
+                    addEdge(module, *it);
         });
     }
     return true;

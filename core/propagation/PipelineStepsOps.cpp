@@ -33,6 +33,8 @@ bool isScalarExpansion(const Op& op)
 
 class ConstantSplitter {
 public:
+    explicit ConstantSplitter(ir::Module& module) : m_module(module) {}
+
     bool isConstExpr(const Op* op)
     {
         if (!op)
@@ -75,6 +77,7 @@ public:
         clone->pos = def->pos;
         clone->loc = def->loc;
         Op* raw = def->parentBlock()->insertBefore(def, std::move(clone));
+        m_module.noteDerived(*raw, *def, ir::Derivation::Copy);
         m_memo[raw] = isConstExpr(def);
         m_originals.insert(def);
         Value* result = raw->result(v->index());
@@ -84,7 +87,8 @@ public:
             g->addOperand(result);
             g->props() = group->props();
             g->attrs() = group->attrs();
-            group->parentBlock()->insertAfter(group, std::move(g));
+            Op* copy = group->parentBlock()->insertAfter(group, std::move(g));
+            m_module.noteDerived(*copy, *group, ir::Derivation::Copy);
         }
         return result;
     }
@@ -142,6 +146,7 @@ public:
     }
 
 private:
+    ir::Module& m_module;
     /// The `sdy.sharding_group` users of `v`, found once per value: a value with many uses is
     /// cloned once per use, and the groups added meanwhile use the clones, not `v`.
     const std::vector<Op*>& groupUsers(const Value* v)
@@ -215,7 +220,7 @@ void constantOrScalarSplitter(ir::Module& module)
             op->setName("sdy.constant");
     });
     for (Op* func : module.funcs()) {
-        ConstantSplitter splitter;
+        ConstantSplitter splitter(module);
         splitter.run(*func);
     }
 }

@@ -1,9 +1,19 @@
-// ObserverFanOut: one observer slot shared by several observers.
+// Stage names and ObserverFanOut (one observer slot shared by several observers).
 #include "core/propagation/PropagationObserver.h"
 
 #include <algorithm>
 
 namespace shardx {
+
+const char* stageKindName(StageKind k)
+{
+    switch (k) {
+    case StageKind::Import: return "import";
+    case StageKind::Export: return "export";
+    case StageKind::Pass: return "pass";
+    }
+    return "?";
+}
 
 ObserverFanOut::ObserverFanOut(std::vector<PropagationObserver*> targets) : m_targets(std::move(targets))
 {
@@ -40,10 +50,22 @@ void ObserverFanOut::runBegin(const std::string& strategy)
         o->runBegin(strategy);
 }
 
-void ObserverFanOut::shardingGroupSync(int64_t groupId, bool conflict)
+void ObserverFanOut::shardingGroupSync(int64_t groupId, bool conflict, const std::vector<ir::Value*>& members)
 {
     for (PropagationObserver* o : m_targets)
-        o->shardingGroupSync(groupId, conflict);
+        o->shardingGroupSync(groupId, conflict, members);
+}
+
+void ObserverFanOut::stageBegin(const std::string& name, StageKind kind)
+{
+    for (PropagationObserver* o : m_targets)
+        o->stageBegin(name, kind);
+}
+
+void ObserverFanOut::stageEnd()
+{
+    for (PropagationObserver* o : m_targets)
+        o->stageEnd();
 }
 
 void ObserverFanOut::shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to)

@@ -33,6 +33,14 @@ struct ShardingChange {
     TensorSharding after;
 };
 
+/// What a stage of a pipeline that changes shardings outside propagation steps is.
+enum class StageKind {
+    Import, ///< an import step of the propagation pipeline (mesh lifting, constant splitting, ...)
+    Export, ///< an export step of the propagation pipeline (sinking edges, closing shardings, ...)
+    Pass,   ///< a whole pass that reports no propagation steps (-canonicalize, explicit reshards, ...)
+};
+const char* stageKindName(StageKind k);
+
 /// Everything about one propagation step (one call of the factor propagation). `rule` (and the
 /// ops/values) are only guaranteed valid during the observer call: copy what must be kept.
 struct PropagationStep {
@@ -65,9 +73,17 @@ public:
     virtual void opPriorityRoundBegin(int level) { (void)level; }
     /// Start of one run (a complete fixpoint) with the strategy "basic" or "aggressive".
     virtual void runBegin(const std::string& strategy) { (void)strategy; }
-    /// Synchronisation of sharding group `groupId`: `conflict` when members disagreed and open
-    /// constraints were inserted.
-    virtual void shardingGroupSync(int64_t groupId, bool conflict) { (void)groupId, (void)conflict; }
+    /// Sharding group `groupId` was synchronised before propagation: its `members` now hold one
+    /// sharding, or with `conflict` (members disagreed) they are the open sharding constraints
+    /// inserted on each member.
+    virtual void shardingGroupSync(int64_t groupId, bool conflict, const std::vector<ir::Value*>& members)
+    {
+        (void)groupId, (void)conflict, (void)members;
+    }
+    /// A stage that changes shardings outside propagation steps begins (`name`: what it does,
+    /// such as "lift inlined meshes" or "-canonicalize") / ends. Stages do not nest.
+    virtual void stageBegin(const std::string& name, StageKind kind) { (void)name, (void)kind; }
+    virtual void stageEnd() {}
     /// A value's sharding was copied to another member of its sharding group.
     virtual void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to)
     {
@@ -83,6 +99,26 @@ public:
     virtual void step(const PropagationStep& step) { (void)step; }
 };
 
+/// Reports a stage to `observer` (may be null) for as long as it lives.
+class StageScope {
+public:
+    StageScope(PropagationObserver* observer, const std::string& name, StageKind kind) : m_observer(observer)
+    {
+        if (m_observer)
+            m_observer->stageBegin(name, kind);
+    }
+    ~StageScope()
+    {
+        if (m_observer)
+            m_observer->stageEnd();
+    }
+    StageScope(const StageScope&) = delete;
+    StageScope& operator=(const StageScope&) = delete;
+
+private:
+    PropagationObserver* m_observer;
+};
+
 /// Forwards every event to each of its observers, in order (null entries are skipped).
 class ObserverFanOut : public PropagationObserver {
 public:
@@ -93,7 +129,9 @@ public:
     void userPriorityBegin(int64_t priority) override;
     void opPriorityRoundBegin(int level) override;
     void runBegin(const std::string& strategy) override;
-    void shardingGroupSync(int64_t groupId, bool conflict) override;
+    void shardingGroupSync(int64_t groupId, bool conflict, const std::vector<ir::Value*>& members) override;
+    void stageBegin(const std::string& name, StageKind kind) override;
+    void stageEnd() override;
     void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to) override;
     void opErased(ir::Op* op) override;
     void opSkipped(ir::Op* op, const std::string& reason) override;

@@ -27,7 +27,7 @@ int64_t groupIdOf(const Op& op)
 
 /// Inserts `%c = sdy.sharding_constraint %v <open>` right after `v`'s definition and makes
 /// every other use of `v` use `%c`.
-Value* insertOpenConstraint(Value* v, const MeshRef& mesh)
+Value* insertOpenConstraint(ir::Module& module, Value* v, const MeshRef& mesh)
 {
     auto op = std::make_unique<Op>("sdy.sharding_constraint");
     op->addOperand(v);
@@ -41,6 +41,7 @@ Value* insertOpenConstraint(Value* v, const MeshRef& mesh)
         ir::Block* b = v->ownerBlock();
         raw = b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
     }
+    module.noteDerived(*raw, *v, ir::Derivation::Constraint);
     replaceUses(v, result, raw);
     return result;
 }
@@ -79,14 +80,14 @@ bool PropagationDriver::syncGroups()
         }
         if (!first)
             continue;
-        if (m_options.observer)
-            m_options.observer->shardingGroupSync(id, differing.has_value());
         if (!differing) {
             for (Value* m : members) {
                 std::optional<TensorSharding> s = getSharding(m);
                 if (!s || !(*s == *first))
                     setSharding(m, *first);
             }
+            if (m_options.observer)
+                m_options.observer->shardingGroupSync(id, false, members);
             continue;
         }
         Value* m0 = members.front();
@@ -100,11 +101,13 @@ bool PropagationDriver::syncGroups()
         std::vector<Value*> replaced;
         for (Value* m : members) {
             m_groupOf.erase(m);
-            Value* c = insertOpenConstraint(m, differing->mesh);
+            Value* c = insertOpenConstraint(m_module, m, differing->mesh);
             m_groupOf[c] = id;
             replaced.push_back(c);
         }
         members = replaced;
+        if (m_options.observer)
+            m_options.observer->shardingGroupSync(id, true, members);
     }
     return true;
 }

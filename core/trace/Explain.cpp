@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/ir/ProgramIds.h"
 #include "core/trace/TraceRecorder.h"
 
 namespace shardx {
@@ -75,6 +76,8 @@ std::string stepLabel(const Trace& t, size_t index)
     std::string out = "step #" + std::to_string(index) + " (";
     if (s.kind == TraceStepKind::FuncResult) {
         out += "result " + std::to_string(s.funcResult) + " of " + funcOfStep(t, s);
+    } else if (s.kind == TraceStepKind::Stage) {
+        out += "stage \"" + s.note + "\"";
     } else {
         out += traceStepKindName(s.kind);
         if (s.op >= 0 && s.op < static_cast<int>(t.ops().size())) {
@@ -263,7 +266,13 @@ std::string changeSentence(const Trace& t, size_t si, const TraceChange& c)
     case DecisionKind::UserPriorityRestored:
         return "user-priority propagation restored the axes of priority p" + std::to_string(s.userPriority);
     case DecisionKind::UserPriorityHeldBack: return "user-priority propagation held back higher priorities";
-    case DecisionKind::External: return "the pass set it outside the propagation steps (preparation or clean-up)";
+    case DecisionKind::ShardingGroupSync:
+        return "sharding group " + std::to_string(s.group) +
+               " was synchronised before propagation (4.10: its members share one sharding)";
+    case DecisionKind::Import: return "the pipeline's import stage \"" + s.note + "\" set it";
+    case DecisionKind::Export: return "the pipeline's export stage \"" + s.note + "\" set it";
+    case DecisionKind::PassStage: return "the pass " + s.note + " set it";
+    case DecisionKind::External: return "it was " + s.note + " (no stage was reported around the change)";
     case DecisionKind::FuncResultStep: return "it was exchanged with the function result annotation";
     case DecisionKind::ShardingConstraint: return "a sharding constraint was applied to its input";
     default: return decisionKindName(c.kind);
@@ -274,65 +283,21 @@ std::string changeSentence(const Trace& t, size_t si, const TraceChange& c)
 
 Expected<int> findTraceValue(const Trace& trace, const std::string& query)
 {
-    if (query.empty())
-        return Error{"empty value query (use an id such as @main:%arg0, @main:result0, @main:%3, or a loc name "
-                     "scope)",
-                     {}};
-    std::vector<int> hits;
-    std::string func, local;
-    size_t colon = query.find(':');
-    if (query[0] == '@' && colon != std::string::npos) {
-        func = query.substr(0, colon);
-        local = query.substr(colon + 1);
-    }
-    for (size_t i = 0; i < trace.values().size(); ++i) {
-        const TraceValue& v = trace.values()[i];
-        bool match = v.id == query;
-        if (!func.empty() && v.id.rfind(func + ":", 0) == 0) {
-            if (local.rfind("arg", 0) == 0 && v.id == func + ":%" + local)
-                match = true;
-            if (!local.empty() && local[0] == '%' && v.displayName == local)
-                match = true;
-        }
-        // A name scope matches whole: the scope itself, or its trailing `/`-separated parts.
-        const std::string& scope = trace.scopeName(v.scope);
-        if (!match && !scope.empty() &&
-            (scope == query || (query.size() < scope.size() && scope[scope.size() - query.size() - 1] == '/' &&
-                                scope.compare(scope.size() - query.size(), query.size(), query) == 0)))
-            match = true;
-        if (match)
-            hits.push_back(static_cast<int>(i));
-    }
-    if (hits.size() == 1)
-        return hits.front();
-    auto listOf = [&](const std::vector<int>& vs) {
-        std::string list;
-        for (size_t i = 0; i < vs.size() && i < 8; ++i) {
-            const TraceValue& v = trace.values()[static_cast<size_t>(vs[i])];
-            list += (i ? ", " : "") + v.id + (v.displayName.empty() ? "" : " (" + v.displayName + ")");
-        }
-        if (vs.size() > 8)
-            list += ", ... (" + std::to_string(vs.size()) + " in all)";
-        return list;
-    };
-    if (hits.empty()) {
-        // Candidates: the values of the named function, else values whose id or scope contain it.
-        std::vector<int> near;
-        for (size_t i = 0; i < trace.values().size(); ++i) {
+    std::string q = query;
+    // `@main:arg0`: the form earlier traces printed for `%arg0`.
+    const size_t colon = q.find(':');
+    if (!q.empty() && q[0] == '@' && colon != std::string::npos && q.compare(colon + 1, 3, "arg") == 0)
+        q = q.substr(0, colon + 1) + "%" + q.substr(colon + 1);
+    Expected<int> found = ir::findByUserName(
+        q, trace.values().size(),
+        [&](size_t i) {
             const TraceValue& v = trace.values()[i];
-            if (!func.empty() ? v.id.rfind(func + ":", 0) == 0
-                              : v.id.find(query) != std::string::npos ||
-                                    trace.scopeName(v.scope).find(query) != std::string::npos)
-                near.push_back(static_cast<int>(i));
-        }
-        std::string msg = "no value '" + query + "' in the trace";
-        if (!near.empty())
-            msg += "; candidates: " + listOf(near);
-        else
-            msg += " (use an id such as @main:%arg0, @main:result0, @main:%3, or a loc name scope)";
-        return Error{msg, {}};
-    }
-    return Error{"'" + query + "' matches " + std::to_string(hits.size()) + " values: " + listOf(hits), {}};
+            return ir::NamedEntity{v.id, v.displayName, trace.scopeName(v.scope)};
+        },
+        "value");
+    if (!found)
+        return Error{found.error().message + " in the trace", {}};
+    return found;
 }
 
 ValueExplanation explainValue(const Trace& trace, int value, const std::optional<std::string>& axisFilter)
@@ -343,6 +308,12 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     e.id = tv.id;
     e.displayName = tv.displayName;
     e.scope = trace.scopeName(tv.scope);
+    if (tv.op >= 0)
+        e.opName = trace.ops()[static_cast<size_t>(tv.op)].name;
+    if (const size_t colon = tv.id.find(':'); colon != std::string::npos)
+        e.owner = tv.id.substr(0, colon);
+    if (tv.derivedFrom >= 0)
+        e.derivedFrom = valueLabel(trace, tv.derivedFrom);
     if (static_cast<size_t>(value) < trace.data().initial.size())
         if (const TensorSharding* init = trace.sharding(trace.data().initial[static_cast<size_t>(value)]))
             e.initial = *init;
@@ -444,11 +415,96 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     return e;
 }
 
+std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value)
+{
+    std::vector<AxisOrigin> out;
+    TraceCursor cursor(trace);
+    cursor.seek(trace.numSteps());
+    const TensorSharding* fin = cursor.sharding(value);
+    if (!fin)
+        return out;
+    // The latest step before `limit` that added `axis` (or a part of it) to dimension `dim` of
+    // `cur`; sets the next hop (the source tensor's value and dimension) when it has one.
+    struct Hop {
+        int step = -1;
+        int value = -1;
+        int dim = -1;
+    };
+    auto latestAdding = [&](int cur, int dim, const AxisRef& axis, size_t limit) {
+        for (size_t si = limit; si-- > 0;) {
+            const TraceStep& s = trace.steps()[si];
+            for (const TraceChange& c : s.changes) {
+                if (c.value != cur)
+                    continue;
+                for (const TraceFactorChange& fc : trace.factorChanges(c)) {
+                    if (!addsAxis(fc, dim, axis))
+                        continue;
+                    Hop h{static_cast<int>(si)};
+                    for (int u : fc.sources) {
+                        const int v =
+                            u < static_cast<int>(s.tensorValues.size()) ? s.tensorValues[static_cast<size_t>(u)] : -1;
+                        const int d = dimOfFactor(trace, s, u, fc.factor);
+                        if (v >= 0 && d >= 0 && v != cur) {
+                            h.value = v;
+                            h.dim = d;
+                            break;
+                        }
+                    }
+                    return h;
+                }
+                const TensorSharding* cb = trace.sharding(c.before);
+                const TensorSharding* ca = trace.sharding(c.after);
+                const bool before =
+                    cb && dim < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(dim)].axes, axis);
+                const bool after =
+                    ca && dim < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(dim)].axes, axis);
+                if (!after || before)
+                    continue;
+                Hop h{static_cast<int>(si)};
+                if (s.kind == TraceStepKind::GroupCopy && !s.tensorValues.empty()) {
+                    h.value = s.tensorValues[0];
+                    h.dim = dim;
+                }
+                return h;
+            }
+        }
+        return Hop{};
+    };
+    for (int d = 0; d < fin->rank(); ++d)
+        for (const AxisRef& a : fin->dims[static_cast<size_t>(d)].axes) {
+            AxisOrigin o{a, d, -1, {}};
+            int cur = value, dim = d;
+            size_t limit = trace.numSteps();
+            // A value can only give an axis it got earlier, so each hop moves back in the trace.
+            while (true) {
+                const Hop h = latestAdding(cur, dim, a, limit);
+                if (h.step < 0) {
+                    o.from = cur; // the axis was in its sharding before the first step
+                    break;
+                }
+                o.steps.push_back(h.step);
+                if (h.value < 0)
+                    break; // set by a stage or a step without a source
+                cur = h.value;
+                dim = h.dim;
+                limit = static_cast<size_t>(h.step);
+            }
+            out.push_back(std::move(o));
+        }
+    return out;
+}
+
 std::string explanationText(const ValueExplanation& e)
 {
-    std::string out = e.id + " (" + e.displayName + ")";
+    std::string out = e.displayName.empty() ? e.id : e.displayName + " (" + e.id + ")";
+    if (!e.opName.empty())
+        out += " = " + e.opName;
+    else if (!e.owner.empty())
+        out += " of " + e.owner;
     if (!e.scope.empty())
         out += " at " + e.scope;
+    if (!e.derivedFrom.empty())
+        out += ", inserted by a pass for " + e.derivedFrom;
     out += "\n  before propagation: " + (e.initial ? e.initial->toString() : std::string("no sharding"));
     out += "\n  after propagation:  " + (e.final ? e.final->toString() : std::string("no sharding")) + "\n";
     if (e.present.empty() && e.missing.empty())
@@ -470,7 +526,10 @@ nlohmann::json explanationJson(const ValueExplanation& e)
     };
     return {{"value", e.id},
             {"name", e.displayName},
+            {"op", e.opName},
+            {"function", e.owner},
             {"scope", e.scope},
+            {"insertedFor", e.derivedFrom},
             {"initial", e.initial ? e.initial->toString() : std::string()},
             {"final", e.final ? e.final->toString() : std::string()},
             {"present", axes(e.present)},

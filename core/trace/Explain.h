@@ -25,23 +25,43 @@ struct AxisExplanation {
 struct ValueExplanation {
     int value = -1;
     std::string id;
-    std::string displayName;
-    std::string scope;
+    std::string displayName; ///< as the file prints it (`%5`)
+    std::string opName;      ///< the defining op (`stablehlo.add`), empty for arguments and results
+    std::string owner;       ///< the function (`@main`)
+    std::string scope;       ///< the `loc` name scope
+    std::string derivedFrom; ///< for a value a pass inserted: the user's value it stands for
     std::optional<TensorSharding> initial;
     std::optional<TensorSharding> final;
     std::vector<AxisExplanation> present;
     std::vector<AxisExplanation> missing;
 };
 
-/// Finds a value by `query`: a trace id (`@main:%arg0`, `@main:op3#0`, `@main:result0`),
-/// `@func:argN` / `@func:resultN`, `@func:%N` (printed name), or a `loc` name scope (exact or
-/// suffix). Fails naming the candidates when the query is unknown or ambiguous.
+/// Finds a value by `query` as ir::findByUserName does: a trace id (`@main:%arg0`, `@main:%3`,
+/// `@main:result0`), a name as the file prints it (`%3`, `@main:%3`, `@main:arg0`), or a `loc`
+/// name scope (whole or its trailing `/` parts). Fails naming the candidates when the query is
+/// unknown or ambiguous.
 Expected<int> findTraceValue(const Trace& trace, const std::string& query);
 
 /// Explains every axis of the value's final sharding and, for each axis a neighbour (a value
 /// sharing a step with it) has and it lacks, the step and rule that kept it out. With `axis`,
 /// only that axis name is explained.
 ValueExplanation explainValue(const Trace& trace, int value, const std::optional<std::string>& axis = std::nullopt);
+
+/// Where one axis of a value's final sharding came from.
+struct AxisOrigin {
+    AxisRef axis;
+    int dim = -1;
+    /// The value whose own sharding held the axis before propagation (the user's annotation it
+    /// was propagated from, or the value itself), -1 when a stage set it (see `steps`).
+    int from = -1;
+    /// The steps that carried it, latest first.
+    std::vector<int> steps;
+};
+
+/// Follows every axis of `value`'s final sharding back through the steps that brought it (the
+/// first source of each factor change, group copies) to the value whose initial sharding held
+/// it, as Shardy's `sdy.sharding_origins` does.
+std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value);
 
 /// Plain text, one sentence per line.
 std::string explanationText(const ValueExplanation& e);

@@ -10,11 +10,25 @@ namespace shardx {
 namespace {
 
 const char* const kDecisionNames[] = {
-    "compatible-prefix",       "conflict-across-factors", "explicitly-replicated",
-    "explicitly-unreduced",    "closed-dimension",        "overflow",
-    "non-divisible",           "sub-axis-conservative",   "aggressive-choice",
-    "func-result-step",        "sharding-constraint",     "sharding-group-copy",
-    "user-priority-held-back", "user-priority-restored",  "external",
+    "compatible-prefix",
+    "conflict-across-factors",
+    "explicitly-replicated",
+    "explicitly-unreduced",
+    "closed-dimension",
+    "overflow",
+    "non-divisible",
+    "sub-axis-conservative",
+    "aggressive-choice",
+    "func-result-step",
+    "sharding-constraint",
+    "sharding-group-copy",
+    "user-priority-held-back",
+    "user-priority-restored",
+    "sharding-group-sync",
+    "import",
+    "export",
+    "pass",
+    "external",
 };
 
 std::string shardingText(const TensorSharding* s) { return s ? s->toString() : "none"; }
@@ -71,6 +85,7 @@ const char* traceNodeKindName(TraceNodeKind k)
 {
     switch (k) {
     case TraceNodeKind::Pass: return "pass";
+    case TraceNodeKind::Stage: return "stage";
     case TraceNodeKind::UserPriority: return "user-priority";
     case TraceNodeKind::OpPriorityRound: return "op-priority-round";
     case TraceNodeKind::Run: return "run";
@@ -91,7 +106,7 @@ const char* traceStepKindName(TraceStepKind k)
     case TraceStepKind::GroupSync: return "group-sync";
     case TraceStepKind::Skipped: return "skipped";
     case TraceStepKind::Erased: return "erased";
-    case TraceStepKind::Untracked: return "untracked";
+    case TraceStepKind::Stage: return "stage";
     }
     return "?";
 }
@@ -211,9 +226,14 @@ Status Trace::validate(const TraceData& d)
     auto inRange = [](int id, size_t size) { return id >= -1 && (id < 0 || static_cast<size_t>(id) < size); };
     if (d.initial.size() != d.values.size())
         return fail("initial", "expected one sharding id per value");
-    for (size_t v = 0; v < d.values.size(); ++v)
+    for (size_t v = 0; v < d.values.size(); ++v) {
         if (!inRange(d.values[v].scope, d.scopes.size()))
             return fail("values/" + std::to_string(v) + "/scope", "scope index out of range");
+        if (!inRange(d.values[v].op, d.ops.size()))
+            return fail("values/" + std::to_string(v) + "/op", "op index out of range");
+        if (!inRange(d.values[v].derivedFrom, d.values.size()))
+            return fail("values/" + std::to_string(v) + "/from", "value index out of range");
+    }
     for (size_t o = 0; o < d.ops.size(); ++o)
         if (!inRange(d.ops[o].scope, d.scopes.size()))
             return fail("ops/" + std::to_string(o) + "/scope", "scope index out of range");
@@ -361,7 +381,7 @@ std::string Trace::toText() const
         if (!s.note.empty())
             out << " (" << s.note << ")";
         if (s.kind != TraceStepKind::Skipped && s.kind != TraceStepKind::Erased && s.kind != TraceStepKind::GroupSync &&
-            s.kind != TraceStepKind::Untracked && s.kind != TraceStepKind::GroupCopy)
+            s.kind != TraceStepKind::Stage && s.kind != TraceStepKind::GroupCopy)
             out << (s.aggressive ? " aggressive" : " basic");
         if (s.round >= 0)
             out << " round=" << s.round;

@@ -22,29 +22,33 @@ bool operator==(const FactorDecision& a, const FactorDecision& b);
 
 /// A value seen by the recorder (an SSA value or a function result attribute).
 struct TraceValue {
-    std::string id;          ///< stable id: `@f:%arg0`, `@f:op3#0`, `@f:op3/r0:%arg1`, `@f:result0`
-    std::string displayName; ///< `%arg0`, `%3`, `%1#2`, `result 0` (as printed, when cheap)
+    std::string id;          ///< ir::ProgramValue::id: `@f:%arg0`, `@f:%3`, `@f:%3/%arg1`, `@f:result0`
+    std::string displayName; ///< as the file prints it: `%arg0`, `%3`, `%1#2`, `result 0`
     int scope = -1;          ///< TraceData::scopes: name scope of the op's / argument's `loc("...")`
+    int op = -1;             ///< index in Trace::ops() of the defining op, -1 for arguments and results
+    int derivedFrom = -1;    ///< for a value a pass inserted: the user's value it stands for, else -1
     bool operator==(const TraceValue& o) const = default;
 };
 
 /// An op seen by the recorder.
 struct TraceOp {
-    std::string id;   ///< `@f:op3`, `@f:op3/r0/op1`, `@f` for a function
-    std::string name; ///< `stablehlo.add`
-    int scope = -1;   ///< TraceData::scopes: name scope of its `loc("...")`, -1 for none
+    std::string id;          ///< ir::ProgramOp::id: `@f:%3`, `@f:sdy.sharding_group#0`, `@f` for a function
+    std::string name;        ///< `stablehlo.add`
+    int scope = -1;          ///< TraceData::scopes: name scope of its `loc("...")`, -1 for none
+    std::string displayName; ///< its result list as the file prints it (`%3`, `%0:2`), or its symbol
     bool operator==(const TraceOp& o) const = default;
 };
 
-/// Structural levels of the trace tree.
-enum class TraceNodeKind { Pass, UserPriority, OpPriorityRound, Run };
+/// Structural levels of the trace tree, outermost first (a stage sits at the level of a pass,
+/// or inside one).
+enum class TraceNodeKind { Pass, Stage, UserPriority, OpPriorityRound, Run };
 const char* traceNodeKindName(TraceNodeKind k);
 
-/// A node of the tree pass -> user-priority iteration -> op-priority round -> run.
+/// A node of the tree pass -> user-priority iteration -> op-priority round -> run, or a stage.
 struct TraceNode {
     TraceNodeKind kind = TraceNodeKind::Pass;
     int parent = -1;    ///< index of the enclosing node, -1 at the top
-    std::string label;  ///< pass name / strategy
+    std::string label;  ///< pass name / strategy / stage name
     int64_t number = 0; ///< user priority / round level
     int firstStep = 0;  ///< steps [firstStep, endStep) happened inside this node
     int endStep = 0;
@@ -63,7 +67,8 @@ enum class TraceStepKind {
     GroupSync, ///< a sharding group synchronised (no factor tables)
     Skipped,   ///< an op visited but no step taken (see `note`)
     Erased,    ///< a dead op erased
-    Untracked, ///< shardings changed outside any step (user-priority parking/restoring, setup)
+    Stage,     ///< the shardings a stage changed: a pipeline import/export step, a pass without
+               ///< steps, user-priority parking/restoring (`note`: the stage's name)
 };
 const char* traceStepKindName(TraceStepKind k);
 
@@ -83,7 +88,11 @@ enum class DecisionKind {
     ShardingGroupCopy,     ///< copied from another member of sharding group `group`
     UserPriorityHeldBack,  ///< axes of a higher user priority parked (replicated) for now
     UserPriorityRestored,  ///< axes of user priority `userPriority` restored
-    External,              ///< changed outside any observed step
+    ShardingGroupSync,     ///< made equal to the other members of sharding group `group`
+    Import,                ///< set by an import stage of the pipeline (the step's `note`)
+    Export,                ///< set by an export stage of the pipeline (the step's `note`)
+    PassStage,             ///< set by a pass that reports no propagation steps (the step's `note`)
+    External,              ///< changed where no stage was reported (the step's `note` says where)
 };
 const char* decisionKindName(DecisionKind k);
 std::optional<DecisionKind> decisionKindFromName(const std::string& name);
@@ -134,7 +143,7 @@ struct TraceStep {
     int round = -1;            ///< op-priority round level, -1 outside rounds
     int64_t userPriority = -1; ///< user priority iteration, -1 outside
     int64_t group = -1;        ///< GroupCopy / GroupSync
-    std::string note;          ///< Skipped: reason; GroupSync: "conflict" or ""
+    std::string note;          ///< Skipped: reason; GroupSync: "conflict" or ""; Stage: its name
     int numOperands = 0;
     std::vector<int> tensorValues; ///< value index per tensor (operands first), -1 for none
     int rule = -1;                 ///< TraceData::rules: dims -> factors per tensor, factor sizes
@@ -187,7 +196,7 @@ struct TraceData {
 /// An immutable trace. Built by TraceRecorder or read from JSON.
 class Trace {
 public:
-    static constexpr int kFormatVersion = 2;
+    static constexpr int kFormatVersion = 3;
     /// Keyframes are taken every max(256, steps * values / kKeyframeBudget) steps, so that
     /// they hold at most about kKeyframeBudget sharding ids in all.
     static constexpr int64_t kKeyframeBudget = int64_t(1) << 22;

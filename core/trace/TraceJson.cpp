@@ -435,10 +435,16 @@ void Trace::writeJson(std::ostream& out) const
         json o = {{"id", v.id}, {"name", v.displayName}};
         if (v.scope >= 0)
             o["scope"] = m_data.scopeName(v.scope);
+        if (v.op >= 0)
+            o["op"] = v.op;
+        if (v.derivedFrom >= 0)
+            o["from"] = v.derivedFrom;
         return o;
     });
     writeArray(out, "ops", m_data.ops, [&](const TraceOp& op) {
         json o = {{"id", op.id}, {"name", op.name}};
+        if (!op.displayName.empty())
+            o["display"] = op.displayName;
         if (op.scope >= 0)
             o["scope"] = m_data.scopeName(op.scope);
         return o;
@@ -503,21 +509,24 @@ Expected<Trace> Trace::fromJson(const std::string& text)
             return io::readArray<TraceValue>(a, [&](const json& e) {
                 requireObject(e);
                 return TraceValue{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
-                                  scopeId(optField(e, "scope", io::readString, std::string()))};
+                                  scopeId(optField(e, "scope", io::readString, std::string())),
+                                  static_cast<int>(optField(e, "op", io::readInt, int64_t(-1))),
+                                  static_cast<int>(optField(e, "from", io::readInt, int64_t(-1)))};
             });
         });
         d.ops = io::readField(doc, "ops", [&](const json& a) {
             return io::readArray<TraceOp>(a, [&](const json& e) {
                 requireObject(e);
                 return TraceOp{io::readField(e, "id", io::readString), io::readField(e, "name", io::readString),
-                               scopeId(optField(e, "scope", io::readString, std::string()))};
+                               scopeId(optField(e, "scope", io::readString, std::string())),
+                               optField(e, "display", io::readString, std::string())};
             });
         });
         d.nodes = io::readField(doc, "nodes", [](const json& a) {
             return io::readArray<TraceNode>(a, [](const json& e) {
                 TraceNode n;
                 n.kind = io::readField(e, "kind",
-                                       [](const json& k) { return readEnum<TraceNodeKind, 4>(k, traceNodeKindName); });
+                                       [](const json& k) { return readEnum<TraceNodeKind, 5>(k, traceNodeKindName); });
                 n.parent = static_cast<int>(io::readField(e, "parent", io::readInt));
                 n.label = io::readField(e, "label", io::readString);
                 n.number = io::readField(e, "number", io::readInt);

@@ -29,32 +29,6 @@ size_t FactorChangeKeyHash::operator()(const FactorChangeKey& k) const
     return static_cast<size_t>(h ^ (h >> 29));
 }
 
-namespace {
-
-/// The name scope of a location: its name, or the first name inside a call site / fused one.
-const std::string* scopeOf(const ir::LocationAttr& loc)
-{
-    switch (loc.kind) {
-    case ir::LocationAttr::Kind::Name: return loc.text.empty() ? nullptr : &loc.text;
-    case ir::LocationAttr::Kind::CallSite:
-    case ir::LocationAttr::Kind::Fused:
-        for (const auto& c : loc.children)
-            if (c)
-                if (const std::string* s = scopeOf(*c))
-                    return s;
-        return nullptr;
-    default: return nullptr;
-    }
-}
-
-const std::string* scopeOf(const ir::AttrPtr& loc)
-{
-    const ir::LocationAttr* l = loc ? loc->as<ir::LocationAttr>() : nullptr;
-    return l ? scopeOf(*l) : nullptr;
-}
-
-} // namespace
-
 DecisionKind decisionForTruncation(TruncationReason r)
 {
     switch (r) {
@@ -184,268 +158,71 @@ std::vector<TraceFactorChange> factorChanges(const StepTables& s, int t)
 
 } // namespace
 
-TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_pool(m_data)
+TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_ids(module.programIds()), m_pool(m_data)
 {
-    // Size the tables once: growing vectors of 100k entries step by step costs more than the
-    // indexing itself.
-    size_t numOps = 0, numValues = 0;
-    for (Op* func : m_module.funcs())
+    // A pass may have inserted ops since the module was named.
+    m_ids.nameAll(m_module);
+    m_state.assign(m_ids.values().size(), -1);
+    m_liveOps.assign(m_ids.ops().size(), nullptr);
+    std::optional<TensorSharding> storage;
+    for (Op* func : m_module.funcs()) {
+        const size_t numResults = ir::funcType(*func).results().size();
+        for (size_t i = 0; i < numResults; ++i)
+            if (const int idx = m_ids.funcResultOf(func, static_cast<int>(i)); idx >= 0)
+                stateOf(idx) = shardingId(funcResultSharding(*func, static_cast<int>(i), storage));
         func->walk([&](Op* op) {
-            ++numOps;
-            numValues += op->numResults();
+            for (const auto& r : op->results())
+                stateOf(r->programId) = shardingId(getShardingRef(r.get(), storage));
             for (const auto& region : op->regions())
                 for (const auto& block : region->blocks())
-                    numValues += block->numArgs();
+                    for (const auto& a : block->args())
+                        stateOf(a->programId) = shardingId(getShardingRef(a.get(), storage));
         });
-    numOps += m_module.body().ops().size();
-    numValues += 64; // function results
-    m_data.values.reserve(numValues);
-    m_data.ops.reserve(numOps);
-    m_liveValues.reserve(numValues);
-    m_liveFuncResults.reserve(numValues);
-    m_state.reserve(numValues);
-    m_liveOps.reserve(numOps);
-    m_valueIndex.reserve(numValues);
-    m_opIndex.reserve(numOps);
-    indexModule();
+    }
     m_data.initial = m_state;
-    m_started = true;
 }
 
 // ---- indexing ---------------------------------------------------------------------------
 
-int TraceRecorder::internValue(Value* v)
+int& TraceRecorder::stateOf(int idx)
 {
-    if (const int* idx = m_valueIndex.find(v))
-        return *idx;
-    indexModule();
-    if (const int* idx = m_valueIndex.find(v))
-        return *idx;
-    // A value outside the module's functions: anonymous id.
-    const int idx = static_cast<int>(m_data.values.size());
-    m_data.values.push_back(TraceValue{"?value" + std::to_string(idx), "", -1});
-    m_valueIndex.insert(v, idx);
-    m_liveValues.push_back(v);
-    m_liveFuncResults.emplace_back(nullptr, -1);
-    m_state.push_back(-1);
-    return idx;
+    if (static_cast<size_t>(idx) >= m_state.size())
+        m_state.resize(std::max(m_ids.values().size(), static_cast<size_t>(idx) + 1), -1);
+    return m_state[static_cast<size_t>(idx)];
 }
 
-int TraceRecorder::internFuncResult(Op* func, int i)
-{
-    auto it = m_funcResultIndex.find({func, i});
-    if (it != m_funcResultIndex.end())
-        return it->second;
-    indexModule();
-    it = m_funcResultIndex.find({func, i});
-    return it == m_funcResultIndex.end() ? -1 : it->second;
-}
+int TraceRecorder::internValue(Value* v) const { return m_ids.valueOf(v); }
+
+int TraceRecorder::internFuncResult(Op* func, int i) const { return m_ids.funcResultOf(func, i); }
 
 int TraceRecorder::internOp(Op* op)
 {
-    if (!op)
+    const int idx = m_ids.opOf(op);
+    if (idx < 0)
         return -1;
-    if (const int* idx = m_opIndex.find(op))
-        return *idx;
-    indexModule();
-    if (const int* idx = m_opIndex.find(op))
-        return *idx;
-    const int idx = static_cast<int>(m_data.ops.size());
-    m_data.ops.push_back(TraceOp{"?op" + std::to_string(idx), op->name(), scopeId(op->loc)});
-    m_opIndex.insert(op, idx);
-    m_liveOps.push_back(op);
+    if (static_cast<size_t>(idx) >= m_liveOps.size())
+        m_liveOps.resize(static_cast<size_t>(idx) + 1, nullptr);
+    m_liveOps[static_cast<size_t>(idx)] = op;
     return idx;
 }
 
-void TraceRecorder::indexModule(std::vector<int>* live)
-{
-    // Ids made by one walk are unique by construction (paths within a function, symbol names at
-    // the top); an id can only repeat when a later walk finds a new op where an erased one was.
-    // The set of used ids is therefore built on the first walk after the start.
-    auto unique = [this](std::string id) {
-        if (!m_started)
-            return id;
-        if (m_usedIds.empty()) {
-            m_usedIds.reserve(m_data.values.size() + m_data.ops.size());
-            for (const TraceValue& v : m_data.values)
-                m_usedIds.insert(v.id);
-            for (const TraceOp& o : m_data.ops)
-                m_usedIds.insert(o.id);
-        }
-        if (m_usedIds.count(id)) {
-            int n = 1;
-            while (m_usedIds.count(id + "~" + std::to_string(n)))
-                ++n;
-            id += "~" + std::to_string(n);
-        }
-        m_usedIds.insert(id);
-        return id;
-    };
-    // Ids and names are built only for values and ops not seen before: a walk over a module
-    // that is already indexed costs one hash lookup per value and op.
-    auto addValue = [&](Value* v, auto&& id, auto&& name, const ir::AttrPtr& loc) {
-        if (const int* known = m_valueIndex.find(v)) {
-            if (live)
-                live->push_back(*known);
-            return;
-        }
-        const int idx = static_cast<int>(m_data.values.size());
-        if (live)
-            live->push_back(idx);
-        m_data.values.push_back(TraceValue{unique(id()), name(), scopeId(loc)});
-        m_valueIndex.insert(v, idx);
-        m_liveValues.push_back(v);
-        m_liveFuncResults.emplace_back(nullptr, -1);
-        // Values that appear after the start begin unsharded so that their sharding is a change.
-        std::optional<TensorSharding> storage;
-        const TensorSharding* initial = m_started ? nullptr : getShardingRef(v, storage);
-        m_state.push_back(initial ? m_pool.sharding(*initial) : -1);
-    };
-    auto addOp = [&](Op* op, auto&& id) {
-        if (m_opIndex.contains(op))
-            return;
-        m_opIndex.insert(op, static_cast<int>(m_data.ops.size()));
-        m_data.ops.push_back(TraceOp{unique(id()), op->name(), scopeId(op->loc)});
-        m_liveOps.push_back(op);
-    };
-    int topPos = 0;
-    for (const auto& top : m_module.body().ops()) {
-        Op* op = top.get();
-        const int pos = topPos++;
-        if (op->name() == "func.func")
-            continue;
-        addOp(op, [&] {
-            const std::string sym = ir::symbolName(*op);
-            return sym.empty() ? "module:op" + std::to_string(pos) : "@" + sym;
-        });
-    }
-    for (Op* func : m_module.funcs()) {
-        const std::string fname = "@" + ir::symbolName(*func);
-        addOp(func, [&] { return fname; });
-        const size_t numResults = ir::funcType(*func).results().size();
-        for (size_t i = 0; i < numResults; ++i) {
-            const std::pair<const Op*, int> key{func, static_cast<int>(i)};
-            if (auto it = m_funcResultIndex.find(key); it != m_funcResultIndex.end()) {
-                if (live)
-                    live->push_back(it->second);
-                continue;
-            }
-            const int idx = static_cast<int>(m_data.values.size());
-            if (live)
-                live->push_back(idx);
-            m_data.values.push_back(
-                TraceValue{unique(fname + ":result" + std::to_string(i)), "result " + std::to_string(i), -1});
-            m_funcResultIndex[key] = idx;
-            m_liveValues.push_back(nullptr);
-            m_liveFuncResults.emplace_back(func, static_cast<int>(i));
-            m_state.push_back(m_started ? -1 : shardingId(currentSharding(idx)));
-        }
-        if (!func->numRegions() || func->region(0).empty())
-            continue;
-        int counter = 0;
-        int argCounter = 0;
-        // Recursive walk with op paths (`op3/r0.1/op2`): a path is built only when a new op or
-        // value needs an id.
-        std::function<void(ir::Block&, const std::function<std::string()>&)> walkBlock =
-            [&](ir::Block& block, const std::function<std::string()>& prefix) {
-                for (unsigned a = 0; a < block.numArgs(); ++a) {
-                    Value* v = block.arg(a);
-                    const int number = argCounter++;
-                    addValue(
-                        v, [&] { return fname + ":" + prefix() + "%arg" + std::to_string(a); },
-                        [&] { return "%arg" + std::to_string(number); }, v->loc);
-                }
-                int opPos = 0;
-                for (const auto& child : block.ops()) {
-                    Op* op = child.get();
-                    const int pos = opPos++;
-                    auto path = [&] { return prefix() + "op" + std::to_string(pos); };
-                    addOp(op, [&] { return fname + ":" + path(); });
-                    const int number = op->numResults() ? counter++ : -1;
-                    for (unsigned r = 0; r < op->numResults(); ++r)
-                        addValue(
-                            op->result(r), [&] { return fname + ":" + path() + "#" + std::to_string(r); },
-                            [&] {
-                                std::string name = "%" + std::to_string(number);
-                                if (op->numResults() > 1)
-                                    name += "#" + std::to_string(r);
-                                return name;
-                            },
-                            op->loc);
-                    // As MLIR's printer: a nested region continues the numbering, which is restored
-                    // after it.
-                    for (unsigned ri = 0; ri < op->numRegions(); ++ri) {
-                        ir::Region& region = op->region(ri);
-                        const int savedCounter = counter, savedArgs = argCounter;
-                        for (size_t bi = 0; bi < region.blocks().size(); ++bi)
-                            walkBlock(*region.blocks()[bi], [&] {
-                                return path() + "/r" + std::to_string(ri) +
-                                       (bi ? "." + std::to_string(bi) : std::string()) + "/";
-                            });
-                        counter = savedCounter;
-                        argCounter = savedArgs;
-                    }
-                }
-            };
-        walkBlock(*func->region(0).blocks().front(), [] { return std::string(); });
-    }
-}
+int TraceRecorder::valueIndex(const Value* v) const { return internValue(const_cast<Value*>(v)); }
 
-int TraceRecorder::valueIndex(const Value* v) const
-{
-    const int* idx = m_valueIndex.find(v);
-    return idx ? *idx : -1;
-}
+int TraceRecorder::funcResultIndex(const Op* func, int i) const { return internFuncResult(const_cast<Op*>(func), i); }
 
-int TraceRecorder::funcResultIndex(const Op* func, int i) const
-{
-    auto it = m_funcResultIndex.find({func, i});
-    return it == m_funcResultIndex.end() ? -1 : it->second;
-}
-
-int TraceRecorder::opIndex(const Op* op) const
-{
-    const int* idx = m_opIndex.find(op);
-    return idx ? *idx : -1;
-}
+int TraceRecorder::opIndex(const Op* op) const { return m_ids.opOf(const_cast<Op*>(op)); }
 
 Op* TraceRecorder::liveOp(int op) const
 {
     return op >= 0 && static_cast<size_t>(op) < m_liveOps.size() ? m_liveOps[static_cast<size_t>(op)] : nullptr;
 }
 
-Value* TraceRecorder::liveValue(int value) const
+const TensorSharding* TraceRecorder::funcResultSharding(const Op& func, int i, std::optional<TensorSharding>& storage)
 {
-    return value >= 0 && static_cast<size_t>(value) < m_liveValues.size() ? m_liveValues[static_cast<size_t>(value)]
-                                                                          : nullptr;
-}
-
-std::pair<Op*, int> TraceRecorder::liveFuncResult(int value) const
-{
-    if (value < 0 || static_cast<size_t>(value) >= m_liveFuncResults.size())
-        return {nullptr, -1};
-    return m_liveFuncResults[static_cast<size_t>(value)];
-}
-
-std::optional<TensorSharding> TraceRecorder::currentSharding(int value) const
-{
-    if (Value* v = liveValue(value))
-        return getSharding(v);
-    auto [func, i] = liveFuncResult(value);
-    if (!func)
-        return std::nullopt;
-    const ir::NamedAttrList attrs = ir::funcResultAttrs(*func, static_cast<unsigned>(i));
-    if (const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding"))
-        if (const ir::ShardingAttr* s = a->as<ir::ShardingAttr>())
-            return s->sharding;
-    return std::nullopt;
-}
-
-const TensorSharding* TraceRecorder::currentShardingRef(int value, std::optional<TensorSharding>& storage) const
-{
-    if (Value* v = liveValue(value))
-        return getShardingRef(v, storage);
-    storage = currentSharding(value);
+    const ir::NamedAttrList attrs = ir::funcResultAttrs(func, static_cast<unsigned>(i));
+    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
+    const ir::ShardingAttr* sharding = a ? a->as<ir::ShardingAttr>() : nullptr;
+    storage = sharding ? std::optional<TensorSharding>(sharding->sharding) : std::nullopt;
     return storage ? &*storage : nullptr;
 }
 
@@ -468,63 +245,84 @@ int TraceRecorder::factorChangeSet(const TraceStep& s, const StepTables& tables,
     return id;
 }
 
-int TraceRecorder::scopeId(const ir::AttrPtr& loc)
-{
-    // Ops of one name scope usually share one location attribute (`loc(#loc18)`): look the
-    // attribute up first.
-    if (const int* known = m_scopeByLoc.find(loc.get()))
-        return *known;
-    int id = -1;
-    if (const std::string* name = scopeOf(loc)) {
-        auto it = m_scopeIndex.find(*name);
-        if (it != m_scopeIndex.end()) {
-            id = it->second;
-        } else {
-            id = static_cast<int>(m_data.scopes.size());
-            m_data.scopes.push_back(*name);
-            m_scopeIndex.emplace(*name, id);
-        }
-    }
-    m_scopeByLoc.insert(loc.get(), id);
-    return id;
-}
+int TraceRecorder::shardingId(const TensorSharding* s) { return s ? m_pool.sharding(*s) : -1; }
 
-int TraceRecorder::shardingId(const std::optional<TensorSharding>& s) { return s ? m_pool.sharding(*s) : -1; }
+void TraceRecorder::fillNames(TraceData& data) const
+{
+    // Scopes are pooled in the order a trace document lists them (values, then ops), so that a
+    // trace read back from JSON is equal to the one written.
+    std::vector<int> scopeMap(m_ids.scopes().size(), -1);
+    data.scopes.clear();
+    auto scope = [&](int id) {
+        if (id < 0)
+            return -1;
+        int& mapped = scopeMap[static_cast<size_t>(id)];
+        if (mapped < 0) {
+            mapped = static_cast<int>(data.scopes.size());
+            data.scopes.push_back(m_ids.scopeName(id));
+        }
+        return mapped;
+    };
+    data.values.clear();
+    data.values.reserve(m_ids.values().size());
+    for (const ir::ProgramValue& v : m_ids.values())
+        data.values.push_back(TraceValue{v.id, v.name, scope(v.scope), v.op, v.derivedFrom});
+    data.ops.clear();
+    data.ops.reserve(m_ids.ops().size());
+    for (const ir::ProgramOp& o : m_ids.ops())
+        data.ops.push_back(TraceOp{o.id, o.opName, scope(o.scope), o.name});
+    data.initial.resize(data.values.size(), -1);
+}
 
 // ---- events -------------------------------------------------------------------------------
 
-void TraceRecorder::rescan(DecisionKind kind)
+void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
 {
-    // Only values still in the module (a walk never reaches erased ops), in index order.
-    std::vector<int> live;
-    live.reserve(m_data.values.size());
-    indexModule(&live);
-    std::sort(live.begin(), live.end());
-    TraceStep s = newStep(TraceStepKind::Untracked);
+    // Only values still in the module (a walk never reaches erased ops); changes in index order.
+    std::vector<TraceChange> changes;
     std::optional<TensorSharding> storage;
-    for (int idx : live) {
-        const TensorSharding* now = currentShardingRef(idx, storage);
-        const TensorSharding* was = m_data.sharding(m_state[static_cast<size_t>(idx)]);
+    auto check = [&](int idx, const TensorSharding* now) {
+        if (idx < 0)
+            return;
+        int& state = stateOf(idx);
+        const TensorSharding* was = m_data.sharding(state);
         if (now ? (was && *was == *now) : !was)
-            continue;
+            return;
         TraceChange c;
         c.value = idx;
-        c.before = m_state[static_cast<size_t>(idx)];
-        c.after = now ? m_pool.sharding(*now) : -1;
+        c.before = state;
+        c.after = shardingId(now);
         c.kind = kind;
-        m_state[static_cast<size_t>(idx)] = c.after;
-        s.changes.push_back(std::move(c));
+        state = c.after;
+        changes.push_back(std::move(c));
+    };
+    for (Op* func : m_module.funcs()) {
+        const size_t numResults = ir::funcType(*func).results().size();
+        for (size_t i = 0; i < numResults; ++i)
+            check(m_ids.funcResultOf(func, static_cast<int>(i)),
+                  funcResultSharding(*func, static_cast<int>(i), storage));
+        func->walk([&](Op* op) {
+            for (const auto& r : op->results())
+                check(m_ids.valueOf(r.get()), getShardingRef(r.get(), storage));
+            for (const auto& region : op->regions())
+                for (const auto& block : region->blocks())
+                    for (const auto& a : block->args())
+                        check(m_ids.valueOf(a.get()), getShardingRef(a.get(), storage));
+        });
     }
-    if (!s.changes.empty())
-        pushStep(std::move(s));
+    if (changes.empty())
+        return;
+    std::sort(changes.begin(), changes.end(),
+              [](const TraceChange& a, const TraceChange& b) { return a.value < b.value; });
+    TraceStep s = newStep(TraceStepKind::Stage);
+    s.note = note;
+    s.changes = std::move(changes);
+    pushStep(std::move(s));
 }
 
 void TraceRecorder::beginNode(TraceNodeKind kind, const std::string& label, int64_t number)
 {
-    while (!m_open.empty() && m_data.nodes[static_cast<size_t>(m_open.back())].kind >= kind) {
-        m_data.nodes[static_cast<size_t>(m_open.back())].endStep = static_cast<int>(m_data.steps.size());
-        m_open.pop_back();
-    }
+    endNodesFrom(kind);
     TraceNode n;
     n.kind = kind;
     n.parent = m_open.empty() ? -1 : m_open.back();
@@ -533,6 +331,14 @@ void TraceRecorder::beginNode(TraceNodeKind kind, const std::string& label, int6
     n.firstStep = n.endStep = static_cast<int>(m_data.steps.size());
     m_open.push_back(static_cast<int>(m_data.nodes.size()));
     m_data.nodes.push_back(std::move(n));
+}
+
+void TraceRecorder::endNodesFrom(TraceNodeKind kind)
+{
+    while (!m_open.empty() && m_data.nodes[static_cast<size_t>(m_open.back())].kind >= kind) {
+        m_data.nodes[static_cast<size_t>(m_open.back())].endStep = static_cast<int>(m_data.steps.size());
+        m_open.pop_back();
+    }
 }
 
 TraceStep TraceRecorder::newStep(TraceStepKind kind)
@@ -551,20 +357,37 @@ void TraceRecorder::passBegin(const std::string& passName, const std::string& st
 {
     m_round = -1;
     m_priority = -1;
-    rescan(DecisionKind::External);
+    rescan(DecisionKind::External, "changed before " + passName + " began");
+    m_pass = passName;
     beginNode(TraceNodeKind::Pass, passName + (strategy.empty() ? "" : " " + strategy), 0);
 }
 
 void TraceRecorder::passEnd(const std::string& passName)
 {
-    (void)passName;
-    rescan(DecisionKind::External);
-    while (!m_open.empty()) {
-        m_data.nodes[static_cast<size_t>(m_open.back())].endStep = static_cast<int>(m_data.steps.size());
-        m_open.pop_back();
-    }
+    rescan(DecisionKind::External, "changed by " + passName + " outside its steps");
+    endNodesFrom(TraceNodeKind::Pass);
     m_round = -1;
     m_priority = -1;
+    m_pass.clear();
+}
+
+void TraceRecorder::stageBegin(const std::string& name, StageKind kind)
+{
+    rescan(DecisionKind::External, "changed before stage " + name + " began");
+    m_stage = std::make_pair(name, kind);
+    beginNode(TraceNodeKind::Stage, name, 0);
+}
+
+void TraceRecorder::stageEnd()
+{
+    if (!m_stage)
+        return;
+    const DecisionKind kind = m_stage->second == StageKind::Import   ? DecisionKind::Import
+                              : m_stage->second == StageKind::Export ? DecisionKind::Export
+                                                                     : DecisionKind::PassStage;
+    rescan(kind, m_stage->first);
+    endNodesFrom(TraceNodeKind::Stage);
+    m_stage.reset();
 }
 
 void TraceRecorder::userPriorityBegin(int64_t priority)
@@ -572,27 +395,48 @@ void TraceRecorder::userPriorityBegin(int64_t priority)
     m_round = -1;
     m_priority = priority;
     beginNode(TraceNodeKind::UserPriority, "", priority);
-    rescan(priority == 0 ? DecisionKind::UserPriorityHeldBack : DecisionKind::UserPriorityRestored);
+    if (priority == 0)
+        rescan(DecisionKind::UserPriorityHeldBack, "axes of user priorities above 0 held back");
+    else
+        rescan(DecisionKind::UserPriorityRestored, "axes of user priority " + std::to_string(priority) + " restored");
 }
 
 void TraceRecorder::opPriorityRoundBegin(int level)
 {
     m_round = level;
-    rescan(DecisionKind::External);
+    rescan(DecisionKind::External, "changed in " + m_pass + " before op-priority round " + std::to_string(level));
     beginNode(TraceNodeKind::OpPriorityRound, "", level);
 }
 
 void TraceRecorder::runBegin(const std::string& strategy)
 {
-    rescan(DecisionKind::External);
+    rescan(DecisionKind::External, "changed in " + m_pass + " before a " + strategy + " run");
     beginNode(TraceNodeKind::Run, strategy, 0);
 }
 
-void TraceRecorder::shardingGroupSync(int64_t groupId, bool conflict)
+void TraceRecorder::shardingGroupSync(int64_t groupId, bool conflict, const std::vector<Value*>& members)
 {
     TraceStep s = newStep(TraceStepKind::GroupSync);
     s.group = groupId;
     s.note = conflict ? "conflict" : "";
+    std::optional<TensorSharding> storage;
+    for (Value* m : members) {
+        const int idx = internValue(m);
+        if (idx < 0)
+            continue;
+        int& state = stateOf(idx);
+        const int now = shardingId(getShardingRef(m, storage));
+        if (now == state)
+            continue;
+        TraceChange c;
+        c.value = idx;
+        c.before = state;
+        c.after = now;
+        c.kind = DecisionKind::ShardingGroupSync;
+        state = now;
+        s.changes.push_back(c);
+        recordEdgeFamily(s, m, c);
+    }
     pushStep(std::move(s));
 }
 
@@ -603,16 +447,19 @@ void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
     s.numOperands = 1;
     s.tensorValues = {internValue(from), internValue(to)};
     const int idx = s.tensorValues[1];
+    std::optional<TensorSharding> storage;
     TraceChange c;
     c.value = idx;
     c.tensor = 1;
-    c.before = m_state[static_cast<size_t>(idx)];
-    c.after = shardingId(currentSharding(idx));
+    c.before = stateOf(idx);
+    c.after = shardingId(getShardingRef(to, storage));
     c.kind = DecisionKind::ShardingGroupCopy;
-    m_state[static_cast<size_t>(idx)] = c.after;
+    stateOf(idx) = c.after;
     // A copy reported after its step may find the member already holding it.
-    if (c.before != c.after)
-        s.changes.push_back(std::move(c));
+    if (c.before != c.after) {
+        s.changes.push_back(c);
+        recordEdgeFamily(s, to, c);
+    }
     pushStep(std::move(s));
 }
 
@@ -623,12 +470,8 @@ void TraceRecorder::opErased(Op* op)
     pushStep(std::move(s));
     // Forget the pointers: the memory may be reused by new ops.
     op->walk([this](Op* o) {
-        if (std::optional<int> idx = m_opIndex.erase(o))
-            m_liveOps[static_cast<size_t>(*idx)] = nullptr;
-        for (const auto& r : o->results()) {
-            if (std::optional<int> idx = m_valueIndex.erase(r.get()))
-                m_liveValues[static_cast<size_t>(*idx)] = nullptr;
-        }
+        if (o->programId >= 0 && static_cast<size_t>(o->programId) < m_liveOps.size())
+            m_liveOps[static_cast<size_t>(o->programId)] = nullptr;
     });
 }
 
@@ -696,13 +539,14 @@ void TraceRecorder::step(const PropagationStep& ps)
         c.value = idx;
         c.tensor = ch.tensor;
         if (idx >= 0) {
-            c.before = m_state[static_cast<size_t>(idx)];
+            c.before = stateOf(idx);
             std::optional<TensorSharding> storage;
-            const TensorSharding* now = currentShardingRef(idx, storage);
+            const TensorSharding* now =
+                ch.value ? getShardingRef(ch.value, storage) : funcResultSharding(*ps.op, ch.funcResult, storage);
             c.after = m_pool.sharding(now ? *now : ch.after);
-            m_state[static_cast<size_t>(idx)] = c.after;
+            stateOf(idx) = c.after;
         } else {
-            c.before = shardingId(ch.before);
+            c.before = ch.before ? m_pool.sharding(*ch.before) : -1;
             c.after = m_pool.sharding(ch.after);
         }
         c.kind = ps.kind == StepKind::FuncResult        ? DecisionKind::FuncResultStep
@@ -711,7 +555,53 @@ void TraceRecorder::step(const PropagationStep& ps)
         c.factors = factorChangeSet(s, tables, ch.tensor);
         s.changes.push_back(std::move(c));
     }
+    const size_t reported = s.changes.size();
+    for (size_t i = 0; i < reported; ++i)
+        if (const ShardingChange& ch = ps.changes[i]; ch.value)
+            recordEdgeFamily(s, ch.value, s.changes[i]); // copied: the list grows
     pushStep(std::move(s));
+}
+
+void TraceRecorder::recordEdgeFamily(TraceStep& s, Value* changed, TraceChange like)
+{
+    // A data-flow edge holds the sharding of its owner, and of a while's region arguments
+    // (ValueSharding's getSharding reads through it): a change of one is a change of all. And
+    // the results of one op share one `sdy.sharding` list: setting one result's sharding gives
+    // the others open shardings where they had none.
+    std::vector<Value*> family;
+    Value* owner = edgeOwnerOf(changed);
+    Op* edge = dataFlowEdgeOpOf(owner);
+    if (Op* def = changed->definingOp(); def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1) {
+        edge = def;
+        owner = def->operand(0);
+    }
+    if (edge && owner) {
+        family = edgeNonOwnerTargets(owner);
+        family.push_back(owner);
+        family.push_back(edge->result(0));
+    }
+    if (Op* def = changed->definingOp(); def && def->numResults() > 1)
+        for (const auto& r : def->results())
+            family.push_back(r.get());
+    std::optional<TensorSharding> storage;
+    for (Value* v : family) {
+        if (v == changed)
+            continue;
+        const int idx = internValue(v);
+        if (idx < 0)
+            continue;
+        int& state = stateOf(idx);
+        const int now = shardingId(getShardingRef(v, storage));
+        if (now == state)
+            continue;
+        TraceChange c = like;
+        c.value = idx;
+        c.tensor = -1;
+        c.before = state;
+        c.after = now;
+        state = now;
+        s.changes.push_back(std::move(c));
+    }
 }
 
 Trace TraceRecorder::trace(int keyframeInterval) const
@@ -719,7 +609,7 @@ Trace TraceRecorder::trace(int keyframeInterval) const
     TraceData data = m_data;
     for (int n : m_open)
         data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(data.steps.size());
-    data.initial.resize(data.values.size(), -1);
+    fillNames(data);
     return Trace(std::move(data), keyframeInterval);
 }
 
@@ -728,12 +618,10 @@ Trace TraceRecorder::takeTrace(int keyframeInterval)
     for (int n : m_open)
         m_data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_data.steps.size());
     m_open.clear();
-    m_data.initial.resize(m_data.values.size(), -1);
+    fillNames(m_data);
     TraceData data = std::move(m_data);
     m_data = TraceData();
     m_pool = TraceInterner(m_data);
-    m_scopeIndex.clear();
-    m_scopeByLoc.clear();
     m_factorChangeIndex.clear();
     return Trace(std::move(data), keyframeInterval);
 }

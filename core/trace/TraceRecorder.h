@@ -2,17 +2,14 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "core/ir/Module.h"
 #include "core/propagation/PropagationObserver.h"
-#include "core/support/PointerMap.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceInterner.h"
 
@@ -33,7 +30,9 @@ struct FactorChangeKeyHash {
 DecisionKind decisionForTruncation(TruncationReason r);
 
 /// Records every event of the passes it observes. The initial state is the module's shardings
-/// when the recorder is constructed. Recording never changes the module.
+/// when the recorder is constructed. Values and ops are the module's ir::ProgramIds (built when
+/// the module has none yet): a trace value's index is its ProgramIds index, and its id and name
+/// are the ones users know. Recording never changes the module's shardings.
 class TraceRecorder : public PropagationObserver {
 public:
     explicit TraceRecorder(ir::Module& module);
@@ -43,13 +42,15 @@ public:
     void userPriorityBegin(int64_t priority) override;
     void opPriorityRoundBegin(int level) override;
     void runBegin(const std::string& strategy) override;
-    void shardingGroupSync(int64_t groupId, bool conflict) override;
+    void shardingGroupSync(int64_t groupId, bool conflict, const std::vector<ir::Value*>& members) override;
     void shardingGroupCopy(int64_t groupId, ir::Value* from, ir::Value* to) override;
+    void stageBegin(const std::string& name, StageKind kind) override;
+    void stageEnd() override;
     void opErased(ir::Op* op) override;
     void opSkipped(ir::Op* op, const std::string& reason) override;
     void step(const PropagationStep& step) override;
 
-    /// What was recorded so far.
+    /// What was recorded so far (values and ops are filled in by trace() / takeTrace()).
     const TraceData& data() const { return m_data; }
     /// The immutable trace of everything recorded so far (open nodes end at the last step);
     /// `keyframeInterval` 0 lets the trace choose.
@@ -59,57 +60,54 @@ public:
     Trace takeTrace(int keyframeInterval = 0);
 
     // Live handles, valid while the module is unchanged (for DebugAttributes).
-    /// Index of `v` in the trace values (-1 if unknown).
+    /// Index of `v` in the trace values (its ProgramIds index; -1 for null).
     int valueIndex(const ir::Value* v) const;
     /// Index of result `i` of function `func` (-1 if unknown).
     int funcResultIndex(const ir::Op* func, int i) const;
-    /// Index of `op` in the trace ops (-1 if unknown).
+    /// Index of `op` in the trace ops (-1 for null).
     int opIndex(const ir::Op* op) const;
+    /// The op of trace op `op` seen in an event and not erased since, else nullptr.
     ir::Op* liveOp(int op) const;
-    ir::Value* liveValue(int value) const;
-    /// For a function-result value: the function and result index.
-    std::pair<ir::Op*, int> liveFuncResult(int value) const;
 
 private:
-    int internValue(ir::Value* v);
-    int internFuncResult(ir::Op* func, int i);
+    int internValue(ir::Value* v) const;
+    int internFuncResult(ir::Op* func, int i) const;
     int internOp(ir::Op* op);
-    /// Assigns ids to every value/op of the module not seen yet; with `live`, appends the index
-    /// of every value the walk meets (the values still in the module).
-    void indexModule(std::vector<int>* live = nullptr);
-    std::optional<TensorSharding> currentSharding(int value) const;
-    /// The same without a copy where possible (see getShardingRef).
-    const TensorSharding* currentShardingRef(int value, std::optional<TensorSharding>& storage) const;
+    /// The state entry of value `idx` (the state grows with the ProgramIds).
+    int& stateOf(int idx);
+    /// The current sharding of result `i` of `func` (copied into `storage`), or nullptr.
+    static const TensorSharding* funcResultSharding(const ir::Op& func, int i, std::optional<TensorSharding>& storage);
+    /// Adds to `s` a change like `like` for every value that reads its sharding through the same
+    /// data-flow edge as `changed` (its owner, the edge, a while's region arguments) and now
+    /// differs from the recorded state.
+    void recordEdgeFamily(TraceStep& s, ir::Value* changed, TraceChange like);
     /// Pool id of the factor changes of tensor `tensor` of step `s` (-1 for none).
     int factorChangeSet(const TraceStep& s, const StepTables& tables, int tensor);
-    /// Pool id of the name scope of `loc` (-1 for none).
-    int scopeId(const ir::AttrPtr& loc);
     /// Pool id of `s` (-1 for none).
-    int shardingId(const std::optional<TensorSharding>& s);
-    /// Records shardings changed outside the observed steps as an Untracked step.
-    void rescan(DecisionKind kind);
+    int shardingId(const TensorSharding* s);
+    /// Records every sharding that differs from the recorded state as one Stage step (`note`:
+    /// what changed them, each change of kind `kind`). Walks the module.
+    void rescan(DecisionKind kind, const std::string& note);
     void beginNode(TraceNodeKind kind, const std::string& label, int64_t number);
+    void endNodesFrom(TraceNodeKind kind);
     TraceStep newStep(TraceStepKind kind);
     void pushStep(TraceStep step);
+    /// The values and ops of the ProgramIds, copied into `data` with their scopes pooled in the
+    /// order a trace document lists them.
+    void fillNames(TraceData& data) const;
 
     ir::Module& m_module;
+    ir::ProgramIds& m_ids;
     TraceData m_data;
     TraceInterner m_pool;    ///< pools of m_data
     std::vector<int> m_open; ///< stack of open nodes
-    bool m_started = false;  ///< the initial state is taken
     int m_round = -1;
     int64_t m_priority = -1;
-    std::unordered_set<std::string> m_usedIds;
-    std::unordered_map<std::string, int> m_scopeIndex; ///< scope name -> TraceData::scopes
-    PointerMap<ir::Attribute, int> m_scopeByLoc;       ///< location attribute -> scope id (-1 none)
+    std::string m_pass;                                       ///< the pass being observed, for External notes
+    std::optional<std::pair<std::string, StageKind>> m_stage; ///< the open stage
     std::unordered_map<FactorChangeKey, int, FactorChangeKeyHash> m_factorChangeIndex;
-    PointerMap<ir::Value, int> m_valueIndex;
-    std::map<std::pair<const ir::Op*, int>, int> m_funcResultIndex;
-    PointerMap<ir::Op, int> m_opIndex;
-    std::vector<ir::Value*> m_liveValues;
-    std::vector<std::pair<ir::Op*, int>> m_liveFuncResults;
-    std::vector<ir::Op*> m_liveOps;
-    std::vector<int> m_state; ///< sharding id per value as recorded so far
+    std::vector<ir::Op*> m_liveOps; ///< by op index: ops seen in events, null once erased
+    std::vector<int> m_state;       ///< sharding id per value index as recorded so far
 };
 
 } // namespace shardx

@@ -1,0 +1,727 @@
+// ProgramIds: naming a module's values and ops the way its file does, and naming what passes
+// insert after the user's values they stand for.
+#include "core/ir/ProgramIds.h"
+
+#include <algorithm>
+
+#include "core/ir/Module.h"
+#include "core/ir/SsaNames.h"
+
+namespace shardx::ir {
+
+namespace {
+
+/// The name scope of a location: its name, or the first name inside a call site / fused one.
+const std::string* scopeOf(const LocationAttr& loc)
+{
+    switch (loc.kind) {
+    case LocationAttr::Kind::Name: return loc.text.empty() ? nullptr : &loc.text;
+    case LocationAttr::Kind::CallSite:
+    case LocationAttr::Kind::Fused:
+        for (const auto& c : loc.children)
+            if (c)
+                if (const std::string* s = scopeOf(*c))
+                    return s;
+        return nullptr;
+    default: return nullptr;
+    }
+}
+
+/// `reshard` for `sdy.reshard`: the part after the dialect.
+std::string shortOpName(const std::string& opName)
+{
+    const size_t dot = opName.find('.');
+    return dot == std::string::npos ? opName : opName.substr(dot + 1);
+}
+
+bool isTopLevel(const Op& op)
+{
+    const Op* parent = op.parentOp();
+    return !parent || parent->name() == "builtin.module";
+}
+
+/// The index of the region of `parent` that holds `block`.
+unsigned regionIndexOf(const Op& parent, const Block& block)
+{
+    for (unsigned i = 0; i < parent.numRegions(); ++i)
+        if (&parent.region(i) == block.parentRegion())
+            return i;
+    return 0;
+}
+
+/// `%x:2` style result list from source names (`x#0`, `x#1`), or nullopt when a result has none.
+std::optional<std::string> sourceResultList(const Op& op)
+{
+    std::string out;
+    unsigned i = 0;
+    while (i < op.numResults()) {
+        const std::string& n = op.result(i)->sourceName;
+        if (n.empty())
+            return std::nullopt;
+        const size_t hash = n.find('#');
+        const std::string head = n.substr(0, hash);
+        unsigned count = 1;
+        if (hash != std::string::npos)
+            while (i + count < op.numResults() && op.result(i + count)->sourceName.rfind(head + "#", 0) == 0)
+                ++count;
+        out += (out.empty() ? "%" : ", %") + head;
+        if (hash != std::string::npos)
+            out += ":" + std::to_string(count);
+        i += count;
+    }
+    return out;
+}
+
+/// The display name of a value from its source name or the printer's names.
+std::optional<std::string> userName(const Value& v, const SsaNames* printed)
+{
+    if (!v.sourceName.empty())
+        return "%" + v.sourceName;
+    if (printed) {
+        std::string s = printed->reference(&v);
+        if (!s.empty() && s[0] == '%')
+            return s;
+    }
+    return std::nullopt;
+}
+
+int64_t funcResultKey(int func, int i) { return (static_cast<int64_t>(func) << 32) | static_cast<uint32_t>(i); }
+
+} // namespace
+
+const char* derivationName(Derivation d)
+{
+    switch (d) {
+    case Derivation::Copy: return "copy";
+    case Derivation::Edge: return "edge";
+    case Derivation::Constraint: return "constraint";
+    case Derivation::Reshard: return "reshard";
+    case Derivation::Other: return "new";
+    }
+    return "new";
+}
+
+// ---- lookup by user name ---------------------------------------------------------------------
+
+Expected<int> findByUserName(const std::string& query, size_t count, const std::function<NamedEntity(size_t)>& entity,
+                             const char* what)
+{
+    if (query.empty())
+        return Error{std::string("empty ") + what +
+                         " query (use an id such as @main:%arg0, @main:%3, @main:result0, or a loc name scope)",
+                     {}};
+    std::string func, local = query;
+    const size_t colon = query.find(':');
+    if (query[0] == '@' && colon != std::string::npos) {
+        func = query.substr(0, colon);
+        local = query.substr(colon + 1);
+    }
+    auto inFunc = [&](std::string_view id) {
+        return func.empty() ||
+               (id.size() > func.size() && id.compare(0, func.size(), func) == 0 && id[func.size()] == ':');
+    };
+    auto scopeMatches = [&](std::string_view scope) {
+        return !scope.empty() &&
+               (scope == query || (query.size() < scope.size() && scope[scope.size() - query.size() - 1] == '/' &&
+                                   scope.compare(scope.size() - query.size(), query.size(), query) == 0));
+    };
+    std::vector<int> hits;
+    for (int tier = 0; tier < 3 && hits.empty(); ++tier)
+        for (size_t i = 0; i < count; ++i) {
+            const NamedEntity e = entity(i);
+            bool match = false;
+            if (tier == 0)
+                match = e.id == query;
+            else if (tier == 1)
+                match = inFunc(e.id) && !e.name.empty() && (e.name == local || e.name == "%" + local);
+            else
+                match = scopeMatches(e.scope);
+            if (match)
+                hits.push_back(static_cast<int>(i));
+        }
+    if (hits.size() == 1)
+        return hits.front();
+    auto listOf = [&](const std::vector<int>& list) {
+        std::string s;
+        for (size_t i = 0; i < list.size() && i < 8; ++i) {
+            const NamedEntity e = entity(static_cast<size_t>(list[i]));
+            s += (i ? ", " : "") + std::string(e.id);
+            if (!e.name.empty() && e.id.size() >= e.name.size() &&
+                e.id.compare(e.id.size() - e.name.size(), e.name.size(), e.name) != 0)
+                s += " (" + std::string(e.name) + ")";
+        }
+        if (list.size() > 8)
+            s += ", ... (" + std::to_string(list.size()) + " in all)";
+        return s;
+    };
+    if (!hits.empty())
+        return Error{"'" + query + "' matches " + std::to_string(hits.size()) + " " + what + "s: " + listOf(hits), {}};
+    std::vector<int> near;
+    for (size_t i = 0; i < count; ++i) {
+        const NamedEntity e = entity(i);
+        if (!func.empty() ? inFunc(e.id)
+                          : e.id.find(query) != std::string_view::npos || e.scope.find(query) != std::string_view::npos)
+            near.push_back(static_cast<int>(i));
+    }
+    std::string msg = std::string("no ") + what + " '" + query + "'";
+    if (!near.empty())
+        msg += "; candidates: " + listOf(near);
+    else
+        msg += " (use an id such as @main:%arg0, @main:%3, @main:result0, or a loc name scope)";
+    return Error{msg, {}};
+}
+
+// ---- building --------------------------------------------------------------------------------
+
+ProgramIds::ProgramIds(Module& module)
+{
+    bool allNamed = true;
+    size_t numValues = 0, numOps = 0;
+    module.op().walk([&](Op* op) {
+        ++numOps;
+        for (const auto& r : op->results()) {
+            ++numValues;
+            allNamed = allNamed && !r->sourceName.empty();
+        }
+        for (const auto& region : op->regions())
+            for (const auto& block : region->blocks())
+                for (const auto& a : block->args()) {
+                    ++numValues;
+                    allNamed = allNamed && !a->sourceName.empty();
+                }
+    });
+    m_values.reserve(numValues + 16);
+    m_ops.reserve(numOps);
+    m_valueById.reserve(numValues + 16);
+    m_opById.reserve(numOps);
+    // Values the reader did not name (a module built in memory or a JSON document without
+    // names) get the names MLIR's printer would give them.
+    std::unique_ptr<SsaNames> printed;
+    if (!allNamed)
+        printed = std::make_unique<SsaNames>(module.op(), true);
+    for (const auto& top : module.body().ops()) {
+        Op& op = *top;
+        nameTopLevelOp(op);
+        if (op.name() == "func.func")
+            nameFunction(op, printed.get());
+    }
+}
+
+const std::string& ProgramIds::scopeName(int id) const
+{
+    static const std::string kNone;
+    return id >= 0 && static_cast<size_t>(id) < m_scopes.size() ? m_scopes[static_cast<size_t>(id)] : kNone;
+}
+
+int ProgramIds::scopeId(const AttrPtr& loc)
+{
+    const LocationAttr* l = loc ? loc->as<LocationAttr>() : nullptr;
+    const std::string* name = l ? scopeOf(*l) : nullptr;
+    if (!name)
+        return -1;
+    auto [it, fresh] = m_scopeIndex.emplace(*name, static_cast<int>(m_scopes.size()));
+    if (fresh)
+        m_scopes.push_back(*name);
+    return it->second;
+}
+
+std::string ProgramIds::uniqueValueId(std::string id)
+{
+    if (!m_valueById.count(id))
+        return id;
+    for (int n = 2;; ++n)
+        if (!m_valueById.count(id + "~" + std::to_string(n)))
+            return id + "~" + std::to_string(n);
+}
+
+std::string ProgramIds::uniqueOpId(std::string id)
+{
+    if (!m_opById.count(id))
+        return id;
+    for (int n = 2;; ++n)
+        if (!m_opById.count(id + "~" + std::to_string(n)))
+            return id + "~" + std::to_string(n);
+}
+
+std::string ProgramIds::freeDerivedName(const std::string& base, const std::string& prefix) const
+{
+    if (!m_valueById.count(prefix + base) && !m_opById.count(prefix + base))
+        return base;
+    for (int n = 2;; ++n) {
+        const std::string name = base + std::to_string(n);
+        if (!m_valueById.count(prefix + name) && !m_opById.count(prefix + name))
+            return name;
+    }
+}
+
+int ProgramIds::addValue(Value& v, std::string name, const std::string& prefix, int func, int op, int scope)
+{
+    const int idx = static_cast<int>(m_values.size());
+    ProgramValue pv;
+    pv.id = uniqueValueId(prefix + name);
+    pv.name = std::move(name);
+    pv.scope = scope;
+    pv.func = func;
+    pv.op = op;
+    m_valueById.emplace(pv.id, idx);
+    m_values.push_back(std::move(pv));
+    v.programId = idx;
+    return idx;
+}
+
+int ProgramIds::addOp(Op& op, std::string id, std::string name, int func, int scope)
+{
+    const int idx = static_cast<int>(m_ops.size());
+    ProgramOp po;
+    po.id = std::move(id);
+    po.name = std::move(name);
+    po.opName = op.name();
+    po.scope = scope;
+    po.func = op.name() == "func.func" ? idx : func;
+    m_opById.emplace(po.id, idx);
+    m_ops.push_back(std::move(po));
+    op.programId = idx;
+    return idx;
+}
+
+std::string ProgramIds::regionPrefix(const Op& op, unsigned region) const
+{
+    const ProgramOp& po = m_ops[static_cast<size_t>(op.programId)];
+    if (op.name() == "func.func")
+        return po.id + ":";
+    std::string p = po.id + "/";
+    if (op.numRegions() > 1)
+        p += "r" + std::to_string(region) + "/";
+    return p;
+}
+
+void ProgramIds::addFuncResults(Op& func)
+{
+    const int fi = func.programId;
+    const std::string prefix = m_ops[static_cast<size_t>(fi)].id + ":";
+    const size_t numResults = funcType(func).results().size();
+    for (size_t i = 0; i < numResults; ++i) {
+        const int idx = static_cast<int>(m_values.size());
+        ProgramValue pv;
+        pv.id = uniqueValueId(prefix + "result" + std::to_string(i));
+        pv.name = "result " + std::to_string(i);
+        pv.func = fi;
+        pv.funcResult = static_cast<int>(i);
+        m_valueById.emplace(pv.id, idx);
+        m_values.push_back(std::move(pv));
+        m_funcResults[funcResultKey(fi, static_cast<int>(i))] = idx;
+    }
+}
+
+void ProgramIds::nameFunction(Op& func, const SsaNames* printed)
+{
+    addFuncResults(func);
+    const int fi = func.programId;
+    const std::string prefix = m_ops[static_cast<size_t>(fi)].id + ":";
+    std::unordered_map<std::string, int> resultless;
+    for (const auto& region : func.regions())
+        for (const auto& block : region->blocks())
+            nameBlockContents(*block, prefix, fi, printed, resultless);
+}
+
+void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
+                                   std::unordered_map<std::string, int>& resultless)
+{
+    for (unsigned a = 0; a < block.numArgs(); ++a) {
+        Value& arg = *block.arg(a);
+        if (arg.programId >= 0)
+            continue;
+        std::optional<std::string> name = userName(arg, printed);
+        addValue(arg, name ? *name : freeDerivedName("%arg" + std::to_string(a), prefix), prefix, func, -1,
+                 scopeId(arg.loc));
+    }
+    for (const auto& child : block.ops()) {
+        Op& op = *child;
+        if (op.programId < 0) {
+            const int scope = scopeId(op.loc);
+            std::optional<std::string> list = sourceResultList(op);
+            if (!list && printed && op.numResults()) {
+                std::string s;
+                printed->appendResultList(s, op);
+                if (s.size() > 3 && s[0] == '%' && s.find("<<") == std::string::npos)
+                    list = s.substr(0, s.size() - 3);
+            }
+            if (op.numResults() == 0) {
+                const std::string key = prefix + op.name();
+                int& k = resultless[key];
+                while (m_opById.count(key + "#" + std::to_string(k)))
+                    ++k;
+                const std::string sym = symbolName(op);
+                addOp(op, key + "#" + std::to_string(k++), sym.empty() ? op.name() : "@" + sym, func, scope);
+            } else if (list) {
+                const size_t end = list->find_first_of(":,");
+                const int oi = addOp(op, uniqueOpId(prefix + list->substr(0, end)), *list, func, scope);
+                for (const auto& r : op.results()) {
+                    std::optional<std::string> name = userName(*r, printed);
+                    addValue(*r, name ? *name : list->substr(0, end) + "#" + std::to_string(r->index()), prefix, func,
+                             oi, scope);
+                }
+            } else {
+                nameNew(op);
+            }
+        }
+        for (unsigned ri = 0; ri < op.numRegions(); ++ri) {
+            const std::string inner = regionPrefix(op, ri);
+            for (const auto& b : op.region(ri).blocks())
+                nameBlockContents(*b, inner, func, printed, resultless);
+        }
+    }
+}
+
+void ProgramIds::nameTopLevelOp(Op& op)
+{
+    const std::string sym = symbolName(op);
+    if (!sym.empty()) {
+        addOp(op, uniqueOpId("@" + sym), "@" + sym, -1, scopeId(op.loc));
+        return;
+    }
+    int k = 0;
+    while (m_opById.count("module:" + op.name() + "#" + std::to_string(k)))
+        ++k;
+    addOp(op, "module:" + op.name() + "#" + std::to_string(k), op.name(), -1, scopeId(op.loc));
+}
+
+void ProgramIds::nameNew(Op& op)
+{
+    // The block that holds `op` gives the id prefix and the function.
+    std::string prefix = "module:";
+    int func = -1;
+    Op* parent = op.parentOp();
+    if (isTopLevel(op)) {
+        nameTopLevelOp(op);
+        if (op.name() == "func.func")
+            nameFunction(op, nullptr);
+        return;
+    }
+    opOf(parent);
+    const ProgramOp& p = m_ops[static_cast<size_t>(parent->programId)];
+    func = p.func;
+    prefix = regionPrefix(*parent, regionIndexOf(*parent, *op.parentBlock()));
+    // Named after its first named operand (`%4.reshard`), which it was made for, else after
+    // its kind.
+    std::string base = "%" + shortOpName(op.name());
+    int from = -1;
+    for (Value* operand : op.operands())
+        if (operand) {
+            from = valueOf(operand);
+            if (from >= 0) {
+                base = m_values[static_cast<size_t>(from)].name + "." + shortOpName(op.name());
+                break;
+            }
+        }
+    const int scope = scopeId(op.loc);
+    if (op.numResults() == 0) {
+        int k = 0;
+        while (m_opById.count(prefix + op.name() + "#" + std::to_string(k)))
+            ++k;
+        addOp(op, prefix + op.name() + "#" + std::to_string(k), op.name(), func, scope);
+    } else {
+        const std::string name = freeDerivedName(base, prefix);
+        const int oi = addOp(op, uniqueOpId(prefix + name),
+                             op.numResults() > 1 ? name + ":" + std::to_string(op.numResults()) : name, func, scope);
+        if (from >= 0)
+            m_ops[static_cast<size_t>(oi)].derivedFrom = m_values[static_cast<size_t>(from)].op;
+        for (const auto& r : op.results()) {
+            const int vi = addValue(*r, op.numResults() > 1 ? name + "#" + std::to_string(r->index()) : name, prefix,
+                                    func, oi, scope);
+            m_values[static_cast<size_t>(vi)].derivedFrom = from;
+        }
+    }
+    std::unordered_map<std::string, int> resultless;
+    for (unsigned ri = 0; ri < op.numRegions(); ++ri) {
+        const std::string inner = regionPrefix(op, ri);
+        for (const auto& b : op.region(ri).blocks())
+            nameBlockContents(*b, inner, func, nullptr, resultless);
+    }
+}
+
+// ---- lookups that name on demand ----------------------------------------------------------------
+
+int ProgramIds::opOf(Op* op)
+{
+    if (!op)
+        return -1;
+    if (op->programId < 0)
+        nameNew(*op);
+    return op->programId;
+}
+
+int ProgramIds::valueOf(Value* v)
+{
+    if (!v)
+        return -1;
+    if (v->programId >= 0)
+        return v->programId;
+    if (Op* def = v->definingOp()) {
+        opOf(def);
+        return v->programId;
+    }
+    Block* block = v->ownerBlock();
+    Op* parent = block ? block->parentOp() : nullptr;
+    if (!parent)
+        return -1;
+    const int pi = opOf(parent);
+    if (v->programId >= 0)
+        return v->programId;
+    std::unordered_map<std::string, int> resultless;
+    nameBlockContents(*block, regionPrefix(*parent, regionIndexOf(*parent, *block)),
+                      m_ops[static_cast<size_t>(pi)].func, nullptr, resultless);
+    return v->programId;
+}
+
+int ProgramIds::funcResultOf(Op* func, int i)
+{
+    const int fi = opOf(func);
+    if (fi < 0)
+        return -1;
+    auto it = m_funcResults.find(funcResultKey(fi, i));
+    return it == m_funcResults.end() ? -1 : it->second;
+}
+
+void ProgramIds::nameAll(Module& module)
+{
+    module.op().walk([&](Op* op) {
+        if (op == &module.op())
+            return;
+        opOf(op);
+        for (const auto& region : op->regions())
+            for (const auto& block : region->blocks())
+                for (const auto& a : block->args())
+                    valueOf(a.get());
+    });
+}
+
+// ---- derived entities ----------------------------------------------------------------------------
+
+void ProgramIds::noteDerived(Op& inserted, const Value& from, Derivation how)
+{
+    const int fi = valueOf(const_cast<Value*>(&from));
+    if (fi < 0 || inserted.programId >= 0 || isTopLevel(inserted))
+        return;
+    Op* parent = inserted.parentOp();
+    opOf(parent);
+    const int func = m_ops[static_cast<size_t>(parent->programId)].func;
+    const std::string prefix = regionPrefix(*parent, regionIndexOf(*parent, *inserted.parentBlock()));
+    const ProgramValue& source = m_values[static_cast<size_t>(fi)];
+    const std::string name = freeDerivedName(source.name + "." + derivationName(how), prefix);
+    const int scope = inserted.loc ? scopeId(inserted.loc) : source.scope;
+    const int sourceOp = source.op;
+    const int oi =
+        addOp(inserted, uniqueOpId(prefix + name),
+              inserted.numResults() > 1 ? name + ":" + std::to_string(inserted.numResults()) : name, func, scope);
+    m_ops[static_cast<size_t>(oi)].derivedFrom = sourceOp;
+    m_ops[static_cast<size_t>(oi)].derivation = how;
+    for (const auto& r : inserted.results()) {
+        const int vi = addValue(*r, inserted.numResults() > 1 ? name + "#" + std::to_string(r->index()) : name, prefix,
+                                func, oi, scope);
+        m_values[static_cast<size_t>(vi)].derivedFrom = fi;
+        m_values[static_cast<size_t>(vi)].derivation = how;
+    }
+    std::unordered_map<std::string, int> resultless;
+    for (unsigned ri = 0; ri < inserted.numRegions(); ++ri)
+        for (const auto& b : inserted.region(ri).blocks())
+            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr, resultless);
+}
+
+void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
+{
+    const int fo = opOf(const_cast<Op*>(&from));
+    if (fo < 0 || inserted.programId >= 0 || isTopLevel(inserted))
+        return;
+    if (from.numResults() == 0 || inserted.numResults() == 0) {
+        nameNew(inserted);
+        m_ops[static_cast<size_t>(inserted.programId)].derivedFrom = fo;
+        m_ops[static_cast<size_t>(inserted.programId)].derivation = how;
+        return;
+    }
+    Op* parent = inserted.parentOp();
+    opOf(parent);
+    const int func = m_ops[static_cast<size_t>(parent->programId)].func;
+    const std::string prefix = regionPrefix(*parent, regionIndexOf(*parent, *inserted.parentBlock()));
+    // One suffix for all results: the first n with every `<result name>.<how><n>` free.
+    const std::string suffix = std::string(".") + derivationName(how);
+    std::string n;
+    for (int k = 1;; ++k) {
+        n = k == 1 ? std::string() : std::to_string(k);
+        bool free = true;
+        for (const auto& r : from.results()) {
+            const std::string candidate = prefix + m_values[static_cast<size_t>(r->programId)].name + suffix + n;
+            free = free && !m_valueById.count(candidate) && !m_opById.count(candidate);
+        }
+        if (free)
+            break;
+    }
+    const int scope = inserted.loc ? scopeId(inserted.loc) : m_ops[static_cast<size_t>(fo)].scope;
+    const std::string head = m_values[static_cast<size_t>(from.result(0)->programId)].name + suffix + n;
+    const int oi =
+        addOp(inserted, uniqueOpId(prefix + head), m_ops[static_cast<size_t>(fo)].name + suffix + n, func, scope);
+    m_ops[static_cast<size_t>(oi)].derivedFrom = fo;
+    m_ops[static_cast<size_t>(oi)].derivation = how;
+    for (const auto& r : inserted.results()) {
+        const Value* original = r->index() < from.numResults() ? from.result(r->index()) : from.result(0);
+        const int ov = original->programId;
+        const int vi = addValue(*r, m_values[static_cast<size_t>(ov)].name + suffix + n, prefix, func, oi, scope);
+        m_values[static_cast<size_t>(vi)].derivedFrom = ov;
+        m_values[static_cast<size_t>(vi)].derivation = how;
+    }
+    std::unordered_map<std::string, int> resultless;
+    for (unsigned ri = 0; ri < inserted.numRegions(); ++ri)
+        for (const auto& b : inserted.region(ri).blocks())
+            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr, resultless);
+}
+
+void ProgramIds::noteDerived(Value& inserted, const Value& from, Derivation how)
+{
+    const int fi = valueOf(const_cast<Value*>(&from));
+    Block* block = inserted.ownerBlock();
+    Op* parent = block ? block->parentOp() : nullptr;
+    if (fi < 0 || inserted.programId >= 0 || !parent)
+        return;
+    opOf(parent);
+    const int func = m_ops[static_cast<size_t>(parent->programId)].func;
+    const std::string prefix = regionPrefix(*parent, regionIndexOf(*parent, *block));
+    const ProgramValue& source = m_values[static_cast<size_t>(fi)];
+    const std::string name = freeDerivedName(source.name + "." + derivationName(how), prefix);
+    const int scope = inserted.loc ? scopeId(inserted.loc) : source.scope;
+    const int vi = addValue(inserted, name, prefix, func, -1, scope);
+    m_values[static_cast<size_t>(vi)].derivedFrom = fi;
+    m_values[static_cast<size_t>(vi)].derivation = how;
+}
+
+void ProgramIds::noteReplaced(Op& replacement, Op& original)
+{
+    if (original.programId < 0 || replacement.programId >= 0)
+        return;
+    replacement.programId = original.programId;
+    original.programId = -1;
+    m_ops[static_cast<size_t>(replacement.programId)].opName = replacement.name();
+    for (unsigned i = 0; i < replacement.numResults() && i < original.numResults(); ++i)
+        noteReplaced(*replacement.result(i), *original.result(i));
+}
+
+void ProgramIds::noteReplaced(Value& replacement, Value& original)
+{
+    if (original.programId < 0 || replacement.programId >= 0)
+        return;
+    replacement.programId = original.programId;
+    original.programId = -1;
+}
+
+void ProgramIds::noteRestored(Op& func)
+{
+    if (func.programId >= 0)
+        return;
+    auto it = m_opById.find("@" + symbolName(func));
+    if (it != m_opById.end() && m_ops[static_cast<size_t>(it->second)].opName == func.name())
+        func.programId = it->second;
+}
+
+void ProgramIds::noteCloned(const Op& original, Op& clone)
+{
+    if (clone.programId >= 0)
+        return;
+    // The clone itself: a top-level op (a function) is named by its symbol, another op as a copy
+    // of the original; then its contents keep the original's names inside it.
+    if (isTopLevel(clone)) {
+        nameTopLevelOp(clone);
+        if (clone.name() == "func.func")
+            addFuncResults(clone);
+    } else {
+        noteDerived(clone, original, Derivation::Copy);
+    }
+    m_ops[static_cast<size_t>(clone.programId)].derivedFrom = original.programId;
+    m_ops[static_cast<size_t>(clone.programId)].derivation = Derivation::Copy;
+    const int func = m_ops[static_cast<size_t>(clone.programId)].func;
+    // Pair the contents: each keeps the original's name inside the clone.
+    std::function<void(const Op&, Op&)> pairRegions = [&](const Op& o, Op& c) {
+        for (unsigned ri = 0; ri < o.numRegions() && ri < c.numRegions(); ++ri) {
+            const std::string prefix = regionPrefix(c, ri);
+            const auto& ob = o.region(ri).blocks();
+            const auto& cb = c.region(ri).blocks();
+            for (size_t b = 0; b < ob.size() && b < cb.size(); ++b) {
+                for (unsigned a = 0; a < ob[b]->numArgs() && a < cb[b]->numArgs(); ++a) {
+                    Value* ov = ob[b]->arg(a);
+                    Value* cv = cb[b]->arg(a);
+                    const int oi = ov->programId;
+                    if (cv->programId >= 0 || oi < 0)
+                        continue;
+                    const int vi = addValue(*cv, m_values[static_cast<size_t>(oi)].name, prefix, func, -1,
+                                            m_values[static_cast<size_t>(oi)].scope);
+                    m_values[static_cast<size_t>(vi)].derivedFrom = oi;
+                    m_values[static_cast<size_t>(vi)].derivation = Derivation::Copy;
+                }
+                auto oit = ob[b]->ops().begin();
+                auto cit = cb[b]->ops().begin();
+                for (; oit != ob[b]->ops().end() && cit != cb[b]->ops().end(); ++oit, ++cit) {
+                    const Op& oo = **oit;
+                    Op& co = **cit;
+                    if (co.programId < 0 && oo.programId >= 0) {
+                        const ProgramOp& src = m_ops[static_cast<size_t>(oo.programId)];
+                        const std::string tail = src.id.substr(src.id.rfind(':') + 1);
+                        const std::string local = tail.substr(tail.rfind('/') + 1);
+                        const int oi = addOp(co, uniqueOpId(prefix + local), src.name, func, src.scope);
+                        m_ops[static_cast<size_t>(oi)].derivedFrom = oo.programId;
+                        m_ops[static_cast<size_t>(oi)].derivation = Derivation::Copy;
+                        for (unsigned r = 0; r < co.numResults() && r < oo.numResults(); ++r) {
+                            const int ov = oo.result(r)->programId;
+                            if (ov < 0)
+                                continue;
+                            const int vi = addValue(*co.result(r), m_values[static_cast<size_t>(ov)].name, prefix, func,
+                                                    oi, m_values[static_cast<size_t>(ov)].scope);
+                            m_values[static_cast<size_t>(vi)].derivedFrom = ov;
+                            m_values[static_cast<size_t>(vi)].derivation = Derivation::Copy;
+                        }
+                    }
+                    if (co.programId >= 0)
+                        pairRegions(oo, co);
+                }
+            }
+        }
+    };
+    pairRegions(original, clone);
+    // Whatever did not pair (the original had no name for it) is named as new.
+    std::unordered_map<std::string, int> resultless;
+    for (unsigned ri = 0; ri < clone.numRegions(); ++ri)
+        for (const auto& b : clone.region(ri).blocks())
+            nameBlockContents(*b, regionPrefix(clone, ri), func, nullptr, resultless);
+}
+
+// ---- user queries --------------------------------------------------------------------------------
+
+Expected<int> ProgramIds::findValue(const std::string& query) const
+{
+    std::string q = query;
+    // `@main:arg0`: the form the trace used to print.
+    const size_t colon = q.find(':');
+    if (!q.empty() && q[0] == '@' && colon != std::string::npos && q.compare(colon + 1, 3, "arg") == 0)
+        q = q.substr(0, colon + 1) + "%" + q.substr(colon + 1);
+    return findByUserName(
+        q, m_values.size(),
+        [this](size_t i) {
+            const ProgramValue& v = m_values[i];
+            return NamedEntity{v.id, v.name, scopeName(v.scope)};
+        },
+        "value");
+}
+
+Expected<int> ProgramIds::findOp(const std::string& query) const
+{
+    return findByUserName(
+        query, m_ops.size(),
+        [this](size_t i) {
+            // An op answers to the head of its result list (`%0` for `%0:2`) as its name.
+            const ProgramOp& o = m_ops[i];
+            const size_t colon = o.id.find(':');
+            std::string_view tail =
+                colon == std::string::npos ? std::string_view(o.id) : std::string_view(o.id).substr(colon + 1);
+            return NamedEntity{o.id, tail, scopeName(o.scope)};
+        },
+        "op");
+}
+
+} // namespace shardx::ir

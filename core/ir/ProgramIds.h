@@ -1,0 +1,162 @@
+// ProgramIds: a stable id and the user's own name for every value and op of a module.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ir/Operation.h"
+#include "core/support/Expected.h"
+
+namespace shardx::ir {
+
+class Module;
+class SsaNames;
+
+/// How a value or op that a pass inserted relates to the user's program.
+enum class Derivation {
+    Copy,       ///< a copy of the user's op (a constant split per use, a duplicated function body)
+    Edge,       ///< a data-flow edge standing for a value
+    Constraint, ///< a sharding constraint inserted on a value (sharding groups)
+    Reshard,    ///< a reshard of a value, inserted for its use
+    Other,      ///< made by a pass from a value, by no rule above
+};
+/// `copy`, `edge`, `constraint`, `reshard`, `new`: the suffix of derived names.
+const char* derivationName(Derivation d);
+
+/// A value as users know it.
+struct ProgramValue {
+    /// Unique and stable: `@main:%5`, `@main:%0#1`, `@main:%3/%arg5` (an argument of a region of the
+    /// op defining %3), `@main:result0` (a function result), `@main:%cst.copy2` (inserted).
+    std::string id;
+    /// What the file prints: `%5`, `%cst_0`, `%arg0`, `%0#1`, `result 0`; `%cst.copy2` for values
+    /// that passes insert, named after the user's value they stand for.
+    std::string name;
+    int scope = -1;       ///< ProgramIds::scopes(): the `loc` name scope of its op or argument
+    int func = -1;        ///< op index of the enclosing func.func, -1 outside functions
+    int op = -1;          ///< op index of the defining op, -1 for block arguments and func results
+    int funcResult = -1;  ///< for a function result: its index
+    int derivedFrom = -1; ///< for an inserted value: the value index it was made from
+    Derivation derivation = Derivation::Other;
+};
+
+/// An op as users know it.
+struct ProgramOp {
+    /// Unique and stable: `@main:%5` (the op defining %5), `@main:%0` (defining %0:2),
+    /// `@main:sdy.sharding_group#1` (ops without results, numbered by name), `@main`, `@mesh`.
+    std::string id;
+    /// Its result list as printed (`%5`, `%0:2`, `%output_state, %output`), or for an op without
+    /// results its symbol (`@main`) or op name.
+    std::string name;
+    std::string opName; ///< `stablehlo.add`
+    int scope = -1;     ///< ProgramIds::scopes(): the `loc` name scope
+    int func = -1;      ///< op index of the enclosing func.func (itself for a func.func), -1 outside
+    int derivedFrom = -1;
+    Derivation derivation = Derivation::Other;
+};
+
+/// What a lookup by user name sees of one value or op.
+struct NamedEntity {
+    std::string_view id;
+    std::string_view name;
+    std::string_view scope;
+};
+
+/// Finds one of `count` entities by what a user types, in this order: its exact id
+/// (`@main:%5`); its name, alone or after its function (`%5`, `@main:%5`, `result 0`;
+/// `@main:arg0` for `%arg0`); its `loc` name scope, whole or a trailing run of `/`-separated
+/// parts (`layer_0/add`). The first of these that matches anything decides; several matches are
+/// an error listing them, no match an error listing candidates. `what` names the kind ("value").
+Expected<int> findByUserName(const std::string& query, size_t count, const std::function<NamedEntity(size_t)>& entity,
+                             const char* what);
+
+/// The names users know for a module: every value and op gets a stable id and a display name
+/// that is exactly what the user's file prints (Value::sourceName where the reader recorded one,
+/// else the name MLIR's printer gives it), plus its `loc` name scope. The index of each entity is
+/// stored in the IR object (Value::programId, Op::programId), so it follows the object through
+/// passes and module copies (Module::clone). Values and ops that passes insert are named as
+/// derived from the user's value or op (noteDerived, noteCloned) or, when a pass said nothing,
+/// from their first named operand (`%4.reshard`) when first met. Entities are never removed: an
+/// erased op keeps its id, so a trace can name it.
+class ProgramIds {
+public:
+    /// Names every value and op of `module`.
+    explicit ProgramIds(Module& module);
+
+    const std::vector<ProgramValue>& values() const { return m_values; }
+    const std::vector<ProgramOp>& ops() const { return m_ops; }
+    const std::vector<std::string>& scopes() const { return m_scopes; }
+    /// The scope `id`, empty for -1.
+    const std::string& scopeName(int id) const;
+
+    /// Index of `v`, naming it first (with its op) when a pass made it after the module was
+    /// named; -1 for null.
+    int valueOf(Value* v);
+    /// Index of `op`, naming it first when needed; -1 for null.
+    int opOf(Op* op);
+    /// Index of result `i` of function `func`, -1 when it has none.
+    int funcResultOf(Op* func, int i);
+    /// Names everything in `module` not named yet (in walk order).
+    void nameAll(Module& module);
+
+    /// Names the op `inserted` (just inserted by a pass) and its results as standing for the
+    /// user's value `from`: `%4.reshard`, `%3.edge`, `%4.reshard2`, ...
+    void noteDerived(Op& inserted, const Value& from, Derivation how);
+    /// Names the op `inserted` as a copy (or other derivative) of the user's op `from`: its
+    /// results after `from`'s (`%cst.copy`, `%cst.copy2`).
+    void noteDerived(Op& inserted, const Op& from, Derivation how);
+    /// Names one value (a block argument a pass created) after `from`.
+    void noteDerived(Value& inserted, const Value& from, Derivation how);
+    /// `replacement` takes the place of `original` (a call turned into a named computation and
+    /// back): it takes over the original's id and name, and so do its results, result by result;
+    /// the original becomes unnamed. A trace then follows the user's op through the rewrite.
+    void noteReplaced(Op& replacement, Op& original);
+    /// The same for one value (a block argument standing for another).
+    void noteReplaced(Value& replacement, Value& original);
+    /// `func`, a function a pass made again under the symbol of an earlier one that is gone (a
+    /// callee inlined at import and outlined at export), takes over that function's id. The
+    /// caller makes sure no other op holds it.
+    void noteRestored(Op& func);
+    /// Names every value and op of `clone`, a copy of `original` with the same structure, after
+    /// the original's, inside the clone's own function (a duplicated function keeps `%5`).
+    void noteCloned(const Op& original, Op& clone);
+
+    /// Finds a value by user name (see findByUserName); also `@func:argN` and `@func:resultN`.
+    Expected<int> findValue(const std::string& query) const;
+    /// Finds an op by user name: its id, its result list or op name, its scope.
+    Expected<int> findOp(const std::string& query) const;
+
+private:
+    void nameTopLevelOp(Op& op);
+    void addFuncResults(Op& func);
+    void nameFunction(Op& func, const SsaNames* printed);
+    void nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
+                           std::unordered_map<std::string, int>& resultless);
+    int addValue(Value& v, std::string name, const std::string& prefix, int func, int op, int scope);
+    int addOp(Op& op, std::string id, std::string name, int func, int scope);
+    /// `prefix` for the ids of `op`'s region contents: `@f:%3/`, `@f:%3/r1/`.
+    std::string regionPrefix(const Op& op, unsigned region) const;
+    /// Makes `id` unique among the ids of its kind (`~2`, `~3` appended).
+    std::string uniqueValueId(std::string id);
+    std::string uniqueOpId(std::string id);
+    /// `base`, else `base2`, `base3`... the first name whose id under `prefix` is free.
+    std::string freeDerivedName(const std::string& base, const std::string& prefix) const;
+    /// Names an op a pass made without saying what from: after its first named operand.
+    void nameNew(Op& op);
+    int scopeId(const AttrPtr& loc);
+
+    std::vector<ProgramValue> m_values;
+    std::vector<ProgramOp> m_ops;
+    std::vector<std::string> m_scopes;
+    std::unordered_map<std::string, int> m_scopeIndex;
+    std::unordered_map<std::string, int> m_valueById;
+    std::unordered_map<std::string, int> m_opById;
+    /// (function op index, result index) -> value index.
+    std::unordered_map<int64_t, int> m_funcResults;
+};
+
+} // namespace shardx::ir

@@ -1,0 +1,411 @@
+// Session: opening, propagation requests with recording, cancellation and progress, stepping,
+// queries, edits and atomic saving.
+#include "core/session/Session.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "core/io/JsonDocument.h"
+#include "core/io/MlirPrinter.h"
+#include "core/io/ModuleLoader.h"
+#include "core/ir/Verifier.h"
+#include "core/propagation/PropagationObserver.h"
+#include "core/propagation/ValueSharding.h"
+#include "core/trace/TraceRecorder.h"
+
+namespace shardx {
+
+namespace {
+
+/// Counts steps and reports progress at passes, stages and every few thousand steps.
+class ProgressObserver : public PropagationObserver {
+public:
+    ProgressObserver(const ProgressFn& fn, Progress& progress) : m_fn(fn), m_progress(progress) {}
+
+    void stageBegin(const std::string& name, StageKind) override
+    {
+        m_progress.stage = name;
+        report();
+    }
+    void stageEnd() override { m_progress.stage.clear(); }
+    void passBegin(const std::string&, const std::string&) override { report(); }
+    void step(const PropagationStep&) override
+    {
+        if (++m_progress.steps % 4096 == 0)
+            report();
+    }
+    void report()
+    {
+        if (m_fn)
+            m_fn(m_progress);
+    }
+
+private:
+    const ProgressFn& m_fn;
+    Progress& m_progress;
+};
+
+/// The value of `module` whose ProgramIds index is `id`, or nullptr.
+ir::Value* valueById(ir::Module& module, int id)
+{
+    ir::Value* found = nullptr;
+    module.op().walkPreOrder([&](ir::Op* op) {
+        for (const auto& r : op->results())
+            if (r->programId == id)
+                found = r.get();
+        for (const auto& region : op->regions())
+            for (const auto& block : region->blocks())
+                for (const auto& a : block->args())
+                    if (a->programId == id)
+                        found = a.get();
+        return found == nullptr;
+    });
+    return found;
+}
+
+size_t countOps(const ir::Module& module)
+{
+    size_t n = 0;
+    const_cast<ir::Op&>(module.op()).walk([&](ir::Op*) { ++n; });
+    return n - 1;
+}
+
+} // namespace
+
+Session::Session() = default;
+Session::~Session() = default;
+
+// ---- opening ----------------------------------------------------------------------------------
+
+void Session::close()
+{
+    m_cursor.reset();
+    m_trace.reset();
+    m_result.reset();
+    m_source.reset();
+    m_lastRequest.reset();
+    m_diagnostics.clear();
+    m_path.clear();
+}
+
+bool Session::adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options)
+{
+    if (!module || m_diagnostics.hasErrors())
+        return false;
+    m_source = std::move(module);
+    // The names users know are taken from the module as read, before any pass renames it.
+    m_source->programIds();
+    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics))
+        return false;
+    return !m_diagnostics.hasErrors();
+}
+
+bool Session::open(const std::string& path, const OpenOptions& options)
+{
+    close();
+    m_path = path;
+    io::ReadOptions read;
+    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
+    return adopt(io::loadModuleFile(path, m_diagnostics, read), options);
+}
+
+bool Session::openText(std::string_view text, const std::string& name, const OpenOptions& options)
+{
+    close();
+    m_path = name;
+    io::ReadOptions read;
+    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
+    return adopt(io::loadModuleText(text, name, m_diagnostics, read), options);
+}
+
+bool Session::openTrace(const std::string& path)
+{
+    close();
+    m_path = path;
+    std::string text;
+    if (!io::readFileText(path, text)) {
+        m_diagnostics.error(SourcePos{path, 0, 0}, "cannot open trace file '" + path + "'");
+        return false;
+    }
+    Expected<Trace> trace = Trace::fromJson(text);
+    if (!trace) {
+        m_diagnostics.error(SourcePos{path, 0, 0}, trace.error().message);
+        return false;
+    }
+    m_trace = std::make_unique<Trace>(std::move(*trace));
+    m_cursor = std::make_unique<TraceCursor>(*m_trace);
+    m_cursor->seek(m_trace->numSteps());
+    return true;
+}
+
+bool Session::verify(DiagnosticList& out) const
+{
+    const ir::Module* m = module();
+    return m && ir::verifyModule(*m, out);
+}
+
+const ir::ProgramIds* Session::ids() const
+{
+    ir::Module* m = m_result ? m_result.get() : m_source.get();
+    return m ? m->programIdsIfBuilt() : nullptr;
+}
+
+// ---- propagation --------------------------------------------------------------------------------
+
+PropagationResult Session::propagate(const PropagationRequest& request, const ProgressFn& progress)
+{
+    PropagationResult result;
+    m_cancel.store(false);
+    if (!m_source) {
+        result.diagnostics.error(SourcePos{m_path, 0, 0}, "no module is open");
+        return result;
+    }
+    std::vector<PassInvocation> passes;
+    if (request.passes.empty()) {
+        const PropagationStrategy* strategy = findPropagationStrategy(request.strategy);
+        if (!strategy) {
+            result.diagnostics.error(SourcePos{}, "unknown strategy '" + request.strategy +
+                                                      "' (known: " + propagationStrategyList() + ")");
+            return result;
+        }
+        passes.push_back(PassInvocation{findPass(strategy->pass), request.strategyOptions});
+    } else {
+        for (const std::string& text : request.passes) {
+            Expected<PassInvocation> pass = parsePassInvocation(text);
+            if (!pass) {
+                result.diagnostics.error(SourcePos{}, pass.error().message);
+                return result;
+            }
+            passes.push_back(std::move(*pass));
+        }
+    }
+
+    std::unique_ptr<ir::Module> work = m_source->clone();
+    std::unique_ptr<TraceRecorder> recorder;
+    if (request.record)
+        recorder = std::make_unique<TraceRecorder>(*work);
+    Progress state;
+    state.numPasses = passes.size();
+    state.opsInModule = countOps(*work);
+    ProgressObserver counter(progress, state);
+    ObserverFanOut observers({recorder.get(), &counter});
+    PassContext context{result.diagnostics, &observers, &m_cancel};
+    bool ok = true;
+    for (size_t i = 0; ok && i < passes.size(); ++i) {
+        state.pass = passes[i].pass->name;
+        state.passIndex = i;
+        counter.report();
+        ok = passes[i].pass->run(*work, passes[i].options, context) && !result.diagnostics.hasErrors();
+        if (ok && request.verifyAfterEachPass)
+            ok = ir::verifyModule(*work, result.diagnostics);
+        result.passes.push_back(passes[i].pass->name);
+    }
+    result.cancelled = m_cancel.load();
+    result.steps = state.steps;
+    m_lastRequest = request;
+    if (!ok || result.cancelled)
+        return result;
+    result.ok = true;
+    m_result = std::move(work);
+    m_cursor.reset();
+    m_trace.reset();
+    if (recorder) {
+        m_trace = std::make_unique<Trace>(recorder->takeTrace(request.keyframeInterval));
+        m_cursor = std::make_unique<TraceCursor>(*m_trace);
+        m_cursor->seek(m_trace->numSteps());
+        result.steps = m_trace->numSteps();
+    }
+    return result;
+}
+
+PropagationResult Session::repropagate(const ProgressFn& progress)
+{
+    if (!m_lastRequest) {
+        PropagationResult r;
+        r.diagnostics.error(SourcePos{m_path, 0, 0}, "nothing was propagated yet");
+        return r;
+    }
+    const PropagationRequest request = *m_lastRequest;
+    return propagate(request, progress);
+}
+
+// ---- stepping ---------------------------------------------------------------------------------
+
+void Session::seek(size_t step)
+{
+    if (m_cursor)
+        m_cursor->seek(std::min(step, m_trace->numSteps()));
+}
+
+size_t Session::position() const { return m_cursor ? m_cursor->position() : 0; }
+
+const TensorSharding* Session::shardingAt(int value) const
+{
+    if (m_cursor)
+        return m_cursor->sharding(value);
+    return nullptr;
+}
+
+const std::vector<int>& Session::stateAt() const
+{
+    static const std::vector<int> kNone;
+    return m_cursor ? m_cursor->state() : kNone;
+}
+
+// ---- queries -------------------------------------------------------------------------------------
+
+Expected<int> Session::findValue(const std::string& query) const
+{
+    if (const ir::ProgramIds* names = ids())
+        return names->findValue(query);
+    if (m_trace)
+        return findTraceValue(*m_trace, query);
+    return Error{"no module is open", {}};
+}
+
+Expected<int> Session::findOp(const std::string& query) const
+{
+    if (const ir::ProgramIds* names = ids())
+        return names->findOp(query);
+    return Error{"no module is open", {}};
+}
+
+Expected<ValueExplanation> Session::explain(int value, const std::optional<std::string>& axis) const
+{
+    if (!m_trace)
+        return Error{"no trace: propagate with recording first", {}};
+    if (value < 0 || static_cast<size_t>(value) >= m_trace->values().size())
+        return Error{"value " + std::to_string(value) + " is not in the trace", {}};
+    return explainValue(*m_trace, value, axis);
+}
+
+Expected<std::vector<AxisOrigin>> Session::origins(int value) const
+{
+    if (!m_trace)
+        return Error{"no trace: propagate with recording first", {}};
+    if (value < 0 || static_cast<size_t>(value) >= m_trace->values().size())
+        return Error{"value " + std::to_string(value) + " is not in the trace", {}};
+    return traceOrigins(*m_trace, value);
+}
+
+// ---- editing -------------------------------------------------------------------------------------
+
+Status Session::setSharding(int value, const std::optional<TensorSharding>& sharding)
+{
+    if (!m_source)
+        return Error{"no module is open", {}};
+    const ir::ProgramIds& names = *m_source->programIdsIfBuilt();
+    if (value < 0 || static_cast<size_t>(value) >= names.values().size())
+        return Error{"no value " + std::to_string(value) + " in the program", {}};
+    const ir::ProgramValue& pv = names.values()[static_cast<size_t>(value)];
+    // Edit a copy, so that a sharding that does not verify changes nothing.
+    std::unique_ptr<ir::Module> edited = m_source->clone();
+    if (pv.funcResult >= 0) {
+        ir::Op* func = nullptr;
+        for (ir::Op* f : edited->funcs())
+            if (f->programId == pv.func)
+                func = f;
+        if (!func)
+            return Error{pv.id + " is not in the program", {}};
+        if (sharding)
+            ir::setFuncResultAttr(*func, static_cast<unsigned>(pv.funcResult), "sdy.sharding",
+                                  ir::makeAttr(ir::ShardingAttr{*sharding}));
+        else
+            ir::removeFuncResultAttr(*func, static_cast<unsigned>(pv.funcResult), "sdy.sharding");
+    } else {
+        ir::Value* v = valueById(*edited, value);
+        if (!v)
+            return Error{pv.id + " is not in the program (a pass made it)", {}};
+        if (!canHoldSharding(v))
+            return Error{pv.name + " cannot hold a sharding of its own", {}};
+        if (sharding) {
+            setOwnSharding(v, *sharding);
+        } else if (getOwnSharding(v)) {
+            // Removing: func arguments and op results store shardings as attributes.
+            if (ir::Op* def = v->definingOp()) {
+                if (def->numResults() == 1)
+                    def->removeAttribute("sdy.sharding");
+                else
+                    return Error{"removing the sharding of one result of a multi-result op is not supported; set "
+                                 "an open sharding instead",
+                                 {}};
+            } else if (ir::Op* owner = v->ownerBlock()->parentOp(); owner && owner->name() == "func.func") {
+                ir::removeFuncArgAttr(*owner, v->index(), "sdy.sharding");
+            } else {
+                return Error{pv.name + ": only argument and result shardings can be removed", {}};
+            }
+        }
+    }
+    DiagnosticList diags;
+    if (!ir::verifyModule(*edited, diags)) {
+        const Diagnostic& d = diags.all().front();
+        return Error{d.message, d.pos};
+    }
+    m_source = std::move(edited);
+    m_result.reset();
+    m_cursor.reset();
+    m_trace.reset();
+    return Status::success();
+}
+
+// ---- saving -------------------------------------------------------------------------------------
+
+std::string Session::text(Format format, bool source) const
+{
+    const ir::Module* m = source ? m_source.get() : module();
+    if (!m)
+        return {};
+    return format == Format::Json ? io::writeJsonDocument(*m, 1) : io::printModule(*m);
+}
+
+Status Session::save(const std::string& path, Format format, bool source) const
+{
+    if (!(source ? m_source.get() : module()))
+        return Error{"no module is open", {}};
+    if (format == Format::Auto)
+        format = std::filesystem::path(path).extension() == ".json" ? Format::Json : Format::Mlir;
+    return writeFileAtomically(path, text(format, source));
+}
+
+Status Session::saveTrace(const std::string& path) const
+{
+    if (!m_trace)
+        return Error{"no trace to save: propagate with recording first", {}};
+    return writeFileAtomically(path, [&](std::ostream& out) { m_trace->writeJson(out); });
+}
+
+Status writeFileAtomically(const std::string& path, std::string_view text)
+{
+    return writeFileAtomically(
+        path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
+}
+
+Status writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write)
+{
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    const fs::path temp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+    {
+        std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+        if (f)
+            write(f);
+        if (!f || !f.flush()) {
+            std::error_code ignored;
+            fs::remove(temp, ignored);
+            return Error{"cannot write '" + path + "'", {}};
+        }
+    }
+    std::error_code ec;
+    fs::rename(temp, target, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(temp, ignored);
+        return Error{"cannot write '" + path + "': " + ec.message(), {}};
+    }
+    return Status::success();
+}
+
+} // namespace shardx

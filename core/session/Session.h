@@ -1,0 +1,188 @@
+// Session: the one API every front end uses (open, verify, propagate with a trace, step, query,
+// edit, save). Qt-free; the GUI, shardx-cli, shardx-opt, the tests and the benchmarks use it.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/Module.h"
+#include "core/ir/ProgramIds.h"
+#include "core/passes/PassRegistry.h"
+#include "core/support/Diagnostic.h"
+#include "core/support/Expected.h"
+#include "core/trace/Explain.h"
+#include "core/trace/Trace.h"
+
+namespace shardx {
+
+/// How a file is read.
+struct OpenOptions {
+    /// Keep ops of dialects shardx does not know (printed in generic form), as mlir-opt's
+    /// `-allow-unregistered-dialect`; without it they are errors.
+    bool allowUnregisteredDialects = false;
+    /// Verify the module after reading it.
+    bool verify = true;
+};
+
+/// What propagation to run: a strategy, or a pass list.
+struct PropagationRequest {
+    /// `basic`, `aggressive`, `op-priority`, `user-priority` or `pipeline` (propagationStrategies());
+    /// used when `passes` is empty.
+    std::string strategy = "pipeline";
+    /// Options of the strategy's pass, as on shardx-opt's command line (`conservative-propagation`
+    /// = `true`).
+    PassOptions strategyOptions;
+    /// A pass list instead, each entry as shardx-opt spells a flag: `sdy-add-data-flow-edges`,
+    /// `-sdy-aggressive-propagate=propagation-strategy=basic`.
+    std::vector<std::string> passes;
+    /// Record the trace of every step and decision.
+    bool record = true;
+    /// Keyframe interval of the trace (0: chosen by the trace).
+    int keyframeInterval = 0;
+    /// Verify the module after each pass (as shardx-opt does).
+    bool verifyAfterEachPass = true;
+};
+
+/// Where a running request is; reported at each pass and stage and every few thousand steps.
+struct Progress {
+    std::string pass;     ///< the pass running, `sdy-user-priority-propagate`
+    std::string stage;    ///< the stage of a pipeline being run, when one is
+    size_t passIndex = 0; ///< 0-based index of `pass` in the request
+    size_t numPasses = 0; ///< passes in the request
+    size_t steps = 0;     ///< propagation steps observed so far
+    size_t opsInModule = 0;
+};
+using ProgressFn = std::function<void(const Progress&)>;
+
+/// What came of a request.
+struct PropagationResult {
+    bool ok = false;
+    bool cancelled = false;          ///< requestCancel() stopped it; the session is unchanged
+    DiagnosticList diagnostics;      ///< every error and warning, `file:line:col` where known
+    size_t steps = 0;                ///< steps recorded
+    std::vector<std::string> passes; ///< the passes that ran, in order
+};
+
+/// One open program: the module as read (the user's program, with their edits), the result of
+/// the last propagation, its trace and a cursor on it, and the names users know for every value
+/// and op (ir::ProgramIds). Values and ops are identified by their ProgramIds index, which is
+/// the same in the source module, the result and the trace.
+///
+/// A session is used from one thread at a time, except requestCancel(), which any thread may
+/// call while propagate() runs on another.
+class Session {
+public:
+    Session();
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // ---- opening ------------------------------------------------------------------------------
+    /// Reads `path` (MLIR text or a shardx JSON document, told apart by content) and verifies it.
+    /// Every problem found goes to diagnostics(), never thrown. Returns true when a module was
+    /// read and verified; a module that reads but does not verify stays open (for viewing) and
+    /// false is returned. Closes what was open before.
+    bool open(const std::string& path, const OpenOptions& options = {});
+    /// The same for text in memory; `name` stands for the file in diagnostics.
+    bool openText(std::string_view text, const std::string& name, const OpenOptions& options = {});
+    /// Opens a trace file written by saveTrace() (or `shardx-cli propagate --trace`) without its
+    /// module: stepping and trace queries work, module queries do not.
+    bool openTrace(const std::string& path);
+    void close();
+    /// The problems of the last open (all of them).
+    const DiagnosticList& diagnostics() const { return m_diagnostics; }
+    /// A module (or a trace) is open.
+    bool isOpen() const { return m_source != nullptr || m_trace != nullptr; }
+    /// The file opened, as given.
+    const std::string& path() const { return m_path; }
+    /// Verifies module(); problems are appended to `out`.
+    bool verify(DiagnosticList& out) const;
+
+    // ---- propagation --------------------------------------------------------------------------
+    /// Runs `request` on a copy of the source module. On success the copy becomes module(), its
+    /// trace trace() (when recorded) and the cursor moves to the last step. On failure or
+    /// cancellation the session is left as it was.
+    PropagationResult propagate(const PropagationRequest& request, const ProgressFn& progress = {});
+    /// Runs the last request again (after setSharding()).
+    PropagationResult repropagate(const ProgressFn& progress = {});
+    /// Asks a running propagate() to stop at its next step (any thread).
+    void requestCancel() { m_cancel.store(true); }
+    /// The last request propagate() ran, if any.
+    const std::optional<PropagationRequest>& lastRequest() const { return m_lastRequest; }
+
+    // ---- state --------------------------------------------------------------------------------
+    /// The user's program as read, with their edits; nullptr when none is open.
+    const ir::Module* sourceModule() const { return m_source.get(); }
+    /// The result of the last propagation, else the source module.
+    const ir::Module* module() const { return m_result ? m_result.get() : m_source.get(); }
+    /// The trace of the last propagation (or the trace file opened), nullptr when none.
+    const Trace* trace() const { return m_trace.get(); }
+    /// The names of module()'s values and ops; nullptr without a module.
+    const ir::ProgramIds* ids() const;
+
+    // ---- stepping -----------------------------------------------------------------------------
+    size_t numSteps() const { return m_trace ? m_trace->numSteps() : 0; }
+    /// Moves the cursor to the state after the first `step` steps (clamped to numSteps()).
+    void seek(size_t step);
+    /// The cursor: steps applied.
+    size_t position() const;
+    /// The sharding of value `value` at the cursor; without a trace its sharding in module().
+    /// nullptr when it has none.
+    const TensorSharding* shardingAt(int value) const;
+    /// The sharding id of every value at the cursor (ids of trace()->data().shardings, -1 for
+    /// none); empty without a trace.
+    const std::vector<int>& stateAt() const;
+
+    // ---- queries ------------------------------------------------------------------------------
+    /// A value by what users type: its id (`@main:%5`), its name as the file prints it (`%5`,
+    /// `@main:%cst_0`, `@main:arg0`, `result 0`), or its `loc` name scope (ir::findByUserName).
+    Expected<int> findValue(const std::string& query) const;
+    /// An op by its id, the head of its result list or its name scope.
+    Expected<int> findOp(const std::string& query) const;
+    /// Why each axis of `value`'s final sharding is there and why a neighbour's is not.
+    Expected<ValueExplanation> explain(int value, const std::optional<std::string>& axis = std::nullopt) const;
+    /// Where each axis of `value`'s final sharding came from.
+    Expected<std::vector<AxisOrigin>> origins(int value) const;
+
+    // ---- editing ------------------------------------------------------------------------------
+    /// Sets the sharding of the user's value `value` in the source module (removes it with
+    /// nullopt). The module must still verify, else nothing changes and the error is returned.
+    /// The last result and trace are dropped: propagate again to see the effect.
+    Status setSharding(int value, const std::optional<TensorSharding>& sharding);
+
+    // ---- saving -------------------------------------------------------------------------------
+    enum class Format { Auto, Mlir, Json };
+    /// module() (or the source module with `source`) as MLIR text or a JSON document.
+    std::string text(Format format = Format::Mlir, bool source = false) const;
+    /// Writes text() to `path` atomically (a temporary file next to it, renamed over it). `Auto`
+    /// picks JSON for a `.json` path, else MLIR.
+    Status save(const std::string& path, Format format = Format::Auto, bool source = false) const;
+    /// Writes trace() as a JSON trace document, atomically.
+    Status saveTrace(const std::string& path) const;
+
+private:
+    bool adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options);
+
+    std::string m_path;
+    DiagnosticList m_diagnostics;
+    std::unique_ptr<ir::Module> m_source;
+    std::unique_ptr<ir::Module> m_result;
+    std::unique_ptr<Trace> m_trace;
+    std::unique_ptr<TraceCursor> m_cursor;
+    std::optional<PropagationRequest> m_lastRequest;
+    std::atomic<bool> m_cancel{false};
+};
+
+/// Writes `text` to `path` atomically: a temporary file in the same folder, renamed over `path`
+/// (a reader sees the old file or the new one, never a part).
+Status writeFileAtomically(const std::string& path, std::string_view text);
+/// The same with what `write` writes.
+Status writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+} // namespace shardx
