@@ -429,13 +429,17 @@ private slots:
                 auto module = io::parseMlir(testing::blankComments(piece.text), piece.name, diags, piece.options);
                 if (!module) {
                     const Diagnostic* first = diags.all().empty() ? nullptr : &diags.all().front();
-                    const bool atParseTimeExpectation =
-                        first && std::any_of(expected.begin(), expected.end(), [&](const auto& e) {
-                            return e.severity == "error" && e.line == first->pos.line && parseTimeDiagnostic(e.message);
+                    auto parseTimeAt = [&](int line) {
+                        return std::any_of(expected.begin(), expected.end(), [&](const auto& e) {
+                            return e.severity == "error" && (line == 0 || e.line == line) &&
+                                   parseTimeDiagnostic(e.message);
                         });
-                    if (!atParseTimeExpectation)
+                    };
+                    if (!first || !parseTimeAt(first->pos.line))
                         failures << QString::fromStdString(
-                            piece.name + ": the reader rejects a case expected to reach the verifier: " +
+                            piece.name +
+                            (parseTimeAt(0) ? ": the parse error is not on the line that expects it: "
+                                            : ": the reader rejects a case expected to reach the verifier: ") +
                             (first ? first->format() : std::string("(no diagnostic)")));
                     continue;
                 }
