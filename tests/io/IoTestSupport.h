@@ -322,7 +322,7 @@ struct KnownReaderGap {
     const char* reason;
 };
 
-/// The reader gaps the corpus tests tolerate. Each test fails when a listed piece parses again, so that the
+/// The reader gaps the corpus tests tolerate. Each of them fails when a listed piece parses, so that the
 /// entry is removed with the fix.
 inline const std::vector<KnownReaderGap>& knownReaderGaps()
 {
