@@ -14,6 +14,7 @@
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
+#include "tests/io/LargeModuleText.h"
 
 using namespace shardx;
 
@@ -71,6 +72,26 @@ void BM_Parse(benchmark::State& state)
     state.counters["MB/s"] =
         benchmark::Counter(static_cast<double>(text.size()) / 1e6, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["peak_rss_MiB"] = peakRssMiB();
+}
+
+/// Parsing the chained-add module of tst_mlirreader's largeModule, range(0) MiB of text (about 7.6k sharded adds
+/// with locations per MiB, in one block); reports bytes/s.
+void BM_ParseTextMB(benchmark::State& state)
+{
+    static std::map<int64_t, std::string> cache;
+    auto it = cache.find(state.range(0));
+    if (it == cache.end())
+        it = cache.emplace(state.range(0), testing::chainedAddModule(static_cast<size_t>(state.range(0)) << 20)).first;
+    const std::string& text = it->second;
+    for (auto _ : state) {
+        auto m = parse(text);
+        if (!m) {
+            state.SkipWithError("the generated module does not parse");
+            return;
+        }
+        benchmark::DoNotOptimize(m.get());
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 
 void BM_Print(benchmark::State& state)
@@ -197,6 +218,7 @@ BENCHMARK(BM_AggressiveRecording)
 BENCHMARK(BM_RecorderConstruct)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TraceSeek)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Parse)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseTextMB)->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Print)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AggressivePropagate)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PropagationPipeline)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);

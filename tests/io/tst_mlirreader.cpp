@@ -1,16 +1,15 @@
 // Tests of the MLIR text reader: constructs, diagnostics, robustness and the conformance corpus.
 #include <QtTest/QtTest>
 
-#include <chrono>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <iterator>
 #include <random>
-#include <sstream>
 
 #include "core/io/MlirReader.h"
 #include "core/ir/Module.h"
 #include "core/ir/OpRegistry.h"
 #include "tests/io/IoTestSupport.h"
+#include "tests/io/LargeModuleText.h"
 
 using namespace shardx;
 using namespace shardx::ir;
@@ -29,8 +28,6 @@ Diagnostic parseFail(const std::string& text)
         return Diagnostic{Severity::Note, {}, "<no error>", {}};
     return diags.all().front();
 }
-
-using testing::readFile;
 
 } // namespace
 
@@ -53,7 +50,8 @@ private slots:
     void malformed_data();
     void malformed();
     void robustness();
-    void performance();
+    void largeModule();
+    void conformanceSplitting();
     void conformanceCorpus();
 };
 
@@ -843,62 +841,90 @@ void TestMlirReader::robustness()
     QVERIFY(parseFail(longBad).message.find("out of range") != std::string::npos);
 }
 
-void TestMlirReader::performance()
+void TestMlirReader::largeModule()
 {
-    std::string text =
-        "sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\nfunc.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n";
-    text += "  %v0 = stablehlo.add %arg0, %arg0 : tensor<8x8xf32>\n";
-    int i = 1;
-    while (text.size() < 10u * 1024 * 1024) {
-        text +=
-            "  %v" + std::to_string(i) + " = stablehlo.add %v" + std::to_string(i - 1) +
-            ", %arg0 "
-            "{sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {\"b\"}p1]>]>} : tensor<8x8xf32> loc(\"x\")\n";
-        ++i;
-    }
-    text += "  return %v" + std::to_string(i - 1) + " : tensor<8x8xf32>\n}\n";
-    auto t0 = std::chrono::steady_clock::now();
+    // 10 MB, one block of about 76k ops: every value still resolves. (Speed: BM_ParseTextMB in bench_core.)
+    int adds = 0;
+    const std::string text = testing::chainedAddModule(10u * 1024 * 1024, &adds);
     auto m = parseOk(text);
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     QVERIFY(m);
-    qInfo("parsed %.1f MB (%d ops) in %.3f s", text.size() / 1048576.0, i, secs);
-    QVERIFY(secs < 10.0); // generous for Debug builds; Release is well under a second
+    Block& body = m->findFunc("f")->region(0).front();
+    QCOMPARE(body.ops().size(), size_t(adds) + 1);
+    Op* ret = body.terminator();
+    QCOMPARE(ret->operand(0)->definingOp(), std::prev(body.ops().end(), 2)->get());
+    Op* last = ret->operand(0)->definingOp();
+    QCOMPARE(last->operand(0)->definingOp(), std::prev(body.ops().end(), 3)->get());
+    QCOMPARE(last->operand(1), body.arg(0));
+    const Attribute* sharding = findAttr(last->attrs(), "sdy.sharding");
+    QVERIFY(sharding && sharding->as<ShardingPerValueAttr>());
+}
+
+void TestMlirReader::conformanceSplitting()
+{
+    // split-file: the text before the first marker belongs to no part; parts are numbered from their own line 1.
+    const std::string exec = "// RUN: %S/run_sdy_interpreter_test.sh %s %t\n\n//--- part1.mlir\nsdy.mesh @m = "
+                             "<[\"x\"=2]>\n//--- part2.mlir\nfunc.func @main() {\n  return\n}\n";
+    const std::vector<testing::SplitFilePart> parts = testing::splitFileParts(exec);
+    QCOMPARE(parts.size(), size_t(2));
+    QCOMPARE(parts[0].name, std::string("part1.mlir"));
+    QCOMPARE(parts[0].text, std::string("sdy.mesh @m = <[\"x\"=2]>\n"));
+    QCOMPARE(parts[1].name, std::string("part2.mlir"));
+    QCOMPARE(parts[1].text, std::string("func.func @main() {\n  return\n}\n"));
+    QVERIFY(testing::splitFileParts("func.func @f() {\n}\n").empty());
+
+    // -split-input-file: pieces between `// -----` lines keep the unit's line numbers.
+    const std::string split = "a\n// -----\nb\n  // -----\nc\n";
+    QCOMPARE(testing::splitInputFile(split), (std::vector<std::string>{"a\n", "\n\nb\n", "\n\n\n\nc\n"}));
+    QCOMPARE(testing::splitInputFile("a\n"), (std::vector<std::string>{"a\n"}));
+
+    // part1 allows unregistered dialects as its recipe says, part2 always; without split-input-file no cut.
+    testing::ConformanceUnit unit{"u.mlir", "execution", exec + "// -----\n", {}};
+    std::vector<testing::UnitPiece> pieces = testing::unitPieces(unit);
+    QCOMPARE(pieces.size(), size_t(2));
+    QCOMPARE(pieces[0].name, std::string("u.mlir/part1.mlir"));
+    QVERIFY(!pieces[0].options.allowUnregisteredDialects);
+    QCOMPARE(pieces[1].name, std::string("u.mlir/part2.mlir"));
+    QVERIFY(pieces[1].options.allowUnregisteredDialects);
+    unit.recipeFlags = {"-sdy-drop-sharding-and-mesh", "-allow-unregistered-dialect"};
+    QVERIFY(testing::unitPieces(unit)[0].options.allowUnregisteredDialects);
+
+    // A unit whose RUN line splits: one piece per case, only the second expecting a diagnostic.
+    const std::string cases = "// RUN: sdy_opt %s -split-input-file -verify-diagnostics\nsdy.mesh @a = <[\"x\"=2]>\n"
+                              "// -----\n// expected-error @+1 {{bad}}\nsdy.mesh @b = <[\"x\"=0]>\n";
+    pieces = testing::unitPieces({"v.mlir", "ir", cases, {}});
+    QCOMPARE(pieces.size(), size_t(2));
+    QVERIFY(!pieces[0].expectsDiagnostics);
+    QVERIFY(pieces[1].expectsDiagnostics);
+    QVERIFY(!pieces[1].options.allowUnregisteredDialects);
+    const std::vector<testing::ExpectedDiagnostic> expected = testing::expectedDiagnostics(pieces[1].text);
+    QCOMPARE(expected.size(), size_t(1));
+    QCOMPARE(expected[0].line, 5);
+    QCOMPARE(expected[0].severity, std::string("error"));
+    QCOMPARE(expected[0].message, std::string("bad"));
+    QCOMPARE(testing::runLines(cases), (std::vector<std::string>{" sdy_opt %s -split-input-file -verify-diagnostics"}));
 }
 
 void TestMlirReader::conformanceCorpus()
 {
-    const std::filesystem::path root = "/work/shared/conformance/cases";
-    if (!std::filesystem::exists(root))
-        QSKIP("conformance corpus not available");
-    int total = 0, parsed = 0, expectedFail = 0;
-    QStringList failures;
-    std::vector<std::filesystem::path> files;
-    for (auto& e : std::filesystem::recursive_directory_iterator(root))
-        if (e.path().extension() == ".mlir")
-            files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (auto& f : files) {
-        std::string text = readFile(f);
-        bool expectsDiag =
-            text.find("expected-error") != std::string::npos || text.find("expected-warning") != std::string::npos;
-        io::ReadOptions opts;
-        opts.allowUnregisteredDialects = text.find("allow-unregistered-dialect") != std::string::npos;
-        DiagnosticList diags;
-        auto m = io::parseMlir(text, f.filename().string(), diags, opts);
-        ++total;
-        if (m)
-            ++parsed;
-        if (expectsDiag) {
-            ++expectedFail;
+    const std::vector<testing::ConformanceUnit> units = testing::conformanceUnits();
+    if (units.empty())
+        QSKIP("../shared/conformance is not present");
+    QStringList problems;
+    for (const testing::ConformanceUnit& unit : units) {
+        if (unit.group != "execution")
             continue;
-        }
-        if (!m)
-            failures << QString::fromStdString(diags.formatAll());
+        const std::vector<testing::SplitFilePart> parts = testing::splitFileParts(unit.text);
+        for (const char* name : {"part1.mlir", "part2.mlir"})
+            if (std::none_of(parts.begin(), parts.end(),
+                             [&](const testing::SplitFilePart& p) { return p.name == name; }))
+                problems << QString::fromStdString(unit.file.filename().string() + ": no " + name);
     }
-    qInfo("conformance corpus: %d files, %d parsed, %d expect diagnostics", total, parsed, expectedFail);
-    for (const QString& s : failures)
+    std::string summary;
+    problems += testing::parseConformanceUnits(units, nullptr, &summary);
+    qInfo("conformance corpus: %s", summary.c_str());
+    for (const QString& s : problems)
         qWarning("%s", qPrintable(s));
-    QCOMPARE(failures.size(), 0);
+    QCOMPARE(problems.size(), qsizetype(0));
 }
 
 QTEST_APPLESS_MAIN(TestMlirReader)
