@@ -223,8 +223,8 @@ void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, con
             if (op->name() != "sdy.manual_computation")
                 return;
             const std::string mc = "mc_" + std::to_string(k++);
-            const ShardingPerValue* in = ir::shardingsAttrOf(*op, "in_shardings");
-            const ShardingPerValue* outs = ir::shardingsAttrOf(*op, "out_shardings");
+            const ShardingPerValue* in = ir::inShardings(*op);
+            const ShardingPerValue* outs = ir::outShardings(*op);
             std::vector<Value*> args = blockArgOwners(*op);
             for (size_t n = 0; in && n < in->shardings.size(); ++n) {
                 const std::string name = mc + "_input: " + std::to_string(n);
