@@ -18,6 +18,17 @@ const TensorSharding* shardingIn(const Attribute* a)
     return s ? &s->sharding : nullptr;
 }
 
+/// The TensorSharding held by attribute `name` of `op` (a ShardingAttr), or nullptr.
+const TensorSharding* shardingAttrOf(const Op& op, const char* name) { return shardingIn(op.attr(name)); }
+
+/// The ShardingPerValue held by attribute `name` of `op`, or nullptr.
+const ShardingPerValue* shardingsAttrOf(const Op& op, const char* name)
+{
+    const Attribute* a = op.attr(name);
+    const ShardingPerValueAttr* s = a ? a->as<ShardingPerValueAttr>() : nullptr;
+    return s ? &s->value : nullptr;
+}
+
 /// Replaces `name` where it is (property or discardable), else adds it (`discardable`: as a
 /// discardable attribute).
 void replaceOrAdd(Op& op, const char* name, AttrPtr value, bool discardable)
@@ -31,15 +42,6 @@ void replaceOrAdd(Op& op, const char* name, AttrPtr value, bool discardable)
 }
 
 } // namespace
-
-const TensorSharding* shardingAttrOf(const Op& op, const std::string& name) { return shardingIn(op.attr(name)); }
-
-const ShardingPerValue* shardingsAttrOf(const Op& op, const std::string& name)
-{
-    const Attribute* a = op.attr(name);
-    const ShardingPerValueAttr* s = a ? a->as<ShardingPerValueAttr>() : nullptr;
-    return s ? &s->value : nullptr;
-}
 
 bool isCollectiveOp(const std::string& n)
 {

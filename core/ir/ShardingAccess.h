@@ -22,11 +22,6 @@ const TensorSharding* shardingOfValue(const Value* v);
 /// The mesh `s` refers to (inline or an sdy.mesh of `module`), or nullptr.
 const Mesh* meshOf(const Module& module, const TensorSharding& s);
 
-/// The TensorSharding held by attribute `name` of `op` (a ShardingAttr), or nullptr.
-const TensorSharding* shardingAttrOf(const Op& op, const std::string& name);
-/// The ShardingPerValue held by attribute `name` of `op`, or nullptr.
-const ShardingPerValue* shardingsAttrOf(const Op& op, const std::string& name);
-
 /// True for the eight sdy collective ops.
 bool isCollectiveOp(const std::string& opName);
 
