@@ -19,6 +19,11 @@ inline constexpr char kReductionKindAttr[] = "reduction_kind";       ///< sdy.al
 inline constexpr char kManualAxesAttr[] = "manual_axes";             ///< sdy.manual_computation
 inline constexpr char kGroupIdAttr[] = "group_id";                   ///< sdy.sharding_group
 inline constexpr char kComputationNameAttr[] = "name";               ///< sdy.named_computation
+// Discardable sdy attributes of any op (SDY.md 1.6, 1.9).
+inline constexpr char kShardingRuleAttr[] = "sdy.sharding_rule";         ///< an OpShardingRuleAttr
+inline constexpr char kPropagationEdgesAttr[] = "sdy.propagation_edges"; ///< a PropagationEdgesAttr
+inline constexpr char kResultPropagationEdgesAttr[] = "sdy.result_propagation_edges";
+inline constexpr char kBlockArgPropagationEdgesAttr[] = "sdy.block_arg_propagation_edges";
 
 // ---- sdy.mesh ------------------------------------------------------------------------------
 

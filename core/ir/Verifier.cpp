@@ -228,7 +228,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
             }
         }
     }
-    if (const Attribute* a = findAttr(op.attrs(), "sdy.sharding_rule")) {
+    if (const Attribute* a = findAttr(op.attrs(), kShardingRuleAttr)) {
         const OpShardingRuleAttr* r = a->as<OpShardingRuleAttr>();
         if (!r)
             return opError(ctx, op,
@@ -237,7 +237,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
         if (auto err = verifyOpShardingRule(r->rule, operandTypeShapes(op), resultTypeShapes(op)))
             return opError(ctx, op, *err);
     }
-    if (const Attribute* a = findAttr(op.attrs(), "sdy.propagation_edges")) {
+    if (const Attribute* a = findAttr(op.attrs(), kPropagationEdgesAttr)) {
         const PropagationEdgesAttr* e = a->as<PropagationEdgesAttr>();
         if (!e)
             return opError(ctx, op,
@@ -246,7 +246,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
         if (!verifyOpEdges(ctx, op, *e))
             return false;
     }
-    for (const char* name : {"sdy.result_propagation_edges", "sdy.block_arg_propagation_edges"}) {
+    for (const char* name : {kResultPropagationEdgesAttr, kBlockArgPropagationEdgesAttr}) {
         const Attribute* a = findAttr(op.attrs(), name);
         if (!a)
             continue;
