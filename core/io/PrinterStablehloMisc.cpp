@@ -98,7 +98,7 @@ bool Printer::printFuncConstantOrCallIndirect(const Op& op, const std::string& p
             if (op.result(i)->type() != ft.results()[i])
                 return false;
         std::vector<std::string> elided;
-        for (const char* n : {"arg_attrs", "res_attrs"}) {
+        for (const char* n : {kArgAttrsAttr, kResAttrsAttr}) {
             const Attribute* a = op.attr(n);
             if (a && a->is<ArrayAttr>() && a->as<ArrayAttr>()->elements.empty())
                 elided.emplace_back(n);

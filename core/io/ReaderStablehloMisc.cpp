@@ -20,6 +20,7 @@
 
 #include "core/io/MlirReaderImpl.h"
 #include "core/io/StablehloForms.h"
+#include "core/ir/StablehloAttrs.h"
 
 namespace shardx::io::detail {
 
@@ -129,7 +130,7 @@ std::unique_ptr<Op> Parser::parseConvolution(std::unique_ptr<Op> op, const Sourc
     dn += "x" + dimList();
     expect(Kind::Arrow, "in convolution dimension numbers");
     dn += "->" + dimList();
-    op->setProp("dimension_numbers", opaque("stablehlo", "conv", dn));
+    op->setProp(stablehlo::kDimensionNumbersAttr, opaque("stablehlo", "conv", dn));
     if (consumeIf(Kind::Comma)) {
         expectKeyword("window", "in convolution");
         expect(Kind::Equal, "after 'window'");

@@ -47,8 +47,6 @@ struct InsertPoint {
 
 // ---- shardings ---------------------------------------------------------------------------
 
-/// The mesh of `s` in the module (nullptr when unknown).
-const Mesh* meshOf(const Context& ctx, const TensorSharding& s);
 /// Same mesh and same dimension axes and unreduced axes (missing = fully replicated).
 bool equivalentShardings(const Context& ctx, const std::optional<TensorSharding>& a,
                          const std::optional<TensorSharding>& b);

@@ -105,7 +105,7 @@ TensorFactorShardings readTable(const json& j)
     t.replicated = io::readField(j, "replicated", readAxes);
     t.unreduced = io::readField(j, "unreduced", readAxes);
     const std::string kind = io::readField(j, "unreducedKind", io::readString);
-    t.unreducedKind = kind == "max" ? ReductionKind::Max : kind == "min" ? ReductionKind::Min : ReductionKind::Sum;
+    t.unreducedKind = parseReductionKind(kind).value_or(ReductionKind::Sum);
     return t;
 }
 
