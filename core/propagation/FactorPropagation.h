@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 
 namespace shardx {
 
