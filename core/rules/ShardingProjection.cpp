@@ -52,6 +52,7 @@ TensorFactorShardings projectTensor(const TensorSharding* sharding, const Tensor
                                     const std::vector<int64_t>& factorSizes, const Mesh& mesh, bool closedIfMissing)
 {
     TensorFactorShardings out;
+    out.hasSharding = sharding != nullptr;
     for (const DimFactors& dim : mapping) {
         for (int64_t f : dim)
             out.factors[f].closed = closedIfMissing;

@@ -34,6 +34,9 @@ struct TensorFactorShardings {
     std::vector<AxisRef> replicated;
     std::vector<AxisRef> unreduced;
     ReductionKind unreducedKind = ReductionKind::Sum;
+    /// False when the tensor had no sharding and was projected as empty factors (open, or closed
+    /// in explicit-reshard mode).
+    bool hasSharding = true;
 
     bool hasFactor(int64_t f) const { return factors.count(f) != 0; }
     /// The cell of factor `f`, or null when `f` does not map to this tensor.

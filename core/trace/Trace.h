@@ -187,7 +187,7 @@ struct TraceData {
 /// An immutable trace. Built by TraceRecorder or read from JSON.
 class Trace {
 public:
-    static constexpr int kFormatVersion = 2;
+    static constexpr int kFormatVersion = 3;
     /// Keyframes are taken every max(256, steps * values / kKeyframeBudget) steps, so that
     /// they hold at most about kKeyframeBudget sharding ids in all.
     static constexpr int64_t kKeyframeBudget = int64_t(1) << 22;
@@ -221,7 +221,7 @@ public:
 
     /// Deterministic text, one line per node and per step.
     std::string toText() const;
-    /// Versioned JSON `{"format": "shardx-trace", "version": 2, ...}`: the pools, then one step per
+    /// Versioned JSON `{"format": "shardx-trace", "version": 3, ...}`: the pools, then one step per
     /// line, fields at their defaults left out.
     std::string toJson() const;
     /// The same written to `out` as it goes (a 100k-op trace never exists as one JSON tree).

@@ -135,7 +135,7 @@ private slots:
 
         Result printed = run("shardx-cli", {"trace", "print", trace});
         QCOMPARE(printed.exitCode, 0);
-        QVERIFY(printed.out.startsWith("shardx-trace v2: "));
+        QVERIFY(printed.out.startsWith("shardx-trace v3: "));
         QVERIFY(printed.out.contains("pass sdy-aggressive-propagate"));
 
         // Before any step %0 (the first dot) has no sharding; after the last it has the final one.

@@ -58,11 +58,13 @@ private slots:
         QCOMPARE(t.find(0)->axes, std::vector<AxisRef>{sub("x", 1, 2)});
         QCOMPARE(t.find(1)->axes, (std::vector<AxisRef>{sub("x", 2, 2), ax("y")}));
         QCOMPARE(cells(p, 0, 2), QString("\"x\":(1)2 ; \"x\":(2)2, \"y\""));
+        QVERIFY(t.hasSharding);
         QVERIFY(t.find(0)->closed && t.find(1)->closed);
         QVERIFY(!t.find(0)->minorMost && t.find(1)->minorMost);
         // The result has no sharding: both factors present, empty and open.
         const TensorFactorShardings& r = p.results[0];
         QCOMPARE(cells(p, 1, 2), QString("- ; -"));
+        QVERIFY(!r.hasSharding);
         QVERIFY(r.find(0)->axes.empty() && !r.find(0)->closed);
         QVERIFY(r.find(1)->axes.empty() && !r.find(1)->closed);
         QVERIFY(r.find(0)->minorMost && r.find(1)->minorMost);
@@ -113,6 +115,7 @@ private slots:
         QCOMPARE(p.indexOf(1), 1);
         QCOMPARE(p.indexOf(2), 0);
         QCOMPARE(p.rowName(2), std::string("result 0"));
+        QVERIFY(p.operands[0].hasSharding && !p.operands[1].hasSharding && p.results[0].hasSharding);
         QCOMPARE(QString::fromStdString(factorTableString(p, rule.numFactors())),
                  QString("operand 0: i=\"a\" | j=N | k=\"b\"\n"
                          "operand 1: i=N | j=- | k=-\n"
@@ -126,6 +129,7 @@ private slots:
         ShardingProjection closed = buildProjection({nullptr, nullptr}, {}, rule, mesh, true);
         QCOMPARE(closed.numTensors(), 3);
         QVERIFY(closed.tensor(0).find(0)->closed && closed.tensor(2).find(1)->closed);
+        QVERIFY(!closed.tensor(2).hasSharding);
     }
 
     void subAxisInputAndSmallFactorStop()
