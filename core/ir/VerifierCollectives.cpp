@@ -16,29 +16,23 @@ std::string bracketList(const std::vector<AxisRef>& axes)
     return s + "]";
 }
 
-/// remove-suffix of SDY.md 2.12; nullopt + `err` set on failure.
-std::optional<std::vector<AxisRef>> removeSuffix(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes,
-                                                 const Mesh& mesh, const std::string& what, int64_t d, std::string& err)
+/// `dim` after remove-suffix of `axes` (SDY.md 2.12); nullopt + `err` set on failure.
+std::optional<std::vector<AxisRef>> withoutSuffix(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes,
+                                                  const Mesh& mesh, const std::string& what, int64_t d,
+                                                  std::string& err)
 {
-    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-        if (dim.empty() || !isSuffixOf(*it, dim.back(), mesh)) {
-            err = "can't apply " + what + " axis " + it->toString() + " to operand sharding on dimension " +
-                  std::to_string(d);
-            return std::nullopt;
-        }
-        const AxisRef back = dim.back();
-        dim.pop_back();
-        if (!(back == *it))
-            if (std::optional<AxisRef> prefix = prefixWithoutOverlap(back, *it))
-                dim.push_back(*prefix);
+    if (const AxisRef* bad = removeSuffix(dim, axes, mesh)) {
+        err = "can't apply " + what + " axis " + bad->toString() + " to operand sharding on dimension " +
+              std::to_string(d);
+        return std::nullopt;
     }
     return dim;
 }
 
-std::vector<AxisRef> appendAxes(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes, const Mesh& mesh)
+/// `dim` with `axes` appended, merging sub-axes.
+std::vector<AxisRef> withAppended(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes, const Mesh& mesh)
 {
-    for (const AxisRef& a : axes)
-        addAxisOrMerge(dim, a, mesh);
+    addAxesOrMerge(dim, axes, mesh);
     return dim;
 }
 
@@ -82,12 +76,12 @@ struct Collective {
             std::vector<AxisRef> expected;
             if (remove) {
                 std::string err;
-                auto r = removeSuffix(operandAxes, (*lists)[d], *mesh, what, d, err);
+                auto r = withoutSuffix(operandAxes, (*lists)[d], *mesh, what, d, err);
                 if (!r)
                     return fail(err);
                 expected = *r;
             } else {
-                expected = appendAxes(operandAxes, (*lists)[d], *mesh);
+                expected = withAppended(operandAxes, (*lists)[d], *mesh);
             }
             if (expected != out->dims[d].axes)
                 return fail("result sharding doesn't match expected sharding " + bracketList(expected) +
@@ -127,11 +121,11 @@ struct Collective {
             expected.push_back(d.axes);
         for (const AllToAllParam& p : *params) {
             std::string err;
-            auto r = removeSuffix(in->dims[p.srcDim].axes, p.axes, *mesh, "all-to-all", p.srcDim, err);
+            auto r = withoutSuffix(in->dims[p.srcDim].axes, p.axes, *mesh, "all-to-all", p.srcDim, err);
             if (!r)
                 return fail(err);
             expected[p.srcDim] = *r;
-            expected[p.tgtDim] = appendAxes(in->dims[p.tgtDim].axes, p.axes, *mesh);
+            expected[p.tgtDim] = withAppended(in->dims[p.tgtDim].axes, p.axes, *mesh);
         }
         for (int d = 0; d < out->rank(); ++d)
             if (expected[d] != out->dims[d].axes)

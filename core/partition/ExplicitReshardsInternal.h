@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/ir/Module.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 #include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/support/Diagnostic.h"

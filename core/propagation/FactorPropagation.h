@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ir/SdyOps.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 
 namespace shardx {
 

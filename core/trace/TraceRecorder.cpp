@@ -508,6 +508,7 @@ void TraceRecorder::step(const PropagationStep& ps)
         }
         rule.mappings = {identity, identity};
         s.rule = m_pool.rule(rule);
+        empty.hasSharding = false; // constraints apply only to values without a sharding
         synthBefore.operands = {empty};
         synthBefore.results = {full};
         synthAfter.operands = {full};

@@ -439,6 +439,30 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         }
     }
 
+    void tablesKnowMissingShardings()
+    {
+        // The dot's result has no sharding when the dot is first visited: its table row says so
+        // (the operands' rows do have one), and the JSON keeps it.
+        Trace t = record(kDot, "aggressive");
+        bool sawMissing = false;
+        for (const TraceStep& s : t.steps()) {
+            if (s.kind != TraceStepKind::Op || s.before < 0)
+                continue;
+            const ShardingProjection& before = t.tablesBefore(s);
+            if (before.numResults() == 1 && !before.results[0].hasSharding && before.operands[0].hasSharding)
+                sawMissing = true;
+        }
+        QVERIFY(sawMissing);
+        Expected<Trace> back = Trace::fromJson(t.toJson());
+        QVERIFY(back.ok() && back->data().tables == t.data().tables);
+        // The reader is strict: a table row without the field is rejected.
+        nlohmann::json j = nlohmann::json::parse(t.toJson());
+        j["tables"][0]["operands"][0].erase("hasSharding");
+        Expected<Trace> r = Trace::fromJson(j.dump());
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.rfind("/tables/0/operands/0", 0) == 0, r.error().message.c_str());
+    }
+
     void malformedJson()
     {
         Trace t = record(kFuncResult, "aggressive");
