@@ -357,24 +357,28 @@ bool verifyRecursive(Context& ctx, const Op& op)
 {
     if (!verifyOp(ctx, op))
         return false;
+    bool ok = true;
     for (const auto& region : op.regions())
         for (const auto& block : region->blocks()) {
             if (!verifyBlockEntry(ctx, op, *region, *block))
                 return false;
             for (const auto& nested : block->ops())
-                if (!verifyRecursive(ctx, *nested))
-                    return false;
-            if (!verifyBlockExit(ctx, op, *region, *block))
+                if (!verifyRecursive(ctx, *nested)) {
+                    ok = false;
+                    if (!ctx.everyOp)
+                        return false;
+                }
+            if (ok && !verifyBlockExit(ctx, op, *region, *block))
                 return false;
         }
-    return true;
+    return ok;
 }
 
 } // namespace
 
-bool verifyModule(const Module& module, DiagnosticList& diags)
+bool verifyModule(const Module& module, DiagnosticList& diags, VerifyScope scope)
 {
-    Context ctx{module, diags};
+    Context ctx{module, diags, scope == VerifyScope::EveryOp};
     // Symbols of the module body: meshes must be unique (and functions too).
     std::set<std::string> symbols;
     for (const auto& op : module.body().ops()) {
@@ -389,10 +393,14 @@ bool verifyModule(const Module& module, DiagnosticList& diags)
                 return opError(ctx, *op, *err);
         }
     }
+    bool ok = true;
     for (const auto& op : module.body().ops())
-        if (!verifyRecursive(ctx, *op))
-            return false;
-    return true;
+        if (!verifyRecursive(ctx, *op)) {
+            ok = false;
+            if (!ctx.everyOp)
+                return false;
+        }
+    return ok;
 }
 
 } // namespace shardx::ir

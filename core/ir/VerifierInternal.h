@@ -18,6 +18,7 @@ namespace shardx::ir::verifier {
 struct Context {
     const Module& module;
     DiagnosticList& diags;
+    bool everyOp = false; ///< go on after an op fails (VerifyScope::EveryOp)
 
     const Mesh* resolve(const MeshRef& ref) const { return module.resolveMesh(ref); }
     MeshLookup lookup() const
