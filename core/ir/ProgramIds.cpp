@@ -177,23 +177,26 @@ ProgramIds::ProgramIds(Module& module)
 {
     bool allNamed = true;
     size_t numValues = 0, numOps = 0;
+    // Naming starts afresh: indices an earlier ProgramIds stored in the objects are dropped.
     module.op().walk([&](Op* op) {
         ++numOps;
+        op->programId = -1;
         for (const auto& r : op->results()) {
             ++numValues;
+            r->programId = -1;
             allNamed = allNamed && !r->sourceName.empty();
         }
         for (const auto& region : op->regions())
             for (const auto& block : region->blocks())
                 for (const auto& a : block->args()) {
                     ++numValues;
+                    a->programId = -1;
                     allNamed = allNamed && !a->sourceName.empty();
                 }
     });
     m_values.reserve(numValues + 16);
     m_ops.reserve(numOps);
-    m_valueById.reserve(numValues + 16);
-    m_opById.reserve(numOps);
+    m_naming = true;
     // Values the reader did not name (a module built in memory or a JSON document without
     // names) get the names MLIR's printer would give them.
     std::unique_ptr<SsaNames> printed;
@@ -205,6 +208,7 @@ ProgramIds::ProgramIds(Module& module)
         if (op.name() == "func.func")
             nameFunction(op, printed.get());
     }
+    m_naming = false;
 }
 
 const std::string& ProgramIds::scopeName(int id) const
@@ -215,43 +219,77 @@ const std::string& ProgramIds::scopeName(int id) const
 
 int ProgramIds::scopeId(const AttrPtr& loc)
 {
+    // Ops of one name scope usually share one location attribute (`loc(#loc18)`).
+    if (const int* known = m_scopeByLoc.find(loc.get()))
+        return *known;
     const LocationAttr* l = loc ? loc->as<LocationAttr>() : nullptr;
     const std::string* name = l ? scopeOf(*l) : nullptr;
-    if (!name)
-        return -1;
-    auto [it, fresh] = m_scopeIndex.emplace(*name, static_cast<int>(m_scopes.size()));
-    if (fresh)
-        m_scopes.push_back(*name);
-    return it->second;
+    int id = -1;
+    if (name) {
+        auto [it, fresh] = m_scopeIndex.emplace(*name, static_cast<int>(m_scopes.size()));
+        if (fresh)
+            m_scopes.push_back(*name);
+        id = it->second;
+    }
+    if (loc)
+        m_scopeByLoc.insert(loc.get(), id);
+    return id;
 }
+
+bool ProgramIds::isTaken(const std::string& id) const { return m_takenValues.count(id) || m_takenOps.count(id); }
 
 std::string ProgramIds::uniqueValueId(std::string id)
 {
-    if (!m_valueById.count(id))
+    // The user's program names its values uniquely (per region, and ids qualify regions by
+    // their op), so only names made here can collide: those are checked and remembered, and so
+    // are user names that look like made ones (with a dot).
+    if (m_naming) {
+        if (id.find('.') != std::string::npos)
+            m_takenValues.insert(id);
         return id;
-    for (int n = 2;; ++n)
-        if (!m_valueById.count(id + "~" + std::to_string(n)))
-            return id + "~" + std::to_string(n);
+    }
+    if (m_takenValues.count(id))
+        for (int n = 2;; ++n)
+            if (!m_takenValues.count(id + "~" + std::to_string(n))) {
+                id += "~" + std::to_string(n);
+                break;
+            }
+    m_takenValues.insert(id);
+    return id;
 }
 
 std::string ProgramIds::uniqueOpId(std::string id)
 {
-    if (!m_opById.count(id))
+    if (m_naming) {
+        if (id.find('.') != std::string::npos)
+            m_takenOps.insert(id);
         return id;
-    for (int n = 2;; ++n)
-        if (!m_opById.count(id + "~" + std::to_string(n)))
-            return id + "~" + std::to_string(n);
+    }
+    if (m_takenOps.count(id))
+        for (int n = 2;; ++n)
+            if (!m_takenOps.count(id + "~" + std::to_string(n))) {
+                id += "~" + std::to_string(n);
+                break;
+            }
+    m_takenOps.insert(id);
+    return id;
 }
 
 std::string ProgramIds::freeDerivedName(const std::string& base, const std::string& prefix) const
 {
-    if (!m_valueById.count(prefix + base) && !m_opById.count(prefix + base))
+    if (!isTaken(prefix + base))
         return base;
     for (int n = 2;; ++n) {
         const std::string name = base + std::to_string(n);
-        if (!m_valueById.count(prefix + name) && !m_opById.count(prefix + name))
+        if (!isTaken(prefix + name))
             return name;
     }
+}
+
+std::string ProgramIds::nextResultlessId(const std::string& prefix, const std::string& opName)
+{
+    int& k = m_resultless[prefix + opName];
+    return prefix + opName + "#" + std::to_string(k++);
 }
 
 int ProgramIds::addValue(Value& v, std::string name, const std::string& prefix, int func, int op, int scope)
@@ -263,7 +301,6 @@ int ProgramIds::addValue(Value& v, std::string name, const std::string& prefix, 
     pv.scope = scope;
     pv.func = func;
     pv.op = op;
-    m_valueById.emplace(pv.id, idx);
     m_values.push_back(std::move(pv));
     v.programId = idx;
     return idx;
@@ -278,7 +315,6 @@ int ProgramIds::addOp(Op& op, std::string id, std::string name, int func, int sc
     po.opName = op.name();
     po.scope = scope;
     po.func = op.name() == "func.func" ? idx : func;
-    m_opById.emplace(po.id, idx);
     m_ops.push_back(std::move(po));
     op.programId = idx;
     return idx;
@@ -307,7 +343,6 @@ void ProgramIds::addFuncResults(Op& func)
         pv.name = "result " + std::to_string(i);
         pv.func = fi;
         pv.funcResult = static_cast<int>(i);
-        m_valueById.emplace(pv.id, idx);
         m_values.push_back(std::move(pv));
         m_funcResults[funcResultKey(fi, static_cast<int>(i))] = idx;
     }
@@ -318,14 +353,12 @@ void ProgramIds::nameFunction(Op& func, const SsaNames* printed)
     addFuncResults(func);
     const int fi = func.programId;
     const std::string prefix = m_ops[static_cast<size_t>(fi)].id + ":";
-    std::unordered_map<std::string, int> resultless;
     for (const auto& region : func.regions())
         for (const auto& block : region->blocks())
-            nameBlockContents(*block, prefix, fi, printed, resultless);
+            nameBlockContents(*block, prefix, fi, printed);
 }
 
-void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
-                                   std::unordered_map<std::string, int>& resultless)
+void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed)
 {
     for (unsigned a = 0; a < block.numArgs(); ++a) {
         Value& arg = *block.arg(a);
@@ -347,12 +380,8 @@ void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int 
                     list = s.substr(0, s.size() - 3);
             }
             if (op.numResults() == 0) {
-                const std::string key = prefix + op.name();
-                int& k = resultless[key];
-                while (m_opById.count(key + "#" + std::to_string(k)))
-                    ++k;
                 const std::string sym = symbolName(op);
-                addOp(op, key + "#" + std::to_string(k++), sym.empty() ? op.name() : "@" + sym, func, scope);
+                addOp(op, nextResultlessId(prefix, op.name()), sym.empty() ? op.name() : "@" + sym, func, scope);
             } else if (list) {
                 const size_t end = list->find_first_of(":,");
                 const int oi = addOp(op, uniqueOpId(prefix + list->substr(0, end)), *list, func, scope);
@@ -368,22 +397,25 @@ void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int 
         for (unsigned ri = 0; ri < op.numRegions(); ++ri) {
             const std::string inner = regionPrefix(op, ri);
             for (const auto& b : op.region(ri).blocks())
-                nameBlockContents(*b, inner, func, printed, resultless);
+                nameBlockContents(*b, inner, func, printed);
         }
     }
 }
 
 void ProgramIds::nameTopLevelOp(Op& op)
 {
+    // Top-level ids are symbols (`@main`, `@mesh`), else numbered by op name; a pass may make
+    // one again under the symbol of an earlier one, which then gets `~2`.
     const std::string sym = symbolName(op);
-    if (!sym.empty()) {
-        addOp(op, uniqueOpId("@" + sym), "@" + sym, -1, scopeId(op.loc));
-        return;
-    }
-    int k = 0;
-    while (m_opById.count("module:" + op.name() + "#" + std::to_string(k)))
-        ++k;
-    addOp(op, "module:" + op.name() + "#" + std::to_string(k), op.name(), -1, scopeId(op.loc));
+    std::string id = sym.empty() ? nextResultlessId("module:", op.name()) : "@" + sym;
+    if (m_topLevel.count(id))
+        for (int n = 2;; ++n)
+            if (!m_topLevel.count(id + "~" + std::to_string(n))) {
+                id += "~" + std::to_string(n);
+                break;
+            }
+    const int idx = addOp(op, id, sym.empty() ? op.name() : "@" + sym, -1, scopeId(op.loc));
+    m_topLevel.emplace(m_ops[static_cast<size_t>(idx)].id, idx);
 }
 
 void ProgramIds::nameNew(Op& op)
@@ -416,10 +448,7 @@ void ProgramIds::nameNew(Op& op)
         }
     const int scope = scopeId(op.loc);
     if (op.numResults() == 0) {
-        int k = 0;
-        while (m_opById.count(prefix + op.name() + "#" + std::to_string(k)))
-            ++k;
-        addOp(op, prefix + op.name() + "#" + std::to_string(k), op.name(), func, scope);
+        addOp(op, nextResultlessId(prefix, op.name()), op.name(), func, scope);
     } else {
         const std::string name = freeDerivedName(base, prefix);
         const int oi = addOp(op, uniqueOpId(prefix + name),
@@ -432,11 +461,10 @@ void ProgramIds::nameNew(Op& op)
             m_values[static_cast<size_t>(vi)].derivedFrom = from;
         }
     }
-    std::unordered_map<std::string, int> resultless;
     for (unsigned ri = 0; ri < op.numRegions(); ++ri) {
         const std::string inner = regionPrefix(op, ri);
         for (const auto& b : op.region(ri).blocks())
-            nameBlockContents(*b, inner, func, nullptr, resultless);
+            nameBlockContents(*b, inner, func, nullptr);
     }
 }
 
@@ -468,9 +496,8 @@ int ProgramIds::valueOf(Value* v)
     const int pi = opOf(parent);
     if (v->programId >= 0)
         return v->programId;
-    std::unordered_map<std::string, int> resultless;
     nameBlockContents(*block, regionPrefix(*parent, regionIndexOf(*parent, *block)),
-                      m_ops[static_cast<size_t>(pi)].func, nullptr, resultless);
+                      m_ops[static_cast<size_t>(pi)].func, nullptr);
     return v->programId;
 }
 
@@ -522,10 +549,9 @@ void ProgramIds::noteDerived(Op& inserted, const Value& from, Derivation how)
         m_values[static_cast<size_t>(vi)].derivedFrom = fi;
         m_values[static_cast<size_t>(vi)].derivation = how;
     }
-    std::unordered_map<std::string, int> resultless;
     for (unsigned ri = 0; ri < inserted.numRegions(); ++ri)
         for (const auto& b : inserted.region(ri).blocks())
-            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr, resultless);
+            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr);
 }
 
 void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
@@ -551,7 +577,7 @@ void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
         bool free = true;
         for (const auto& r : from.results()) {
             const std::string candidate = prefix + m_values[static_cast<size_t>(r->programId)].name + suffix + n;
-            free = free && !m_valueById.count(candidate) && !m_opById.count(candidate);
+            free = free && !isTaken(candidate);
         }
         if (free)
             break;
@@ -569,10 +595,9 @@ void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
         m_values[static_cast<size_t>(vi)].derivedFrom = ov;
         m_values[static_cast<size_t>(vi)].derivation = how;
     }
-    std::unordered_map<std::string, int> resultless;
     for (unsigned ri = 0; ri < inserted.numRegions(); ++ri)
         for (const auto& b : inserted.region(ri).blocks())
-            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr, resultless);
+            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr);
 }
 
 void ProgramIds::noteDerived(Value& inserted, const Value& from, Derivation how)
@@ -616,8 +641,8 @@ void ProgramIds::noteRestored(Op& func)
 {
     if (func.programId >= 0)
         return;
-    auto it = m_opById.find("@" + symbolName(func));
-    if (it != m_opById.end() && m_ops[static_cast<size_t>(it->second)].opName == func.name())
+    auto it = m_topLevel.find("@" + symbolName(func));
+    if (it != m_topLevel.end() && m_ops[static_cast<size_t>(it->second)].opName == func.name())
         func.programId = it->second;
 }
 
@@ -685,10 +710,9 @@ void ProgramIds::noteCloned(const Op& original, Op& clone)
     };
     pairRegions(original, clone);
     // Whatever did not pair (the original had no name for it) is named as new.
-    std::unordered_map<std::string, int> resultless;
     for (unsigned ri = 0; ri < clone.numRegions(); ++ri)
         for (const auto& b : clone.region(ri).blocks())
-            nameBlockContents(*b, regionPrefix(clone, ri), func, nullptr, resultless);
+            nameBlockContents(*b, regionPrefix(clone, ri), func, nullptr);
 }
 
 // ---- user queries --------------------------------------------------------------------------------

@@ -7,10 +7,12 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/ir/Operation.h"
 #include "core/support/Expected.h"
+#include "core/support/PointerMap.h"
 
 namespace shardx::ir {
 
@@ -84,7 +86,8 @@ Expected<int> findByUserName(const std::string& query, size_t count, const std::
 /// erased op keeps its id, so a trace can name it.
 class ProgramIds {
 public:
-    /// Names every value and op of `module`.
+    /// Names every value and op of `module` (afresh: the indices the objects held are replaced,
+    /// so a module has one ProgramIds at a time; Module::programIds() keeps it).
     explicit ProgramIds(Module& module);
 
     const std::vector<ProgramValue>& values() const { return m_values; }
@@ -134,15 +137,18 @@ private:
     void nameTopLevelOp(Op& op);
     void addFuncResults(Op& func);
     void nameFunction(Op& func, const SsaNames* printed);
-    void nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
-                           std::unordered_map<std::string, int>& resultless);
+    void nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed);
     int addValue(Value& v, std::string name, const std::string& prefix, int func, int op, int scope);
     int addOp(Op& op, std::string id, std::string name, int func, int scope);
     /// `prefix` for the ids of `op`'s region contents: `@f:%3/`, `@f:%3/r1/`.
     std::string regionPrefix(const Op& op, unsigned region) const;
-    /// Makes `id` unique among the ids of its kind (`~2`, `~3` appended).
+    /// Makes `id` unique among the ids made after the naming of the user's program (`~2`, `~3`
+    /// appended) and remembers it; while naming the user's program, ids are unique already.
     std::string uniqueValueId(std::string id);
     std::string uniqueOpId(std::string id);
+    bool isTaken(const std::string& id) const;
+    /// `prefix` + `opName` + `#k`, k counting the resultless ops of that name under `prefix`.
+    std::string nextResultlessId(const std::string& prefix, const std::string& opName);
     /// `base`, else `base2`, `base3`... the first name whose id under `prefix` is free.
     std::string freeDerivedName(const std::string& base, const std::string& prefix) const;
     /// Names an op a pass made without saying what from: after its first named operand.
@@ -153,8 +159,11 @@ private:
     std::vector<ProgramOp> m_ops;
     std::vector<std::string> m_scopes;
     std::unordered_map<std::string, int> m_scopeIndex;
-    std::unordered_map<std::string, int> m_valueById;
-    std::unordered_map<std::string, int> m_opById;
+    PointerMap<Attribute, int> m_scopeByLoc;                   ///< location attribute -> scope id (-1 none)
+    bool m_naming = false;                                     ///< naming the user's program (the constructor)
+    std::unordered_set<std::string> m_takenValues, m_takenOps; ///< ids that may collide (see uniqueValueId)
+    std::unordered_map<std::string, int> m_topLevel;           ///< top-level op id -> op index
+    std::unordered_map<std::string, int> m_resultless;         ///< next number per prefix + op name
     /// (function op index, result index) -> value index.
     std::unordered_map<int64_t, int> m_funcResults;
 };

@@ -206,6 +206,16 @@ void BM_Open(benchmark::State& state)
     state.counters["peak_rss_MiB"] = peakRssMiB();
 }
 
+/// Naming every value and op of a parsed module (ir::ProgramIds).
+void BM_ProgramIds(benchmark::State& state)
+{
+    auto m = parse(moduleText(static_cast<int>(state.range(0))));
+    for (auto _ : state) {
+        ir::ProgramIds ids(*m);
+        benchmark::DoNotOptimize(ids.values().size());
+    }
+}
+
 /// Module::clone: what Session::propagate copies so that the user's program stays as opened.
 void BM_Clone(benchmark::State& state)
 {
@@ -276,6 +286,7 @@ BENCHMARK(BM_AggressiveRecording)
 BENCHMARK(BM_RecorderConstruct)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TraceSeek)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Open)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProgramIds)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Clone)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionPropagate)
     ->Args({102, 0, 0})
