@@ -102,6 +102,7 @@
 #include "core/io/MlirReaderImpl.h"
 #include "core/io/StablehloForms.h"
 #include "core/ir/OpRegistry.h"
+#include "core/rules/StablehloAttrs.h"
 
 namespace shardx::io::detail {
 
@@ -135,14 +136,6 @@ Type resultTypeOfElements(const Attribute& a)
     if (auto* r = a.as<DenseResourceAttr>())
         return r->type;
     return Type();
-}
-
-std::string joinInts(const std::vector<int64_t>& v)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
 }
 
 } // namespace
@@ -642,19 +635,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
                 unknownKey(key, kp);
             }
         });
-        std::string body;
-        auto add = [&](const char* n, const std::vector<int64_t>& v) {
-            if (v.empty())
-                return;
-            if (!body.empty())
-                body += ", ";
-            body += std::string(n) + " = " + joinInts(v);
-        };
-        add("lhs_batching_dimensions", lb);
-        add("rhs_batching_dimensions", rb);
-        add("lhs_contracting_dimensions", lc);
-        add("rhs_contracting_dimensions", rc);
-        op->setProp("dot_dimension_numbers", opaque("stablehlo", "dot", body));
+        op->setProp("dot_dimension_numbers", stablehlo::dotDimensionNumbersAttr({lb, rb, lc, rc}));
     } else if (shortName == "fft") {
         keywordArgs([&](const std::string& key, const SourcePos& kp) {
             if (key == "type")

@@ -1,4 +1,4 @@
-// StablehloAttrs: parsers for the dimension-number attribute bodies of StableHLO ops.
+// StablehloAttrs: parsers (and the dot builder) for the dimension-number attributes of StableHLO ops.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +47,10 @@ std::optional<GatherDimensionNumbers> parseGatherDimensionNumbers(const std::str
 std::optional<ScatterDimensionNumbers> parseScatterDimensionNumbers(const std::string& body,
                                                                     std::string* error = nullptr);
 std::optional<ConvDimensionNumbers> parseConvDimensionNumbers(const std::string& body, std::string* error = nullptr);
+
+/// `#stablehlo.dot<...>` of `dims` as the reader stores it: an OpaqueAttr whose body lists the
+/// four fields in order, leaving out those with an empty list.
+ir::AttrPtr dotDimensionNumbersAttr(const DotDimensionNumbers& dims);
 
 /// Keyword of an enum attribute `#stablehlo<transpose TRANSPOSE>` -> "TRANSPOSE" (the last
 /// word of the body), or of a string attribute; empty if absent.
