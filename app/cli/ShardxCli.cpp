@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/ModelGenerator.h"
+#include "core/generate/ModelGenerator.h"
 #include "core/session/Session.h"
 
 using namespace shardx;
@@ -100,7 +100,7 @@ int cmdGenerate(int argc, char** argv)
                      "[--batch B] [--mesh data=2,fsdp=4,tensor=4] [--style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n";
         return 2;
     }
-    io::TransformerSpec spec;
+    generate::TransformerSpec spec;
     struct IntOpt {
         const char* name;
         int64_t* target;
@@ -118,7 +118,7 @@ int cmdGenerate(int argc, char** argv)
     }
     spec.layers = static_cast<int>(layers);
     if (args.has("mesh")) {
-        auto mesh = io::parseMeshSpec(args.get("mesh"));
+        auto mesh = generate::parseMeshSpec(args.get("mesh"));
         if (!mesh) {
             std::cerr << "shardx-cli generate: error: " << mesh.error().message << "\n";
             return 2;
@@ -126,14 +126,14 @@ int cmdGenerate(int argc, char** argv)
         spec.mesh = *mesh;
     }
     if (args.has("style")) {
-        auto style = io::parseShardingStyle(args.get("style"));
+        auto style = generate::parseShardingStyle(args.get("style"));
         if (!style) {
             std::cerr << "shardx-cli generate: error: " << style.error().message << "\n";
             return 2;
         }
         spec.style = *style;
     }
-    auto text = io::generateTransformer(spec);
+    auto text = generate::generateTransformerText(spec);
     if (!text) {
         std::cerr << "shardx-cli generate: error: " << text.error().message << "\n";
         return 2;

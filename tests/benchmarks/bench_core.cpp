@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
-#include "core/io/ModelGenerator.h"
 #include "core/passes/PassRegistry.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
@@ -28,15 +28,15 @@ const std::string& moduleText(int layers)
     auto it = cache.find(layers);
     if (it != cache.end())
         return it->second;
-    io::TransformerSpec spec;
+    generate::TransformerSpec spec;
     spec.layers = layers;
     spec.hidden = 256;
     spec.heads = 8;
     spec.seq = 128;
     spec.batch = 16;
     spec.mesh = {{"data", 2}, {"fsdp", 4}, {"tensor", 4}};
-    spec.style = io::ShardingStyle::FsdpMegatron;
-    return cache.emplace(layers, *io::generateTransformer(spec)).first->second;
+    spec.style = generate::ShardingStyle::FsdpMegatron;
+    return cache.emplace(layers, *generate::generateTransformerText(spec)).first->second;
 }
 
 std::unique_ptr<ir::Module> parse(const std::string& text)

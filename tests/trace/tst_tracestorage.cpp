@@ -4,8 +4,8 @@
 #include <random>
 #include <sstream>
 
+#include "core/generate/ModelGenerator.h"
 #include "core/io/MlirReader.h"
-#include "core/io/ModelGenerator.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceInterner.h"
@@ -24,9 +24,9 @@ struct Recorded {
 
 std::unique_ptr<ir::Module> transformer(int layers)
 {
-    io::TransformerSpec spec;
+    generate::TransformerSpec spec;
     spec.layers = layers;
-    Expected<std::string> text = io::generateTransformer(spec);
+    Expected<std::string> text = generate::generateTransformerText(spec);
     if (!text)
         return nullptr;
     DiagnosticList diags;
