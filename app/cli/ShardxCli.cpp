@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/generate/ModelGenerator.h"
+#include "core/io/MlirPrinter.h"
 #include "core/session/Session.h"
 
 using namespace shardx;
@@ -133,12 +134,15 @@ int cmdGenerate(int argc, char** argv)
         }
         spec.style = *style;
     }
-    auto text = generate::generateTransformerText(spec);
-    if (!text) {
-        std::cerr << "shardx-cli generate: error: " << text.error().message << "\n";
+    auto module = generate::generateTransformer(spec);
+    if (!module) {
+        std::cerr << "shardx-cli generate: error: " << module.error().message << "\n";
         return 2;
     }
-    return writeOutput(args, *text) ? 0 : 1;
+    // With debug info: the locations hold the parameter names and JAX name scopes.
+    io::PrintOptions print;
+    print.printDebugInfo = true;
+    return writeOutput(args, io::printModule(**module, print)) ? 0 : 1;
 }
 
 /// Opens `path` in `session`, printing every problem found; false when it did not open cleanly.

@@ -48,8 +48,4 @@ Expected<std::vector<std::pair<std::string, int64_t>>> parseMeshSpec(const std::
 /// heads...) or an invalid mesh.
 Expected<std::unique_ptr<ir::Module>> generateTransformer(const TransformerSpec& spec);
 
-/// The same program written as text by string concatenation (being replaced by
-/// generateTransformer).
-Expected<std::string> generateTransformerText(const TransformerSpec& spec);
-
 } // namespace shardx::generate

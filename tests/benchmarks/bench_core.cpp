@@ -20,8 +20,8 @@ using namespace shardx;
 
 namespace {
 
-/// `fsdp+megatron` decoder stacks on a 2x4x4 mesh; about 98 ops per layer, so 10 / 102 / 1020
-/// layers give roughly 1k / 10k / 100k ops.
+/// `fsdp+megatron` decoder stacks on a 2x4x4 mesh, as `shardx-cli generate` writes them (with
+/// locations); about 98 ops per layer, so 10 / 102 / 1020 layers give roughly 1k / 10k / 100k ops.
 const std::string& moduleText(int layers)
 {
     static std::map<int, std::string> cache;
@@ -36,7 +36,9 @@ const std::string& moduleText(int layers)
     spec.batch = 16;
     spec.mesh = {{"data", 2}, {"fsdp", 4}, {"tensor", 4}};
     spec.style = generate::ShardingStyle::FsdpMegatron;
-    return cache.emplace(layers, *generate::generateTransformerText(spec)).first->second;
+    io::PrintOptions print;
+    print.printDebugInfo = true;
+    return cache.emplace(layers, io::printModule(**generate::generateTransformer(spec), print)).first->second;
 }
 
 std::unique_ptr<ir::Module> parse(const std::string& text)

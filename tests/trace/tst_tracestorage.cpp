@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "core/generate/ModelGenerator.h"
-#include "core/io/MlirReader.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceInterner.h"
@@ -26,14 +25,12 @@ std::unique_ptr<ir::Module> transformer(int layers)
 {
     generate::TransformerSpec spec;
     spec.layers = layers;
-    Expected<std::string> text = generate::generateTransformerText(spec);
-    if (!text)
+    auto m = generate::generateTransformer(spec);
+    if (!m) {
+        qWarning("%s", m.error().message.c_str());
         return nullptr;
-    DiagnosticList diags;
-    auto m = io::parseMlir(*text, "gen.mlir", diags);
-    if (!m)
-        qWarning("%s", diags.formatAll().c_str());
-    return m;
+    }
+    return std::move(*m);
 }
 
 Recorded record(int layers, bool take)
