@@ -1,5 +1,4 @@
-// MLIR text reader (MlirReader.h, Parser of MlirReaderImpl.h): the entry points, the top level, regions, blocks and
-// operations, the generic op form.
+// MLIR text reader (MlirReader.h; Parser of MlirReaderImpl.h): entry points, top level, regions, operations.
 #include "core/io/MlirReader.h"
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-// MLIR printer (Printer of PrinterInternal.h): custom assembly forms of the func ops (SDY.md 6.1): func.func,
-// call, return, constant and call_indirect.
+// Printer (PrinterInternal.h): custom assembly forms of the func ops: func, call, return, constant, call_indirect.
 #include "core/io/PrinterInternal.h"
 
 namespace shardx::io::detail {

@@ -1,4 +1,4 @@
-// MLIR printer (Printer of PrinterInternal.h): custom assembly forms of the sdy ops (SDY.md 2, 6.4).
+// Printer (PrinterInternal.h): custom assembly forms of the sdy ops (SDY.md 2, 6.4).
 #include "core/io/PrinterInternal.h"
 
 namespace shardx::io::detail {

@@ -1,4 +1,4 @@
-// MLIR printer (Printer of PrinterInternal.h): the simple functional-type StableHLO op forms (io/StablehloForms.h).
+// Printer (PrinterInternal.h): the simple functional-type StableHLO op forms (io/StablehloForms.h).
 #include "core/io/PrinterInternal.h"
 #include "core/io/StablehloForms.h"
 

@@ -1,5 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): attribute values, dictionaries and dialect attributes (numbers in
-// ReaderNumbers.cpp, sdy attributes in ReaderSdyAttributes.cpp, locations in ReaderLocations.cpp).
+// Parser (MlirReaderImpl.h): attribute values, dictionaries and dialect attributes (numbers: ReaderNumbers.cpp).
 #include "core/io/MlirReaderImpl.h"
 #include "core/ir/OpRegistry.h"
 

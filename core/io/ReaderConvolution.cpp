@@ -1,5 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): the custom form of stablehlo.convolution (operands, dim_numbers,
-// window = {stride, pad, lhs_dilate, rhs_dilate, reverse} and the attribute dictionary). Prop names: see ReaderOps.cpp.
+// Parser (MlirReaderImpl.h): stablehlo.convolution (dim_numbers, window = {stride, pad, lhs/rhs_dilate, reverse}).
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

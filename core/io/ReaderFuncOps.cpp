@@ -1,5 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): custom forms of builtin.module and the func dialect (func.func,
-// call, return, constant, call_indirect). Prop names: see ReaderOps.cpp.
+// Parser (MlirReaderImpl.h): builtin.module and the func dialect (func, call, return, constant, call_indirect).
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

@@ -1,5 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): locations `loc(...)` and the location aliases JAX defines at the
-// end of a file.
+// Parser (MlirReaderImpl.h): locations `loc(...)` and location aliases (JAX defines them at the end of a file).
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

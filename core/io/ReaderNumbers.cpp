@@ -1,5 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): numbers: integer tokens, integer and float attributes, dense arrays
-// and dense elements literals, with the encodings of every float type.
+// Parser (MlirReaderImpl.h): integer tokens, integer/float attributes, dense arrays and literals, float encodings.
 #include <cmath>
 #include <cstring>
 #include <functional>

@@ -1,6 +1,5 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): custom (pretty) op forms parsed into generic ir::Op: the forms the
-// dialects share and the StableHLO ops (those with regions in ReaderRegionOps.cpp, convolution in
-// ReaderConvolution.cpp, the keyword forms in ReaderStablehloForms.cpp).
+// Parser (MlirReaderImpl.h): custom (pretty) op forms into generic ir::Op: the shared forms and the StableHLO ops
+// (ops with regions: ReaderRegionOps.cpp, convolution: ReaderConvolution.cpp, keyword forms: ReaderStablehloForms.cpp).
 //
 // ===== PROP NAMES (contract with the printer; keep accurate) ================================
 // Every op: inherent attributes are in Op::props (sorted), everything else in Op::attrs.

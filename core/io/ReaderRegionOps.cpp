@@ -1,5 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): custom forms of the StableHLO ops with regions: reduce (full and
-// `applies` forms) and while. Prop names: see ReaderOps.cpp.
+// Parser (MlirReaderImpl.h): the StableHLO ops with regions, reduce (full and `applies` forms) and while.
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

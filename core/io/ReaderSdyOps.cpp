@@ -1,4 +1,4 @@
-// MLIR text reader: custom forms of the sdy ops (SDY.md 2 / 6.4). Prop names: see ReaderOps.cpp.
+// Parser (MlirReaderImpl.h): custom forms of the sdy ops (SDY.md 2 / 6.4). Prop names: see ReaderOps.cpp.
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

@@ -1,6 +1,6 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): the `operands, key = value : functional-type` StableHLO op forms
-// of io/StablehloForms.h (broadcast, dynamic_broadcast_in_dim, dynamic_iota, set_dimension_size, rng, einsum,
-// unary_einsum). Prop names: see ReaderOps.cpp.
+// Parser (MlirReaderImpl.h): the `operands, key = value : functional-type` StableHLO forms of io/StablehloForms.h
+// (broadcast, dynamic_broadcast_in_dim, dynamic_iota, set_dimension_size, rng, einsum, unary_einsum). Prop names: see
+// ReaderOps.cpp.
 //
 // broadcast                 broadcast_sizes: DA i64 (`, sizes = [..]`)
 // dynamic_broadcast_in_dim  broadcast_dimensions: DA i64 (`, dims = [..]`); the optional

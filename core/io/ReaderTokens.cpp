@@ -1,4 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): the token stream, expected tokens, errors and the nesting guard.
+// Parser (MlirReaderImpl.h): the token stream, expected tokens, errors and the nesting guard.
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

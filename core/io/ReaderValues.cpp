@@ -1,4 +1,4 @@
-// MLIR text reader (Parser of MlirReaderImpl.h): SSA scopes, value definitions, forward references and operand uses.
+// Parser (MlirReaderImpl.h): SSA scopes, value definitions, forward references and operand uses.
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

@@ -1,4 +1,4 @@
-// Rules of reduce, reduce_window and select_and_scatter (functions of RulesInternal.h, registered in RuleRegistry).
+// Rules (RulesInternal.h): reduce, reduce_window and select_and_scatter.
 #include <algorithm>
 
 #include "core/rules/RulesInternal.h"

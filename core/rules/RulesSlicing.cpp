@@ -1,5 +1,5 @@
-// Rules of the ops that cut, pad or join tensors along dimensions: concatenate, slice, pad, dynamic_slice,
-// dynamic_update_slice (functions of RulesInternal.h, registered in RuleRegistry).
+// Rules (RulesInternal.h): the ops that cut, pad or join along dimensions (concatenate, slice, pad, dynamic_slice,
+// dynamic_update_slice).
 #include "core/rules/RulesInternal.h"
 
 namespace shardx::rules {

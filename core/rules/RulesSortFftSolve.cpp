@@ -1,5 +1,4 @@
-// Rules of sort, fft and triangular_solve, whose operative dimensions need replication (functions of RulesInternal.h,
-// registered in RuleRegistry).
+// Rules (RulesInternal.h): sort, fft and triangular_solve, whose operative dimensions need replication.
 #include "core/rules/RulesInternal.h"
 
 namespace shardx::rules {
