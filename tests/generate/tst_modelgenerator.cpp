@@ -5,23 +5,16 @@
 
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
-#include "core/io/MlirReader.h"
 #include "core/ir/Equivalence.h"
 #include "tests/TestSupport.h"
+#include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
 using namespace shardx::generate;
 
 namespace {
 
-std::unique_ptr<ir::Module> parse(const std::string& text)
-{
-    DiagnosticList diags;
-    auto m = io::parseMlir(text, "gen.mlir", diags);
-    if (!m)
-        qWarning("%s", diags.formatAll().c_str());
-    return m;
-}
+using testing::parseOk;
 
 std::unique_ptr<ir::Module> build(const TransformerSpec& spec)
 {
@@ -150,7 +143,7 @@ private slots:
             QVERIFY(built);
             for (bool generic : {false, true}) {
                 const std::string text = io::printModule(*built, debugInfo(generic));
-                auto back = parse(text);
+                auto back = parseOk(text);
                 QVERIFY(back);
                 const std::string diff = firstDifference(io::printModule(*back, debugInfo(generic)), text);
                 QVERIFY2(diff.empty(), diff.c_str());
