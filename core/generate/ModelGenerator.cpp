@@ -7,9 +7,10 @@
 #include <sstream>
 
 #include "core/ir/Builder.h"
+#include "core/ir/ShardingAccess.h"
 #include "core/ir/SsaNames.h"
+#include "core/ir/StablehloAttrs.h"
 #include "core/mesh/MeshVerifier.h"
-#include "core/rules/StablehloAttrs.h"
 
 namespace shardx::generate {
 
@@ -116,13 +117,14 @@ public:
     }
     Value* transpose(Value* x, std::vector<int64_t> perm, const std::vector<int64_t>& shape, const std::string& scope)
     {
-        return op("stablehlo.transpose", {x}, shape, scope, {{"permutation", ir::denseI64ArrayAttr(std::move(perm))}});
+        return op("stablehlo.transpose", {x}, shape, scope,
+                  {{stablehlo::kPermutationAttr, ir::denseI64ArrayAttr(std::move(perm))}});
     }
     Value* dot(Value* x, Value* y, const stablehlo::DotDimensionNumbers& dims, const std::vector<int64_t>& shape,
                const std::string& scope)
     {
         return op("stablehlo.dot_general", {x, y}, shape, scope,
-                  {{"dot_dimension_numbers", stablehlo::dotDimensionNumbersAttr(dims)}});
+                  {{stablehlo::kDotDimensionNumbersAttr, stablehlo::dotDimensionNumbersAttr(dims)}});
     }
     /// `stablehlo.reduce(x init: init) applies combiner across dimensions = [dim]`: the body is
     /// the combiner on two scalars, without locations, as the reader builds the compact form.
@@ -290,7 +292,7 @@ Expected<std::unique_ptr<ir::Module>> generateTransformer(const TransformerSpec&
     sig.visibility = "public";
     auto addArg = [&](const std::string& name, const std::vector<int64_t>& shape,
                       const std::vector<std::vector<std::string>>& dimAxes) {
-        ir::NamedAttrList attrs = {{"sdy.sharding", ir::shardingAttr(ir::shardingOnAxes("mesh", dimAxes))}};
+        ir::NamedAttrList attrs = {{ir::kSdyShardingAttr, ir::shardingAttr(ir::shardingOnAxes("mesh", dimAxes))}};
         sig.arguments.push_back({f32Tensor(shape), std::move(attrs), ir::nameLoc(name)});
     };
     addArg("x", {spec.batch, spec.seq, h}, {batchAxes, {}, {}});
@@ -310,7 +312,7 @@ Expected<std::unique_ptr<ir::Module>> generateTransformer(const TransformerSpec&
     int64_t devices = 1;
     for (const auto& a : spec.mesh)
         devices *= a.second;
-    module->op().setProp("sym_name", ir::stringAttr("jit_transformer"));
+    ir::setSymbolName(module->op(), "jit_transformer");
     module->op().setDiscardable("mhlo.num_partitions", ir::integerAttr(devices, "i32"));
     module->op().setDiscardable("mhlo.num_replicas", ir::integerAttr(1, "i32"));
     ir::Builder b(*module);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/io/JsonAdapters.h"
+#include "core/ir/SdyOps.h"
 
 using nlohmann::json;
 
@@ -445,11 +446,10 @@ json moduleToJson(const ir::Module& module)
 
     json meshes = json::array();
     for (const ir::Op* op : module.meshes()) {
-        const ir::Attribute* a = op->attr("mesh");
-        const ir::MeshAttr* mesh = a ? a->as<ir::MeshAttr>() : nullptr;
+        const Mesh* mesh = ir::meshOpMesh(*op);
         if (!mesh)
             continue;
-        json entry = mesh->mesh;
+        json entry = *mesh;
         entry["name"] = ir::symbolName(*op);
         meshes.push_back(std::move(entry));
     }

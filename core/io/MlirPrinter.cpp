@@ -283,15 +283,15 @@ bool Printer::printModuleOp(const Op& mod)
     if (mod.numResults() || mod.numOperands() || mod.numRegions() != 1 || mod.region(0).blocks().size() != 1 ||
         mod.region(0).blocks().front()->numArgs() != 0)
         return false;
-    const Attribute* symName = mod.attr("sym_name");
+    const Attribute* symName = mod.attr(kSymNameAttr);
     if (symName && !symName->is<StringAttr>())
         return false;
     out += "module";
     if (symName) {
         out += ' ';
-        appendSymbol(out, symName->as<StringAttr>()->value);
+        appendSymbol(out, symbolName(mod));
     }
-    appendAttrDict(mod, {"sym_name"}, true);
+    appendAttrDict(mod, {kSymNameAttr}, true);
     out += ' ';
     appendRegion(mod.region(0), false, true, false);
     return true;

@@ -13,19 +13,6 @@ using namespace ir;
 
 // ---- strings and symbols ------------------------------------------------------------------
 
-bool isBareIdentifier(const std::string& s)
-{
-    if (s.empty())
-        return false;
-    auto isStart = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-    if (!isStart(s[0]))
-        return false;
-    for (char c : s)
-        if (!(isStart(c) || (c >= '0' && c <= '9') || c == '$' || c == '.'))
-            return false;
-    return true;
-}
-
 void appendQuoted(std::string& out, const std::string& s)
 {
     static const char* hex = "0123456789ABCDEF";

@@ -20,16 +20,15 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
         return true;
     }
     if (op.name() == "func.call" && op.numRegions() == 0) {
-        const Attribute* callee = op.attr("callee");
-        if (!callee || !callee->is<SymbolRefAttr>() || callee->as<SymbolRefAttr>()->path.empty())
+        if (!calleeRef(op))
             return false;
         out += prefix + "call ";
-        appendAttribute(out, *callee);
+        appendAttribute(out, *op.attr(kCalleeAttr));
         out += '(';
         appendValues(op.operands());
         out += ')';
-        std::vector<std::string> elided{"callee"};
-        for (const char* n : {"arg_attrs", "res_attrs"}) {
+        std::vector<std::string> elided{kCalleeAttr};
+        for (const char* n : {kArgAttrsAttr, kResAttrsAttr}) {
             const Attribute* a = op.attr(n);
             if (a && a->is<ArrayAttr>() && a->as<ArrayAttr>()->elements.empty())
                 elided.emplace_back(n);
@@ -43,15 +42,12 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
         return printFuncConstantOrCallIndirect(op, prefix);
     if (op.name() != "func.func" || op.numRegions() != 1 || op.numOperands() || op.numResults())
         return false;
-    const Attribute* sym = op.attr("sym_name");
-    const Attribute* ft = op.attr("function_type");
-    if (!sym || !sym->is<StringAttr>() || !ft || !ft->is<TypeAttr>())
+    const Attribute* sym = op.attr(kSymNameAttr);
+    const Type fnType = funcType(op);
+    if (!sym || !sym->is<StringAttr>() || fnType.kind() != Type::Kind::Function)
         return false;
-    const Type& fnType = ft->as<TypeAttr>()->type;
-    if (fnType.kind() != Type::Kind::Function)
-        return false;
-    const Attribute* vis = op.attr("sym_visibility");
-    if (vis && !vis->is<StringAttr>())
+    const std::optional<std::string> vis = symbolVisibility(op);
+    if (!vis && op.attr(kSymVisibilityAttr))
         return false;
     const Region& body = op.region(0);
     const size_t nIn = fnType.elements().size(), nOut = fnType.results().size();
@@ -71,7 +67,7 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
         return true;
     };
     std::vector<const DictionaryAttr*> argDicts, resDicts;
-    if (!dictList("arg_attrs", nIn, argDicts) || !dictList("res_attrs", nOut, resDicts))
+    if (!dictList(kArgAttrsAttr, nIn, argDicts) || !dictList(kResAttrsAttr, nOut, resDicts))
         return false;
     const Block* entry = body.empty() ? nullptr : body.blocks().front().get();
     if (entry && entry->numArgs() != nIn)
@@ -79,10 +75,10 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
 
     out += "func.func ";
     if (vis) {
-        out += vis->as<StringAttr>()->value;
+        out += *vis;
         out += ' ';
     }
-    appendSymbol(out, sym->as<StringAttr>()->value);
+    appendSymbol(out, symbolName(op));
     out += '(';
     for (size_t i = 0; i < nIn; ++i) {
         if (i)
@@ -117,7 +113,7 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
         if (parens)
             out += ')';
     }
-    appendAttrDict(op, {"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"}, true);
+    appendAttrDict(op, {kSymNameAttr, kFunctionTypeAttr, kSymVisibilityAttr, kArgAttrsAttr, kResAttrsAttr}, true);
     if (!body.empty()) {
         out += ' ';
         appendRegion(body, false);
@@ -154,7 +150,7 @@ bool Printer::printFuncConstantOrCallIndirect(const Op& op, const std::string& p
             if (op.result(i)->type() != ft.results()[i])
                 return false;
         std::vector<std::string> elided;
-        for (const char* n : {"arg_attrs", "res_attrs"}) {
+        for (const char* n : {kArgAttrsAttr, kResAttrsAttr}) {
             const Attribute* a = op.attr(n);
             if (a && a->is<ArrayAttr>() && a->as<ArrayAttr>()->elements.empty())
                 elided.emplace_back(n);

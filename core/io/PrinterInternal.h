@@ -10,11 +10,10 @@
 #include "core/io/MlirPrinter.h"
 #include "core/ir/Module.h"
 #include "core/ir/SsaNames.h"
+#include "core/support/StringUtil.h"
 
 namespace shardx::io::detail {
 
-/// True if `s` matches `[A-Za-z_][A-Za-z0-9_$.]*` (printed without quotes as a key or symbol).
-bool isBareIdentifier(const std::string& s);
 /// Appends `"..."` with MLIR's escapes (`\\`, `\22`, `\0A`...).
 void appendQuoted(std::string& out, const std::string& s);
 /// Appends a symbol reference `@name` / `@"odd name"`.

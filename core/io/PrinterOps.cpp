@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "core/io/PrinterInternal.h"
+#include "core/ir/StablehloAttrs.h"
 
 namespace shardx::io::detail {
 
@@ -422,7 +423,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         return true;
     }
     if (name == "dot_general" && nOps == 2 && nRes == 1) {
-        const Attribute* dn = op.attr("dot_dimension_numbers");
+        const Attribute* dn = op.attr(stablehlo::kDotDimensionNumbersAttr);
         const OpaqueAttr* o = dn ? dn->as<OpaqueAttr>() : nullptr;
         if (!o || o->mnemonic != "dot")
             return false;
@@ -450,13 +451,13 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
             out += ", precision = " + prec;
         if (algO)
             out += ", algorithm = <" + algO->body + '>';
-        appendAttrDict(op, {"dot_dimension_numbers", "precision_config", "algorithm"});
+        appendAttrDict(op, {stablehlo::kDotDimensionNumbersAttr, "precision_config", "algorithm"});
         out += " : ";
         appendFunctionalType(op);
         return true;
     }
     if (name == "convolution" && nOps == 2 && nRes == 1) {
-        const Attribute* dn = op.attr("dimension_numbers");
+        const Attribute* dn = op.attr(stablehlo::kDimensionNumbersAttr);
         const OpaqueAttr* o = dn ? dn->as<OpaqueAttr>() : nullptr;
         if (!o || o->mnemonic != "conv" || o->body.empty() || o->body[0] != '[')
             return false;
@@ -505,17 +506,17 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         out += '(';
         appendValues(op.operands());
         out += ") dim_numbers = " + o->body + ", window = {" + window + '}';
-        appendAttrDict(
-            op, {"dimension_numbers", "window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal"});
+        appendAttrDict(op, {stablehlo::kDimensionNumbersAttr, "window_strides", "padding", "lhs_dilation",
+                            "rhs_dilation", "window_reversal"});
         out += " : ";
         appendFunctionalType(op);
         return true;
     }
     if (name == "custom_call") {
-        const Attribute* t = op.attr("call_target_name");
-        if (!t || !t->is<StringAttr>())
+        const std::optional<std::string> target = stablehlo::customCallTarget(op);
+        if (!target)
             return false;
-        std::vector<std::string> elided{"call_target_name"};
+        std::vector<std::string> elided{stablehlo::kCallTargetNameAttr};
         int64_t api;
         if (intValue(op.attr("api_version"), api) && api == 1)
             elided.push_back("api_version");
@@ -529,7 +530,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         }
         head();
         out += ' ';
-        appendSymbol(out, t->as<StringAttr>()->value);
+        appendSymbol(out, *target);
         out += '(';
         appendValues(op.operands());
         out += ')';

@@ -1,5 +1,7 @@
 // Printer (PrinterInternal.h): custom assembly forms of the sdy ops (SDY.md 2, 6.4).
 #include "core/io/PrinterInternal.h"
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
 
 namespace shardx::io::detail {
 
@@ -25,13 +27,13 @@ void appendAxisListText(std::string& out, const std::vector<AxisRef>& axes)
     out += '}';
 }
 
-void appendListOfLists(std::string& out, const ListOfAxisRefListsAttr& l)
+void appendListOfLists(std::string& out, const std::vector<std::vector<AxisRef>>& lists)
 {
     out += '[';
-    for (size_t i = 0; i < l.lists.size(); ++i) {
+    for (size_t i = 0; i < lists.size(); ++i) {
         if (i)
             out += ", ";
-        appendAxisListText(out, l.lists[i]);
+        appendAxisListText(out, lists[i]);
     }
     out += ']';
 }
@@ -48,13 +50,6 @@ void appendStrippedPerValue(std::string& out, const ShardingPerValue& v)
     out += ']';
 }
 
-const TensorSharding* shardingProp(const Op& op, const char* name)
-{
-    const Attribute* a = op.attr(name);
-    const ShardingAttr* s = a ? a->as<ShardingAttr>() : nullptr;
-    return s ? &s->sharding : nullptr;
-}
-
 } // namespace
 
 bool Printer::printSdyOp(const Op& op)
@@ -69,60 +64,59 @@ bool Printer::printSdyOp(const Op& op)
     };
 
     if (name == "mesh" && nOps == 0 && nRes == 0 && op.numRegions() == 0) {
-        const Attribute* sym = op.attr("sym_name");
-        const Attribute* mesh = op.attr("mesh");
-        if (!sym || !sym->is<StringAttr>() || !mesh || !mesh->is<MeshAttr>())
+        const Attribute* sym = op.attr(kSymNameAttr);
+        const Mesh* mesh = meshOpMesh(op);
+        if (!sym || !sym->is<StringAttr>() || !mesh)
             return false;
         out += "sdy.mesh ";
-        appendSymbol(out, sym->as<StringAttr>()->value);
-        out += " = " + mesh->as<MeshAttr>()->mesh.toString();
-        appendAttrDict(op, {"sym_name", "mesh"});
+        appendSymbol(out, symbolName(op));
+        out += " = " + mesh->toString();
+        appendAttrDict(op, {kSymNameAttr, kMeshAttr});
         return true;
     }
     if ((name == "sharding_constraint" || name == "reshard") && singleValue()) {
-        const TensorSharding* s = shardingProp(op, "sharding");
+        const TensorSharding* s = opSharding(op);
         if (!s)
             return false;
         out += op.name() + ' ';
         appendValue(op.operand(0));
         out += ' ' + s->toString();
-        appendAttrDict(op, {"sharding"});
+        appendAttrDict(op, {kShardingAttr});
         resultType();
         return true;
     }
     if (name == "propagation_barrier" && singleValue()) {
-        std::string dir;
-        if (!enumKeyword(op.attr("allowed_direction"), dir))
+        const std::optional<PropagationDirection> dir = barrierDirection(op);
+        if (!dir)
             return false;
         out += op.name() + ' ';
         appendValue(op.operand(0));
-        out += " allowed_direction=" + dir;
-        appendAttrDict(op, {"allowed_direction"});
+        out += std::string(" allowed_direction=") + directionName(*dir);
+        appendAttrDict(op, {kAllowedDirectionAttr});
         resultType();
         return true;
     }
     if (name == "sharding_group" && nOps == 1 && nRes == 0) {
-        int64_t id;
-        if (!intValue(op.attr("group_id"), id))
+        const std::optional<int64_t> id = shardingGroupId(op);
+        if (!id)
             return false;
         out += "sdy.sharding_group ";
         appendValue(op.operand(0));
-        out += " group_id=" + std::to_string(id);
-        appendAttrDict(op, {"group_id"});
+        out += " group_id=" + std::to_string(*id);
+        appendAttrDict(op, {kGroupIdAttr});
         out += " : ";
         appendType(out, op.operand(0)->type());
         return true;
     }
     if (name == "data_flow_edge" && singleValue()) {
-        const Attribute* sa = op.attr("sharding");
-        const TensorSharding* s = shardingProp(op, "sharding");
-        if (sa && !s)
+        const TensorSharding* s = opSharding(op);
+        if (op.attr(kShardingAttr) && !s)
             return false;
         out += "sdy.data_flow_edge ";
         appendValue(op.operand(0));
         if (s)
             out += " sharding=" + s->toString();
-        appendAttrDict(op, {"sharding"});
+        appendAttrDict(op, {kShardingAttr});
         resultType();
         return true;
     }
@@ -145,72 +139,49 @@ bool Printer::printSdyOp(const Op& op)
     }
 
     // Collectives: `sdy.op [kind] <axes> %x out_sharding=<...> {attrs} : T`.
-    const char* axesProp = nullptr;
-    bool perDim = false;
-    if (name == "all_gather")
-        axesProp = "gathering_axes", perDim = true;
-    else if (name == "all_slice")
-        axesProp = "slicing_axes", perDim = true;
-    else if (name == "reduce_scatter")
-        axesProp = "reduce_scatter_axes", perDim = true;
-    else if (name == "sharded_to_unreduced")
-        axesProp = "axes", perDim = true;
-    else if (name == "all_reduce")
-        axesProp = "reduction_axes";
-    else if (name == "replicated_to_unreduced")
-        axesProp = "axes";
-    else if (name == "all_to_all")
-        axesProp = "params";
-    else if (name == "collective_permute")
-        axesProp = "";
-    if (axesProp && singleValue()) {
-        const TensorSharding* outSharding = shardingProp(op, "out_sharding");
-        if (!outSharding)
+    const char* axesAttr = collectiveAxesAttrName(op.name());
+    if (axesAttr && singleValue()) {
+        const TensorSharding* outS = outSharding(op);
+        if (!outS)
             return false;
         std::string axesText;
-        if (*axesProp) {
-            const Attribute* a = op.attr(axesProp);
-            if (!a)
+        if (name == "all_to_all") {
+            const std::vector<AllToAllParam>* params = allToAllParams(op);
+            if (!params)
                 return false;
-            if (name == "all_to_all") {
-                auto* p = a->as<AllToAllParamListAttr>();
-                if (!p)
-                    return false;
-                axesText = "[";
-                for (size_t i = 0; i < p->params.size(); ++i) {
-                    if (i)
-                        axesText += ", ";
-                    appendAxisListText(axesText, p->params[i].axes);
-                    axesText += ": " + std::to_string(p->params[i].srcDim) + "->" + std::to_string(p->params[i].tgtDim);
-                }
-                axesText += ']';
-            } else if (perDim) {
-                auto* l = a->as<ListOfAxisRefListsAttr>();
-                if (!l)
-                    return false;
-                appendListOfLists(axesText, *l);
-            } else {
-                auto* l = a->as<AxisRefListAttr>();
-                if (!l)
-                    return false;
-                appendAxisListText(axesText, l->axes);
+            axesText = "[";
+            for (size_t i = 0; i < params->size(); ++i) {
+                if (i)
+                    axesText += ", ";
+                appendAxisListText(axesText, (*params)[i].axes);
+                axesText += ": " + std::to_string((*params)[i].srcDim) + "->" + std::to_string((*params)[i].tgtDim);
             }
+            axesText += ']';
+        } else if (hasPerDimAxes(op.name())) {
+            const std::vector<std::vector<AxisRef>>* lists = perDimCollectiveAxes(op);
+            if (!lists)
+                return false;
+            appendListOfLists(axesText, *lists);
+        } else if (*axesAttr) {
+            const std::vector<AxisRef>* axes = collectiveAxisList(op);
+            if (!axes)
+                return false;
+            appendAxisListText(axesText, *axes);
         }
-        std::string kind;
-        const Attribute* k = op.attr("reduction_kind");
-        if (k && !enumKeyword(k, kind))
+        const std::optional<ReductionKind> kind = reductionKindOf(op);
+        if (!kind && op.attr(kReductionKindAttr))
             return false;
         out += op.name();
-        if (!kind.empty() && kind != "sum")
-            out += ' ' + kind;
+        if (kind && *kind != ReductionKind::Sum)
+            out += std::string(" ") + reductionKindName(*kind);
         if (!axesText.empty())
             out += ' ' + axesText;
         out += ' ';
         appendValue(op.operand(0));
-        out += " out_sharding=" + outSharding->toString();
-        std::vector<std::string> elided{"out_sharding", "reduction_kind"};
-        if (*axesProp)
-            elided.emplace_back(axesProp);
+        out += " out_sharding=" + outS->toString();
+        std::vector<std::string> elided{kOutShardingAttr, kReductionKindAttr};
+        if (*axesAttr)
+            elided.emplace_back(axesAttr);
         appendAttrDict(op, elided);
         resultType();
         return true;
@@ -221,49 +192,49 @@ bool Printer::printSdyOp(const Op& op)
         if (body.blocks().size() != 1)
             return false;
         const Block& block = *body.blocks().front();
-        const Attribute* in = op.attr("in_shardings");
-        const Attribute* outS = op.attr("out_shardings");
-        if ((in && !in->is<ShardingPerValueAttr>()) || (outS && !outS->is<ShardingPerValueAttr>()))
+        const ShardingPerValue* in = inShardings(op);
+        const ShardingPerValue* outS = outShardings(op);
+        if ((!in && op.attr(kInShardingsAttr)) || (!outS && op.attr(kOutShardingsAttr)))
             return false;
-        std::vector<std::string> elided{"in_shardings", "out_shardings"};
+        std::vector<std::string> elided{kInShardingsAttr, kOutShardingsAttr};
         out += op.name();
         if (name == "manual_computation") {
-            const Attribute* axes = op.attr("manual_axes");
-            if (!in || !outS || !axes || !axes->is<ManualAxesAttr>())
+            const std::vector<std::string>* axes = manualAxes(op);
+            if (!in || !outS || !axes)
                 return false;
             out += '(';
             appendValues(op.operands());
             out += ") in_shardings=";
-            appendStrippedPerValue(out, in->as<ShardingPerValueAttr>()->value);
+            appendStrippedPerValue(out, *in);
             out += " out_shardings=";
-            appendStrippedPerValue(out, outS->as<ShardingPerValueAttr>()->value);
+            appendStrippedPerValue(out, *outS);
             out += " manual_axes={";
-            const auto& names = axes->as<ManualAxesAttr>()->axes;
+            const std::vector<std::string>& names = *axes;
             for (size_t i = 0; i < names.size(); ++i) {
                 if (i)
                     out += ", ";
                 appendQuoted(out, names[i]);
             }
             out += '}';
-            elided.emplace_back("manual_axes");
+            elided.emplace_back(kManualAxesAttr);
         } else {
-            const Attribute* n = op.attr("name");
-            if (!n || !n->is<StringAttr>())
+            const std::optional<std::string> computation = computationName(op);
+            if (!computation)
                 return false;
             out += '<';
-            appendQuoted(out, n->as<StringAttr>()->value);
+            appendQuoted(out, *computation);
             out += ">(";
             appendValues(op.operands());
             out += ')';
             if (in) {
                 out += " in_shardings=";
-                appendStrippedPerValue(out, in->as<ShardingPerValueAttr>()->value);
+                appendStrippedPerValue(out, *in);
             }
             if (outS) {
                 out += " out_shardings=";
-                appendStrippedPerValue(out, outS->as<ShardingPerValueAttr>()->value);
+                appendStrippedPerValue(out, *outS);
             }
-            elided.emplace_back("name");
+            elided.emplace_back(kComputationNameAttr);
         }
         out += " (";
         for (unsigned i = 0; i < block.numArgs(); ++i) {

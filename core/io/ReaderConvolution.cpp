@@ -1,5 +1,6 @@
 // Parser (MlirReaderImpl.h): stablehlo.convolution (dim_numbers, window = {stride, pad, lhs/rhs_dilate, reverse}).
 #include "core/io/MlirReaderImpl.h"
+#include "core/ir/StablehloAttrs.h"
 
 namespace shardx::io::detail {
 
@@ -33,7 +34,7 @@ std::unique_ptr<Op> Parser::parseConvolution(std::unique_ptr<Op> op, const Sourc
     dn += "x" + dimList();
     expect(Kind::Arrow, "in convolution dimension numbers");
     dn += "->" + dimList();
-    op->setProp("dimension_numbers", opaque("stablehlo", "conv", dn));
+    op->setProp(stablehlo::kDimensionNumbersAttr, opaque("stablehlo", "conv", dn));
     if (consumeIf(Kind::Comma)) {
         expectKeyword("window", "in convolution");
         expect(Kind::Equal, "after 'window'");

@@ -20,8 +20,7 @@ std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
     target->pos = p;
     if (at(Kind::AtId)) {
         std::string_view t = m_tok.text.substr(1);
-        target->setProp("sym_name",
-                        makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}));
+        setSymbolName(*target, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
         next();
     }
     if (consumeKeyword("attributes")) {
@@ -45,14 +44,13 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
     next(); // func.func
     auto op = std::make_unique<Op>("func.func");
     if (atKeyword("public") || atKeyword("private") || atKeyword("nested")) {
-        op->setProp("sym_visibility", makeAttr(StringAttr{std::string(m_tok.text)}));
+        setSymbolVisibility(*op, std::string(m_tok.text));
         next();
     }
     if (!at(Kind::AtId))
         errorExpected("function name '@name'");
     std::string_view nm = m_tok.text.substr(1);
-    op->setProp("sym_name",
-                makeAttr(StringAttr{!nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm) : std::string(nm)}));
+    setSymbolName(*op, !nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm) : std::string(nm));
     next();
     std::vector<std::pair<ResultDef, Type>> args;
     std::vector<AttrPtr> argLocs;
@@ -116,11 +114,11 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
         NamedAttrList d = parseAttrDict();
         moveInherentAttrs(*op, d);
     }
-    op->setProp("function_type", makeAttr(TypeAttr{Type::function(inTypes, outTypes)}));
+    setFuncType(*op, Type::function(inTypes, outTypes));
     if (anyAttr)
-        op->setProp("arg_attrs", makeAttr(ArrayAttr{argDicts}));
+        op->setProp(kArgAttrsAttr, makeAttr(ArrayAttr{argDicts}));
     if (anyResAttr)
-        op->setProp("res_attrs", makeAttr(ArrayAttr{resDicts}));
+        op->setProp(kResAttrsAttr, makeAttr(ArrayAttr{resDicts}));
     Region* body = op->addRegion();
     if (at(Kind::LBrace)) {
         // As MLIR: a body without arguments or ops would be printed as none, so `{}` is refused.
@@ -150,8 +148,7 @@ std::unique_ptr<Op> Parser::parseFuncDialectOp(const std::string& name, const So
         if (!at(Kind::AtId))
             errorExpected("callee '@name'");
         std::string_view t = m_tok.text.substr(1);
-        op->setProp("callee",
-                    makeAttr(SymbolRefAttr{{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}}));
+        setCalleeName(*op, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
         next();
         expect(Kind::LParen, "to start call operands");
         std::vector<OperandRef> refs = parseOperandRefs();

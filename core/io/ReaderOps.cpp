@@ -107,7 +107,7 @@
 #include "core/io/MlirReaderImpl.h"
 #include "core/io/StablehloForms.h"
 #include "core/ir/OpRegistry.h"
-#include "core/rules/StablehloAttrs.h"
+#include "core/ir/StablehloAttrs.h"
 
 namespace shardx::io::detail {
 
@@ -391,7 +391,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         if (!at(Kind::AtId))
             errorExpected("call target '@name'", "in custom_call");
         std::string_view t = m_tok.text.substr(1);
-        op->setProp("call_target_name",
+        op->setProp(stablehlo::kCallTargetNameAttr,
                     makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}));
         next();
         expect(Kind::LParen, "to start custom_call operands");
@@ -477,7 +477,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
                 unknownKey(key, kp);
             }
         });
-        op->setProp("dot_dimension_numbers", stablehlo::dotDimensionNumbersAttr({lb, rb, lc, rc}));
+        op->setProp(stablehlo::kDotDimensionNumbersAttr, stablehlo::dotDimensionNumbersAttr({lb, rb, lc, rc}));
     } else if (shortName == "fft") {
         keywordArgs([&](const std::string& key, const SourcePos& kp) {
             if (key == "type")

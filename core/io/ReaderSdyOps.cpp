@@ -1,36 +1,32 @@
-// Parser (MlirReaderImpl.h): custom forms of the sdy ops (SDY.md 2 / 6.4). Prop names: see ReaderOps.cpp.
+// Parser (MlirReaderImpl.h): custom forms of the sdy ops (SDY.md 2 / 6.4). Attributes: ir/SdyOps.h, ShardingAccess.h.
 #include "core/io/MlirReaderImpl.h"
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
 
 namespace shardx::io::detail {
 
 using namespace ir;
 
-namespace {
-
-AttrPtr reductionKindAttr(const std::string& kw) { return opaque("sdy", "", "reduction_kind " + kw); }
-
-} // namespace
-
 std::unique_ptr<Op> Parser::parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named)
 {
     if (named) {
         expect(Kind::Less, "after 'sdy.named_computation'");
-        op->setProp("name", makeAttr(StringAttr{expectString("(computation name)")}));
+        setComputationName(*op, expectString("(computation name)"));
         expect(Kind::Greater, "after computation name");
     }
     expect(Kind::LParen, "to start operands");
     std::vector<OperandRef> refs = parseOperandRefs();
     expect(Kind::RParen, "to end operands");
-    auto shardings = [&](const char* key) {
+    auto shardings = [&](const char* key, void (*set)(Op&, ShardingPerValue)) {
         if (!atKeyword(key))
             return false;
         next();
         expect(Kind::Equal, std::string("after '") + key + "'");
-        op->setProp(key, makeAttr(ShardingPerValueAttr{parseShardingList()}));
+        set(*op, parseShardingList());
         return true;
     };
-    bool hasIn = shardings("in_shardings");
-    bool hasOut = shardings("out_shardings");
+    bool hasIn = shardings("in_shardings", setInShardings);
+    bool hasOut = shardings("out_shardings", setOutShardings);
     if (!named) {
         if (!hasIn)
             errorExpected("'in_shardings'", "in sdy.manual_computation");
@@ -38,7 +34,7 @@ std::unique_ptr<Op> Parser::parseRegionSdyOp(std::unique_ptr<Op> op, const Sourc
             errorExpected("'out_shardings'", "in sdy.manual_computation");
         expectKeyword("manual_axes", "in sdy.manual_computation");
         expect(Kind::Equal, "after 'manual_axes'");
-        op->setProp("manual_axes", makeAttr(ManualAxesAttr{parseManualAxes()}));
+        setManualAxes(*op, parseManualAxes());
     }
     std::vector<std::pair<ResultDef, Type>> args;
     std::vector<AttrPtr> locs;
@@ -86,13 +82,13 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
     auto collective = [&]() {
         OperandRef ref = parseOperandRef();
         keywordEq("out_sharding");
-        op->setProp("out_sharding", makeAttr(ShardingAttr{parseShardingBody()}));
+        setOutSharding(*op, parseShardingBody());
         return finishUnary(ref, true);
     };
     auto optionalKind = [&]() {
         if (atKeyword("sum") || atKeyword("max") || atKeyword("min")) {
             if (!atKeyword("sum"))
-                op->setProp("reduction_kind", reductionKindAttr(std::string(m_tok.text)));
+                setReductionKind(*op, *parseReductionKind(m_tok.text));
             next();
         }
     };
@@ -101,17 +97,16 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
         if (!at(Kind::AtId))
             errorExpected("mesh name '@name'", "in sdy.mesh");
         std::string_view t = m_tok.text.substr(1);
-        op->setProp("sym_name",
-                    makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}));
+        setSymbolName(*op, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
         next();
         expect(Kind::Equal, "after mesh name");
-        op->setProp("mesh", makeAttr(MeshAttr{parseMeshBody(p)}));
+        setMeshOpMesh(*op, parseMeshBody(p));
         parseOptionalAttrDictInto(*op);
         return op;
     }
     if (s == "sharding_constraint" || s == "reshard") {
         OperandRef ref = parseOperandRef();
-        op->setProp("sharding", makeAttr(ShardingAttr{parseShardingBody()}));
+        setOpSharding(*op, parseShardingBody());
         return finishUnary(ref, true);
     }
     if (s == "propagation_barrier") {
@@ -123,13 +118,13 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
             error(dp, "cannot specify `BOTH` as the direction");
         if (dir != "NONE" && dir != "FORWARD" && dir != "BACKWARD")
             error(dp, "invalid propagation direction '" + dir + "' (expected NONE, FORWARD or BACKWARD)");
-        op->setProp("allowed_direction", opaque("sdy", "", "propagation_direction " + dir));
+        setBarrierDirection(*op, *parseDirection(dir));
         return finishUnary(ref, true);
     }
     if (s == "sharding_group") {
         OperandRef ref = parseOperandRef();
         keywordEq("group_id");
-        op->setProp("group_id", i64Attr(parseInt64("as group id")));
+        setShardingGroupId(*op, parseInt64("as group id"));
         return finishUnary(ref, false);
     }
     if (s == "data_flow_edge") {
@@ -137,7 +132,7 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
         if (atKeyword("sharding")) {
             next();
             expect(Kind::Equal, "after 'sharding'");
-            op->setProp("sharding", makeAttr(ShardingAttr{parseShardingBody()}));
+            setOpSharding(*op, parseShardingBody());
         }
         return finishUnary(ref, true);
     }
@@ -158,32 +153,31 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
         return op;
     }
     if (s == "all_gather" || s == "all_slice") {
-        op->setProp(s == "all_gather" ? "gathering_axes" : "slicing_axes",
-                    makeAttr(ListOfAxisRefListsAttr{parseAxisListList()}));
+        setPerDimCollectiveAxes(*op, parseAxisListList());
         return collective();
     }
     if (s == "all_reduce") {
         optionalKind();
-        op->setProp("reduction_axes", makeAttr(AxisRefListAttr{parseAxisList()}));
+        setCollectiveAxisList(*op, parseAxisList());
         return collective();
     }
     if (s == "reduce_scatter") {
         optionalKind();
-        op->setProp("reduce_scatter_axes", makeAttr(ListOfAxisRefListsAttr{parseAxisListList()}));
+        setPerDimCollectiveAxes(*op, parseAxisListList());
         return collective();
     }
     if (s == "all_to_all") {
-        op->setProp("params", makeAttr(AllToAllParamListAttr{parseAllToAllParams()}));
+        setAllToAllParams(*op, parseAllToAllParams());
         return collective();
     }
     if (s == "collective_permute")
         return collective();
     if (s == "sharded_to_unreduced") {
-        op->setProp("axes", makeAttr(ListOfAxisRefListsAttr{parseAxisListList()}));
+        setPerDimCollectiveAxes(*op, parseAxisListList());
         return collective();
     }
     if (s == "replicated_to_unreduced") {
-        op->setProp("axes", makeAttr(AxisRefListAttr{parseAxisList()}));
+        setCollectiveAxisList(*op, parseAxisList());
         return collective();
     }
     if (s == "manual_computation")

@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "core/ir/OpRegistry.h"
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
 
 namespace shardx::ir {
 
@@ -88,8 +90,8 @@ Block& Builder::createBlock(Region& region, const std::vector<Type>& argTypes)
 Op* Builder::createMesh(const std::string& name, Mesh mesh)
 {
     OperationState state("sdy.mesh");
-    state.addAttribute("sym_name", stringAttr(name));
-    state.addAttribute("mesh", makeAttr(MeshAttr{std::move(mesh)}));
+    state.addAttribute(kSymNameAttr, stringAttr(name));
+    state.addAttribute(kMeshAttr, makeAttr(MeshAttr{std::move(mesh)}));
     return create(std::move(state));
 }
 
@@ -97,9 +99,9 @@ Op* Builder::createFunc(const FuncSignature& sig)
 {
     OperationState state("func.func");
     state.numRegions = 1;
-    state.addAttribute("sym_name", stringAttr(sig.name));
+    state.addAttribute(kSymNameAttr, stringAttr(sig.name));
     if (!sig.visibility.empty())
-        state.addAttribute("sym_visibility", stringAttr(sig.visibility));
+        state.addAttribute(kSymVisibilityAttr, stringAttr(sig.visibility));
     std::vector<Type> inputs, outputs;
     ArrayAttr argDicts, resultDicts;
     bool anyArgAttr = false, anyResultAttr = false;
@@ -113,11 +115,11 @@ Op* Builder::createFunc(const FuncSignature& sig)
         resultDicts.elements.push_back(makeAttr(DictionaryAttr{r.attrs}));
         anyResultAttr = anyResultAttr || !r.attrs.empty();
     }
-    state.addAttribute("function_type", makeAttr(TypeAttr{Type::function(inputs, outputs)}));
+    state.addAttribute(kFunctionTypeAttr, makeAttr(TypeAttr{Type::function(inputs, outputs)}));
     if (anyArgAttr)
-        state.addAttribute("arg_attrs", makeAttr(std::move(argDicts)));
+        state.addAttribute(kArgAttrsAttr, makeAttr(std::move(argDicts)));
     if (anyResultAttr)
-        state.addAttribute("res_attrs", makeAttr(std::move(resultDicts)));
+        state.addAttribute(kResAttrsAttr, makeAttr(std::move(resultDicts)));
     Op* func = create(std::move(state));
     Block* entry = func->region(0).addBlock();
     for (const FuncArgument& a : sig.arguments)
@@ -138,7 +140,7 @@ Value* Builder::createConstant(AttrPtr value)
 Value* Builder::createShardingConstraint(Value* value, TensorSharding sharding)
 {
     return createValue("sdy.sharding_constraint", {value}, value->type(),
-                       {{"sharding", shardingAttr(std::move(sharding))}});
+                       {{kShardingAttr, shardingAttr(std::move(sharding))}});
 }
 
 Op* Builder::createReturn(const std::vector<Value*>& values) { return create("func.return", values, {}); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/FuncOps.h"
 #include "core/ir/Operation.h"
 #include "core/ir/ProgramIds.h"
 
@@ -41,6 +42,9 @@ public:
     const Mesh* resolveMesh(const MeshRef& ref) const;
     /// The top-level `func.func` named `name`, or nullptr.
     Op* findFunc(const std::string& name) const;
+    /// The top-level `func.func` that `call` (a func.call) calls, or nullptr (also when its
+    /// `callee` is unreadable).
+    Op* findCallee(const Op& call) const;
     /// Every top-level `func.func`, in order.
     std::vector<Op*> funcs() const;
     /// Every top-level `sdy.mesh`, in order.
@@ -85,19 +89,5 @@ private:
     std::unique_ptr<Op> m_op;
     std::unique_ptr<ProgramIds> m_ids;
 };
-
-// ---- helpers over func.func ops (attributes as MLIR stores them) ------------------------
-
-/// `sym_name` of a func.func (or any symbol op).
-std::string symbolName(const Op& op);
-/// The function type of a func.func.
-Type funcType(const Op& func);
-/// Argument / result attribute dictionary of a func.func (empty list when none).
-NamedAttrList funcArgAttrs(const Op& func, unsigned i);
-NamedAttrList funcResultAttrs(const Op& func, unsigned i);
-void setFuncArgAttr(Op& func, unsigned i, const std::string& name, AttrPtr value);
-void setFuncResultAttr(Op& func, unsigned i, const std::string& name, AttrPtr value);
-void removeFuncArgAttr(Op& func, unsigned i, const std::string& name);
-void removeFuncResultAttr(Op& func, unsigned i, const std::string& name);
 
 } // namespace shardx::ir

@@ -3,7 +3,9 @@
 #include <map>
 
 #include "core/ir/Canonicalizer.h"
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
+#include "core/ir/StablehloAttrs.h"
 #include "core/sharding/ShardingVerifier.h"
 
 namespace shardx::ir {
@@ -17,27 +19,14 @@ const Mesh* meshOf(const Rewriter& rw, const TensorSharding& s)
     return rw.module ? rw.module->resolveMesh(s.mesh) : (s.mesh.inlineMesh ? &*s.mesh.inlineMesh : nullptr);
 }
 
-const ListOfAxisRefListsAttr* perDimAxes(const Op& op, const char* name)
-{
-    const Attribute* a = op.attr(name);
-    return a ? a->as<ListOfAxisRefListsAttr>() : nullptr;
-}
-
-bool allListsEmpty(const ListOfAxisRefListsAttr* lists)
+bool allListsEmpty(const std::vector<std::vector<AxisRef>>* lists)
 {
     if (!lists)
         return false;
-    for (const auto& l : lists->lists)
+    for (const auto& l : *lists)
         if (!l.empty())
             return false;
     return true;
-}
-
-const std::vector<AxisRef>* axisList(const Op& op, const char* name)
-{
-    const Attribute* a = op.attr(name);
-    const AxisRefListAttr* l = a ? a->as<AxisRefListAttr>() : nullptr;
-    return l ? &l->axes : nullptr;
 }
 
 Op* producer(const Op& op, const char* name)
@@ -60,15 +49,13 @@ std::unique_ptr<Op> unaryOp(const std::string& name, Value* operand, const Type&
     return op;
 }
 
-/// Pattern: replace a collective by its operand when its per-dimension lists are all empty.
-CanonicalizationPattern foldEmptyPerDim(const char* attr)
+/// Replaces a collective by its operand when its per-dimension lists are all empty.
+bool foldEmptyPerDim(Op& op, Rewriter& rw)
 {
-    return [attr](Op& op, Rewriter& rw) {
-        if (!allListsEmpty(perDimAxes(op, attr)))
-            return false;
-        rw.replaceOp(&op, {op.operand(0)});
-        return true;
-    };
+    if (!allListsEmpty(perDimCollectiveAxes(op)))
+        return false;
+    rw.replaceOp(&op, {op.operand(0)});
+    return true;
 }
 
 // ---- reshard ----------------------------------------------------------------------------
@@ -152,17 +139,10 @@ bool isReshapeOrTranspose(const Op* op)
     return op && (op->name() == "stablehlo.reshape" || op->name() == "stablehlo.transpose");
 }
 
-std::vector<int64_t> permutationOf(const Op& transpose)
-{
-    const Attribute* a = transpose.attr("permutation");
-    const DenseArrayAttr* d = a ? a->as<DenseArrayAttr>() : nullptr;
-    return d ? d->ints : std::vector<int64_t>{};
-}
-
 /// Finds an earlier equivalent reshard of the same root (looking through reshapes) and reuses it.
 bool reshardCse(Op& op, Rewriter& rw)
 {
-    const TensorSharding* target = shardingAttrOf(op, "sharding");
+    const TensorSharding* target = opSharding(op);
     if (!target)
         return false;
     Value* v = op.operand(0);
@@ -177,7 +157,7 @@ bool reshardCse(Op& op, Rewriter& rw)
     TensorSharding seen = *target;
     for (Op* c : chain) {
         if (c->name() == "stablehlo.transpose") {
-            std::vector<int64_t> perm = permutationOf(*c);
+            const std::vector<int64_t> perm = stablehlo::transposePermutation(*c).value_or(std::vector<int64_t>{});
             if (perm.size() != seen.dims.size())
                 break;
             std::vector<DimSharding> back(seen.dims.size());
@@ -206,7 +186,7 @@ bool reshardCse(Op& op, Rewriter& rw)
             if (u == &op)
                 continue;
             if (u->name() == "sdy.reshard" && u->parentBlock() == op.parentBlock() && u->isBeforeInBlock(&op)) {
-                const TensorSharding* s = shardingAttrOf(*u, "sharding");
+                const TensorSharding* s = opSharding(*u);
                 if (s && equivalentAcrossReshapes(*s, u->result(0)->type(), seen, targetType, rw)) {
                     found = u;
                     break;
@@ -250,7 +230,7 @@ bool removeUnusedManualArgs(Op& op, Rewriter& rw)
     if (op.numRegions() != 1 || op.region(0).empty())
         return false;
     Block& body = op.region(0).front();
-    const ShardingPerValue* in = shardingsAttrOf(op, "in_shardings");
+    const ShardingPerValue* in = inShardings(op);
     bool changed = false;
     ShardingPerValue newIn = in ? *in : ShardingPerValue{};
     for (unsigned i = body.numArgs(); i-- > 0;) {
@@ -264,15 +244,15 @@ bool removeUnusedManualArgs(Op& op, Rewriter& rw)
     }
     if (!changed)
         return false;
-    op.setProp("in_shardings", makeAttr(ShardingPerValueAttr{newIn}));
+    setInShardings(op, newIn);
     rw.notifyModified(&op);
     return true;
 }
 
 bool eraseEmptyManual(Op& op, Rewriter& rw)
 {
-    const ShardingPerValue* in = shardingsAttrOf(op, "in_shardings");
-    const ShardingPerValue* out = shardingsAttrOf(op, "out_shardings");
+    const ShardingPerValue* in = inShardings(op);
+    const ShardingPerValue* out = outShardings(op);
     if ((in && !in->shardings.empty()) || (out && !out->shardings.empty()) || op.numResults() != 0)
         return false;
     if (op.numRegions() == 1 && !op.region(0).empty()) {
@@ -287,21 +267,20 @@ bool eraseEmptyManual(Op& op, Rewriter& rw)
 /// Inlines a manual computation whose manual axes have total size 1.
 bool inlineTrivialManual(Op& op, Rewriter& rw)
 {
-    const Attribute* a = op.attr("manual_axes");
-    const ManualAxesAttr* axes = a ? a->as<ManualAxesAttr>() : nullptr;
+    const std::vector<std::string>* axes = manualAxes(op);
     if (!axes || op.numRegions() != 1 || op.region(0).empty())
         return false;
-    if (!axes->axes.empty()) {
+    if (!axes->empty()) {
         const Mesh* mesh = nullptr;
-        for (const char* key : {"in_shardings", "out_shardings"})
-            if (const ShardingPerValue* list = shardingsAttrOf(op, key))
+        for (const ShardingPerValue* list : {inShardings(op), outShardings(op)})
+            if (list)
                 for (const TensorSharding& s : list->shardings)
                     if (const Mesh* m = meshOf(rw, s); m && !m->isEmpty() && !mesh)
                         mesh = m;
         if (!mesh)
             return false;
         int64_t product = 1;
-        for (const std::string& name : axes->axes) {
+        for (const std::string& name : *axes) {
             std::optional<int64_t> size = mesh->axisSize(name);
             if (!size)
                 return false;
@@ -335,9 +314,9 @@ bool allSliceOfAllGather(Op& op, Rewriter& rw)
     Op* gather = producer(op, "sdy.all_gather");
     if (!gather)
         return false;
-    const ListOfAxisRefListsAttr* slicing = perDimAxes(op, "slicing_axes");
-    const ListOfAxisRefListsAttr* gathering = perDimAxes(*gather, "gathering_axes");
-    if (!slicing || !gathering || slicing->lists != gathering->lists)
+    const std::vector<std::vector<AxisRef>>* slicing = perDimCollectiveAxes(op);
+    const std::vector<std::vector<AxisRef>>* gathering = perDimCollectiveAxes(*gather);
+    if (!slicing || !gathering || *slicing != *gathering)
         return false;
     rw.replaceOp(&op, {gather->operand(0)});
     return true;
@@ -349,17 +328,17 @@ bool reduceScatterFusion(Op& op, Rewriter& rw)
     Op* reduce = producer(op, "sdy.all_reduce");
     if (!reduce)
         return false;
-    const ListOfAxisRefListsAttr* slicing = perDimAxes(op, "slicing_axes");
-    const std::vector<AxisRef>* reduction = axisList(*reduce, "reduction_axes");
-    const TensorSharding* sliceOut = shardingAttrOf(op, "out_sharding");
-    const TensorSharding* reduceOut = shardingAttrOf(*reduce, "out_sharding");
+    const std::vector<std::vector<AxisRef>>* slicing = perDimCollectiveAxes(op);
+    const std::vector<AxisRef>* reduction = collectiveAxisList(*reduce);
+    const TensorSharding* sliceOut = outSharding(op);
+    const TensorSharding* reduceOut = outSharding(*reduce);
     if (!slicing || !reduction || !sliceOut || !reduceOut)
         return false;
     std::vector<Op*> slices;
     for (const Use& u : reduce->result(0)->uses()) {
-        const ListOfAxisRefListsAttr* other =
-            u.user->name() == "sdy.all_slice" ? perDimAxes(*u.user, "slicing_axes") : nullptr;
-        if (!other || other->lists != slicing->lists)
+        const std::vector<std::vector<AxisRef>>* other =
+            u.user->name() == "sdy.all_slice" ? perDimCollectiveAxes(*u.user) : nullptr;
+        if (!other || *other != *slicing)
             return false;
         if (std::find(slices.begin(), slices.end(), u.user) == slices.end())
             slices.push_back(u.user);
@@ -371,7 +350,7 @@ bool reduceScatterFusion(Op& op, Rewriter& rw)
     std::vector<AxisRef> remaining = *reduction;
     std::vector<std::vector<AxisRef>> prefixes, residuals;
     bool anyResidual = false;
-    for (const auto& dimAxes : slicing->lists) {
+    for (const auto& dimAxes : *slicing) {
         std::vector<AxisRef> prefix, residual;
         size_t i = 0;
         for (; i < dimAxes.size(); ++i) {
@@ -408,15 +387,15 @@ bool reduceScatterFusion(Op& op, Rewriter& rw)
     rsOut.unreducedKind = sliceOut->unreducedKind;
 
     auto rs = unaryOp("sdy.reduce_scatter", x, op.result(0)->type(), &op);
-    rs->setProp("reduce_scatter_axes", makeAttr(ListOfAxisRefListsAttr{prefixes}));
-    rs->setProp("out_sharding", makeAttr(ShardingAttr{rsOut}));
-    if (AttrPtr kind = reduce->attrPtr("reduction_kind"))
-        rs->setProp("reduction_kind", kind);
+    setPerDimCollectiveAxes(*rs, prefixes);
+    setOutSharding(*rs, rsOut);
+    if (const std::optional<ReductionKind> kind = reductionKindOf(*reduce))
+        setReductionKind(*rs, *kind);
     Value* result = rw.insertBefore(&op, std::move(rs))->result(0);
     if (anyResidual) {
         auto slice = unaryOp("sdy.all_slice", result, op.result(0)->type(), &op);
-        slice->setProp("slicing_axes", makeAttr(ListOfAxisRefListsAttr{residuals}));
-        slice->setProp("out_sharding", makeAttr(ShardingAttr{*sliceOut}));
+        setPerDimCollectiveAxes(*slice, residuals);
+        setOutSharding(*slice, *sliceOut);
         result = rw.insertBefore(&op, std::move(slice))->result(0);
     }
     for (Op* s : slices)
@@ -427,7 +406,7 @@ bool reduceScatterFusion(Op& op, Rewriter& rw)
 
 bool foldEmptyAllReduce(Op& op, Rewriter& rw)
 {
-    const std::vector<AxisRef>* axes = axisList(op, "reduction_axes");
+    const std::vector<AxisRef>* axes = collectiveAxisList(op);
     if (!axes || !axes->empty())
         return false;
     rw.replaceOp(&op, {op.operand(0)});
@@ -437,8 +416,8 @@ bool foldEmptyAllReduce(Op& op, Rewriter& rw)
 bool allReduceOfReplicatedToUnreduced(Op& op, Rewriter& rw)
 {
     Op* r2u = producer(op, "sdy.replicated_to_unreduced");
-    const std::vector<AxisRef>* axes = axisList(op, "reduction_axes");
-    const std::vector<AxisRef>* r2uAxes = r2u ? axisList(*r2u, "axes") : nullptr;
+    const std::vector<AxisRef>* axes = collectiveAxisList(op);
+    const std::vector<AxisRef>* r2uAxes = r2u ? collectiveAxisList(*r2u) : nullptr;
     if (!axes || !r2uAxes || *axes != *r2uAxes)
         return false;
     rw.replaceOp(&op, {r2u->operand(0)});
@@ -448,22 +427,22 @@ bool allReduceOfReplicatedToUnreduced(Op& op, Rewriter& rw)
 bool allReduceOfShardedToUnreduced(Op& op, Rewriter& rw)
 {
     Op* s2u = producer(op, "sdy.sharded_to_unreduced");
-    const std::vector<AxisRef>* axes = axisList(op, "reduction_axes");
-    const ListOfAxisRefListsAttr* perDim = s2u ? perDimAxes(*s2u, "axes") : nullptr;
-    const TensorSharding* out = shardingAttrOf(op, "out_sharding");
+    const std::vector<AxisRef>* axes = collectiveAxisList(op);
+    const std::vector<std::vector<AxisRef>>* perDim = s2u ? perDimCollectiveAxes(*s2u) : nullptr;
+    const TensorSharding* out = outSharding(op);
     if (!axes || !perDim || !out)
         return false;
     const Mesh* mesh = meshOf(rw, *out);
     if (!mesh)
         return false;
     std::vector<AxisRef> all;
-    for (const auto& l : perDim->lists)
+    for (const auto& l : *perDim)
         all.insert(all.end(), l.begin(), l.end());
     if (sortAndMerge(all, *mesh) != *axes)
         return false;
     auto gather = unaryOp("sdy.all_gather", s2u->operand(0), op.result(0)->type(), &op);
-    gather->setProp("gathering_axes", makeAttr(ListOfAxisRefListsAttr{perDim->lists}));
-    gather->setProp("out_sharding", op.attrPtr("out_sharding"));
+    setPerDimCollectiveAxes(*gather, *perDim);
+    setOutSharding(*gather, *out);
     Value* g = rw.insertBefore(&op, std::move(gather))->result(0);
     rw.replaceOp(&op, {g});
     return true;
@@ -482,26 +461,24 @@ bool allToAllFusion(Op& op, Rewriter& rw)
     Op* inner = producer(op, "sdy.all_to_all");
     if (!inner || !inner->result(0)->hasOneUse())
         return false;
-    const Attribute* pa = op.attr("params");
-    const Attribute* pi = inner->attr("params");
-    const AllToAllParamListAttr* outer = pa ? pa->as<AllToAllParamListAttr>() : nullptr;
-    const AllToAllParamListAttr* in = pi ? pi->as<AllToAllParamListAttr>() : nullptr;
+    const std::vector<AllToAllParam>* outer = allToAllParams(op);
+    const std::vector<AllToAllParam>* in = allToAllParams(*inner);
     if (!outer || !in)
         return false;
     std::vector<int64_t> dims;
-    for (const AllToAllParam& p : in->params) {
+    for (const AllToAllParam& p : *in) {
         dims.push_back(p.srcDim);
         dims.push_back(p.tgtDim);
     }
-    for (const AllToAllParam& p : outer->params)
+    for (const AllToAllParam& p : *outer)
         if (std::find(dims.begin(), dims.end(), p.srcDim) != dims.end() ||
             std::find(dims.begin(), dims.end(), p.tgtDim) != dims.end())
             return false;
-    AllToAllParamListAttr merged = *in;
-    merged.params.insert(merged.params.end(), outer->params.begin(), outer->params.end());
-    std::stable_sort(merged.params.begin(), merged.params.end(),
+    std::vector<AllToAllParam> merged = *in;
+    merged.insert(merged.end(), outer->begin(), outer->end());
+    std::stable_sort(merged.begin(), merged.end(),
                      [](const AllToAllParam& a, const AllToAllParam& b) { return a.srcDim < b.srcDim; });
-    op.setProp("params", makeAttr(std::move(merged)));
+    setAllToAllParams(op, std::move(merged));
     op.setOperand(0, inner->operand(0));
     rw.notifyModified(&op);
     rw.eraseOp(inner);
@@ -510,7 +487,7 @@ bool allToAllFusion(Op& op, Rewriter& rw)
 
 bool foldEquivalentPermute(Op& op, Rewriter& rw)
 {
-    const TensorSharding* out = shardingAttrOf(op, "out_sharding");
+    const TensorSharding* out = outSharding(op);
     const TensorSharding* in = shardingOfValue(op.operand(0));
     if (!out || !isEquivalent(out, in))
         return false;
@@ -525,10 +502,10 @@ const std::unordered_map<std::string, std::vector<CanonicalizationPattern>>& sdy
     static const std::unordered_map<std::string, std::vector<CanonicalizationPattern>> patterns = {
         {"sdy.reshard", {reshardOfReshard, reshardCse}},
         {"sdy.manual_computation", {removeUnusedManualArgs, eraseEmptyManual, inlineTrivialManual}},
-        {"sdy.all_gather", {foldEmptyPerDim("gathering_axes")}},
-        {"sdy.all_slice", {foldEmptyPerDim("slicing_axes"), allSliceOfAllGather, reduceScatterFusion}},
+        {"sdy.all_gather", {foldEmptyPerDim}},
+        {"sdy.all_slice", {foldEmptyPerDim, allSliceOfAllGather, reduceScatterFusion}},
         {"sdy.all_reduce", {foldEmptyAllReduce, allReduceOfReplicatedToUnreduced, allReduceOfShardedToUnreduced}},
-        {"sdy.reduce_scatter", {foldEmptyPerDim("reduce_scatter_axes")}},
+        {"sdy.reduce_scatter", {foldEmptyPerDim}},
         {"sdy.all_to_all", {eraseUnusedAllToAll, allToAllFusion}},
         {"sdy.collective_permute", {foldEquivalentPermute}},
     };

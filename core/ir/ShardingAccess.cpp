@@ -1,4 +1,4 @@
-// Reading the sharding of a value.
+// Reading and writing the sharding attributes of ops, func arguments and results.
 #include "core/ir/ShardingAccess.h"
 
 namespace shardx::ir {
@@ -12,21 +12,36 @@ const TensorSharding* nthOf(const ShardingPerValue* list, unsigned i)
     return &list->shardings[i];
 }
 
-} // namespace
-
-const TensorSharding* shardingAttrOf(const Op& op, const std::string& name)
+const TensorSharding* shardingIn(const Attribute* a)
 {
-    const Attribute* a = op.attr(name);
     const ShardingAttr* s = a ? a->as<ShardingAttr>() : nullptr;
     return s ? &s->sharding : nullptr;
 }
 
-const ShardingPerValue* shardingsAttrOf(const Op& op, const std::string& name)
+/// The TensorSharding held by attribute `name` of `op` (a ShardingAttr), or nullptr.
+const TensorSharding* shardingAttrOf(const Op& op, const char* name) { return shardingIn(op.attr(name)); }
+
+/// The ShardingPerValue held by attribute `name` of `op`, or nullptr.
+const ShardingPerValue* shardingsAttrOf(const Op& op, const char* name)
 {
     const Attribute* a = op.attr(name);
     const ShardingPerValueAttr* s = a ? a->as<ShardingPerValueAttr>() : nullptr;
     return s ? &s->value : nullptr;
 }
+
+/// Replaces `name` where it is (property or discardable), else adds it (`discardable`: as a
+/// discardable attribute).
+void replaceOrAdd(Op& op, const char* name, AttrPtr value, bool discardable)
+{
+    if (findAttr(op.props(), name))
+        op.setProp(name, std::move(value));
+    else if (discardable || findAttr(op.attrs(), name))
+        op.setDiscardable(name, std::move(value));
+    else
+        op.setProp(name, std::move(value));
+}
+
+} // namespace
 
 bool isCollectiveOp(const std::string& n)
 {
@@ -34,6 +49,67 @@ bool isCollectiveOp(const std::string& n)
            n == "sdy.all_to_all" || n == "sdy.collective_permute" || n == "sdy.sharded_to_unreduced" ||
            n == "sdy.replicated_to_unreduced";
 }
+
+const Mesh* meshOf(const Module& module, const TensorSharding& s) { return module.resolveMesh(s.mesh); }
+
+const TensorSharding* opSharding(const Op& op) { return shardingAttrOf(op, kShardingAttr); }
+
+void setOpSharding(Op& op, const TensorSharding& s)
+{
+    replaceOrAdd(op, kShardingAttr, makeAttr(ShardingAttr{s}), false);
+}
+
+const TensorSharding* outSharding(const Op& collective) { return shardingAttrOf(collective, kOutShardingAttr); }
+
+void setOutSharding(Op& collective, const TensorSharding& s)
+{
+    replaceOrAdd(collective, kOutShardingAttr, makeAttr(ShardingAttr{s}), false);
+}
+
+const ShardingPerValue* inShardings(const Op& op) { return shardingsAttrOf(op, kInShardingsAttr); }
+
+const ShardingPerValue* outShardings(const Op& op) { return shardingsAttrOf(op, kOutShardingsAttr); }
+
+void setInShardings(Op& op, ShardingPerValue shardings)
+{
+    replaceOrAdd(op, kInShardingsAttr, makeAttr(ShardingPerValueAttr{std::move(shardings)}), false);
+}
+
+void setOutShardings(Op& op, ShardingPerValue shardings)
+{
+    replaceOrAdd(op, kOutShardingsAttr, makeAttr(ShardingPerValueAttr{std::move(shardings)}), false);
+}
+
+const ShardingPerValue* resultShardings(const Op& op) { return shardingsAttrOf(op, kSdyShardingAttr); }
+
+void setResultShardings(Op& op, ShardingPerValue shardings)
+{
+    replaceOrAdd(op, kSdyShardingAttr, makeAttr(ShardingPerValueAttr{std::move(shardings)}), true);
+}
+
+void removeResultShardings(Op& op) { op.removeAttribute(kSdyShardingAttr); }
+
+const TensorSharding* funcArgSharding(const Op& func, unsigned i)
+{
+    return shardingIn(funcArgAttr(func, i, kSdyShardingAttr));
+}
+
+const TensorSharding* funcResultSharding(const Op& func, unsigned i)
+{
+    return shardingIn(funcResultAttr(func, i, kSdyShardingAttr));
+}
+
+void setFuncArgSharding(Op& func, unsigned i, const TensorSharding& s)
+{
+    setFuncArgAttr(func, i, kSdyShardingAttr, makeAttr(ShardingAttr{s}));
+}
+
+void setFuncResultSharding(Op& func, unsigned i, const TensorSharding& s)
+{
+    setFuncResultAttr(func, i, kSdyShardingAttr, makeAttr(ShardingAttr{s}));
+}
+
+void removeFuncResultSharding(Op& func, unsigned i) { removeFuncResultAttr(func, i, kSdyShardingAttr); }
 
 const TensorSharding* shardingOfValue(const Value* v)
 {
@@ -43,18 +119,10 @@ const TensorSharding* shardingOfValue(const Value* v)
         const Op* parent = v->ownerBlock()->parentOp();
         if (!parent)
             return nullptr;
-        if (parent->name() == "func.func") {
-            const Attribute* arr = parent->attr("arg_attrs");
-            const ArrayAttr* list = arr ? arr->as<ArrayAttr>() : nullptr;
-            if (!list || v->index() >= list->elements.size() || !list->elements[v->index()])
-                return nullptr;
-            const DictionaryAttr* dict = list->elements[v->index()]->as<DictionaryAttr>();
-            const Attribute* s = dict ? findAttr(dict->entries, "sdy.sharding") : nullptr;
-            const ShardingAttr* sa = s ? s->as<ShardingAttr>() : nullptr;
-            return sa ? &sa->sharding : nullptr;
-        }
+        if (parent->name() == "func.func")
+            return funcArgSharding(*parent, v->index());
         if (parent->name() == "sdy.manual_computation" || parent->name() == "sdy.named_computation")
-            return nthOf(shardingsAttrOf(*parent, "in_shardings"), v->index());
+            return nthOf(inShardings(*parent), v->index());
         return nullptr;
     }
     const Op* def = v->definingOp();
@@ -62,12 +130,12 @@ const TensorSharding* shardingOfValue(const Value* v)
         return nullptr;
     const std::string& n = def->name();
     if (n == "sdy.sharding_constraint" || n == "sdy.reshard" || n == "sdy.data_flow_edge")
-        return shardingAttrOf(*def, "sharding");
+        return opSharding(*def);
     if (isCollectiveOp(n))
-        return shardingAttrOf(*def, "out_sharding");
+        return outSharding(*def);
     if (n == "sdy.manual_computation" || n == "sdy.named_computation")
-        return nthOf(shardingsAttrOf(*def, "out_shardings"), v->index());
-    return nthOf(shardingsAttrOf(*def, "sdy.sharding"), v->index());
+        return nthOf(outShardings(*def), v->index());
+    return nthOf(resultShardings(*def), v->index());
 }
 
 } // namespace shardx::ir

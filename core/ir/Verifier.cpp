@@ -28,10 +28,9 @@ std::vector<std::pair<std::string, const Op*>> enclosingManualAxes(const Op& op)
     for (const Op* p = op.parentOp(); p; p = p->parentOp()) {
         if (p->name() != "sdy.manual_computation")
             continue;
-        if (const Attribute* a = p->attr("manual_axes"))
-            if (const ManualAxesAttr* m = a->as<ManualAxesAttr>())
-                for (const std::string& axis : m->axes)
-                    out.emplace_back(axis, p);
+        if (const std::vector<std::string>* axes = manualAxes(*p))
+            for (const std::string& axis : *axes)
+                out.emplace_back(axis, p);
     }
     return out;
 }
@@ -50,28 +49,6 @@ const Op* binderOf(const std::vector<std::pair<std::string, const Op*>>& bound, 
         if (name == axis)
             return op;
     return nullptr;
-}
-
-ReductionKind collectiveReductionKind(const Op& op)
-{
-    for (const char* name : {"reduction_kind", "reduction", "kind"}) {
-        const Attribute* a = op.attr(name);
-        if (!a)
-            continue;
-        std::string text;
-        if (const StringAttr* s = a->as<StringAttr>())
-            text = s->value;
-        else if (const OpaqueAttr* o = a->as<OpaqueAttr>())
-            text = o->mnemonic + " " + o->body;
-        else if (const IntegerAttr* i = a->as<IntegerAttr>())
-            return i->value == 1 ? ReductionKind::Max : i->value == 2 ? ReductionKind::Min : ReductionKind::Sum;
-        if (text.find("max") != std::string::npos)
-            return ReductionKind::Max;
-        if (text.find("min") != std::string::npos)
-            return ReductionKind::Min;
-        return ReductionKind::Sum;
-    }
-    return ReductionKind::Sum;
 }
 
 bool verifyShardingAt(Context& ctx, const Op& op, const TensorSharding& s, const Type* type,
@@ -224,7 +201,7 @@ bool verifyOpEdges(Context& ctx, const Op& op, const PropagationEdgesAttr& edges
 bool verifyOpSdyAttrs(Context& ctx, const Op& op)
 {
     const std::vector<std::pair<std::string, const Op*>> bound = enclosingManualAxes(op);
-    if (const Attribute* a = findAttr(op.attrs(), "sdy.sharding")) {
+    if (const Attribute* a = findAttr(op.attrs(), kSdyShardingAttr)) {
         const ShardingPerValueAttr* list = a->as<ShardingPerValueAttr>();
         if (!list)
             return opError(ctx, op, "should have a sharding attribute of type TensorShardingPerValueAttr");
@@ -251,7 +228,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
             }
         }
     }
-    if (const Attribute* a = findAttr(op.attrs(), "sdy.sharding_rule")) {
+    if (const Attribute* a = findAttr(op.attrs(), kShardingRuleAttr)) {
         const OpShardingRuleAttr* r = a->as<OpShardingRuleAttr>();
         if (!r)
             return opError(ctx, op,
@@ -260,7 +237,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
         if (auto err = verifyOpShardingRule(r->rule, operandTypeShapes(op), resultTypeShapes(op)))
             return opError(ctx, op, *err);
     }
-    if (const Attribute* a = findAttr(op.attrs(), "sdy.propagation_edges")) {
+    if (const Attribute* a = findAttr(op.attrs(), kPropagationEdgesAttr)) {
         const PropagationEdgesAttr* e = a->as<PropagationEdgesAttr>();
         if (!e)
             return opError(ctx, op,
@@ -269,7 +246,7 @@ bool verifyOpSdyAttrs(Context& ctx, const Op& op)
         if (!verifyOpEdges(ctx, op, *e))
             return false;
     }
-    for (const char* name : {"sdy.result_propagation_edges", "sdy.block_arg_propagation_edges"}) {
+    for (const char* name : {kResultPropagationEdgesAttr, kBlockArgPropagationEdgesAttr}) {
         const Attribute* a = findAttr(op.attrs(), name);
         if (!a)
             continue;
@@ -296,8 +273,8 @@ bool verifyFunc(Context& ctx, const Op& func)
     for (int isResult = 0; isResult < 2; ++isResult) {
         const std::vector<Type>& types = isResult ? ft.results() : ft.elements();
         for (unsigned i = 0; i < types.size(); ++i) {
-            const NamedAttrList attrs = isResult ? funcResultAttrs(func, i) : funcArgAttrs(func, i);
-            const Attribute* a = findAttr(attrs, "sdy.sharding");
+            const Attribute* a =
+                isResult ? funcResultAttr(func, i, kSdyShardingAttr) : funcArgAttr(func, i, kSdyShardingAttr);
             if (!a)
                 continue;
             const std::string prefix = std::string(isResult ? "result " : "arg ") + std::to_string(i) + " - ";
@@ -336,9 +313,8 @@ bool verifyReturn(Context& ctx, const Op& op)
 
 bool verifyCall(Context& ctx, const Op& op)
 {
-    const Attribute* a = op.attr("callee");
-    const SymbolRefAttr* ref = a ? a->as<SymbolRefAttr>() : nullptr;
-    if (!ref || ref->path.empty())
+    const SymbolRefAttr* ref = calleeRef(op);
+    if (!ref)
         return opError(ctx, op, "requires a 'callee' symbol reference attribute");
     if (!ctx.module.findFunc(ref->path.front()))
         return opError(ctx, op, "'" + symbolRefString(ref->path.front()) + "' does not reference a valid function");
@@ -381,24 +357,28 @@ bool verifyRecursive(Context& ctx, const Op& op)
 {
     if (!verifyOp(ctx, op))
         return false;
+    bool ok = true;
     for (const auto& region : op.regions())
         for (const auto& block : region->blocks()) {
             if (!verifyBlockEntry(ctx, op, *region, *block))
                 return false;
             for (const auto& nested : block->ops())
-                if (!verifyRecursive(ctx, *nested))
-                    return false;
-            if (!verifyBlockExit(ctx, op, *region, *block))
+                if (!verifyRecursive(ctx, *nested)) {
+                    ok = false;
+                    if (!ctx.everyOp)
+                        return false;
+                }
+            if (ok && !verifyBlockExit(ctx, op, *region, *block))
                 return false;
         }
-    return true;
+    return ok;
 }
 
 } // namespace
 
-bool verifyModule(const Module& module, DiagnosticList& diags)
+bool verifyModule(const Module& module, DiagnosticList& diags, VerifyScope scope)
 {
-    Context ctx{module, diags};
+    Context ctx{module, diags, scope == VerifyScope::EveryOp};
     // Symbols of the module body: meshes must be unique (and functions too).
     std::set<std::string> symbols;
     for (const auto& op : module.body().ops()) {
@@ -406,18 +386,21 @@ bool verifyModule(const Module& module, DiagnosticList& diags)
         if ((op->name() == "sdy.mesh" || op->name() == "func.func") && !sym.empty() && !symbols.insert(sym).second)
             return opError(ctx, *op, "redefinition of symbol named '" + sym + "'");
         if (op->name() == "sdy.mesh") {
-            const Attribute* a = op->attr("mesh");
-            const MeshAttr* m = a ? a->as<MeshAttr>() : nullptr;
+            const Mesh* m = meshOpMesh(*op);
             if (!m)
                 return opError(ctx, *op, "requires a mesh attribute");
-            if (auto err = verifyMesh(m->mesh))
+            if (auto err = verifyMesh(*m))
                 return opError(ctx, *op, *err);
         }
     }
+    bool ok = true;
     for (const auto& op : module.body().ops())
-        if (!verifyRecursive(ctx, *op))
-            return false;
-    return true;
+        if (!verifyRecursive(ctx, *op)) {
+            ok = false;
+            if (!ctx.everyOp)
+                return false;
+        }
+    return ok;
 }
 
 } // namespace shardx::ir

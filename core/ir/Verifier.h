@@ -6,8 +6,14 @@
 
 namespace shardx::ir {
 
-/// Verifies `module`; reports problems to `diags` at the op's (or func's) position.
-/// Like MLIR, stops at the first op that fails. Returns true when the module is valid.
-bool verifyModule(const Module& module, DiagnosticList& diags);
+/// How much the verifier reports.
+enum class VerifyScope {
+    FirstFailure, ///< stop at the first op that fails, as MLIR does (shardx-opt)
+    EveryOp,      ///< report the first problem of every op that fails (the Session, the GUI)
+};
+
+/// Verifies `module`; reports problems to `diags` at the op's (or func's) position. Returns true
+/// when the module is valid.
+bool verifyModule(const Module& module, DiagnosticList& diags, VerifyScope scope = VerifyScope::FirstFailure);
 
 } // namespace shardx::ir

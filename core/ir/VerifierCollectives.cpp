@@ -16,44 +16,24 @@ std::string bracketList(const std::vector<AxisRef>& axes)
     return s + "]";
 }
 
-/// remove-suffix of SDY.md 2.12; nullopt + `err` set on failure.
-std::optional<std::vector<AxisRef>> removeSuffix(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes,
-                                                 const Mesh& mesh, const std::string& what, int64_t d, std::string& err)
+/// `dim` after remove-suffix of `axes` (SDY.md 2.12); nullopt + `err` set on failure.
+std::optional<std::vector<AxisRef>> withoutSuffix(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes,
+                                                  const Mesh& mesh, const std::string& what, int64_t d,
+                                                  std::string& err)
 {
-    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-        if (dim.empty() || !isSuffixOf(*it, dim.back(), mesh)) {
-            err = "can't apply " + what + " axis " + it->toString() + " to operand sharding on dimension " +
-                  std::to_string(d);
-            return std::nullopt;
-        }
-        const AxisRef back = dim.back();
-        dim.pop_back();
-        if (!(back == *it))
-            if (std::optional<AxisRef> prefix = prefixWithoutOverlap(back, *it))
-                dim.push_back(*prefix);
+    if (const AxisRef* bad = removeSuffix(dim, axes, mesh)) {
+        err = "can't apply " + what + " axis " + bad->toString() + " to operand sharding on dimension " +
+              std::to_string(d);
+        return std::nullopt;
     }
     return dim;
 }
 
-std::vector<AxisRef> appendAxes(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes, const Mesh& mesh)
+/// `dim` with `axes` appended, merging sub-axes.
+std::vector<AxisRef> withAppended(std::vector<AxisRef> dim, const std::vector<AxisRef>& axes, const Mesh& mesh)
 {
-    for (const AxisRef& a : axes)
-        addAxisOrMerge(dim, a, mesh);
+    addAxesOrMerge(dim, axes, mesh);
     return dim;
-}
-
-const std::vector<std::vector<AxisRef>>* axisListsOf(const Op& op, const char* name)
-{
-    const Attribute* a = op.attr(name);
-    const ListOfAxisRefListsAttr* l = a ? a->as<ListOfAxisRefListsAttr>() : nullptr;
-    return l ? &l->lists : nullptr;
-}
-
-const std::vector<AxisRef>* axisListOf(const Op& op, const char* name)
-{
-    const Attribute* a = op.attr(name);
-    const AxisRefListAttr* l = a ? a->as<AxisRefListAttr>() : nullptr;
-    return l ? &l->axes : nullptr;
 }
 
 bool overlapsAnyOf(const AxisRef& a, const std::vector<AxisRef>& list)
@@ -74,11 +54,14 @@ struct Collective {
         return opError(ctx, op, msg, noteOp, note);
     }
 
+    /// The kind of the reduced axes (an absent or unreadable `reduction_kind`: sum).
+    ReductionKind reductionKind() const { return reductionKindOf(op).value_or(ReductionKind::Sum); }
+
     /// Per-dimension collectives: validity, rank and the expected axes per dimension.
-    bool verifyPerDim(const char* listName, bool remove, const std::string& what)
+    bool verifyPerDim(bool remove, const std::string& what)
     {
         static const std::vector<std::vector<AxisRef>> kNone;
-        const std::vector<std::vector<AxisRef>>* lists = axisListsOf(op, listName);
+        const std::vector<std::vector<AxisRef>>* lists = perDimCollectiveAxes(op);
         if (!lists)
             lists = &kNone;
         std::vector<AxisRef> seen;
@@ -93,12 +76,12 @@ struct Collective {
             std::vector<AxisRef> expected;
             if (remove) {
                 std::string err;
-                auto r = removeSuffix(operandAxes, (*lists)[d], *mesh, what, d, err);
+                auto r = withoutSuffix(operandAxes, (*lists)[d], *mesh, what, d, err);
                 if (!r)
                     return fail(err);
                 expected = *r;
             } else {
-                expected = appendAxes(operandAxes, (*lists)[d], *mesh);
+                expected = withAppended(operandAxes, (*lists)[d], *mesh);
             }
             if (expected != out->dims[d].axes)
                 return fail("result sharding doesn't match expected sharding " + bracketList(expected) +
@@ -109,15 +92,14 @@ struct Collective {
 
     bool verifyAllToAll()
     {
-        const Attribute* a = op.attr("params");
-        const AllToAllParamListAttr* params = a ? a->as<AllToAllParamListAttr>() : nullptr;
-        if (!params || params->params.empty())
+        const std::vector<AllToAllParam>* params = allToAllParams(op);
+        if (!params || params->empty())
             return fail("parameter list is empty");
         std::vector<AxisRef> seen;
         std::set<int64_t> usedDims;
         const int64_t rank = out->rank();
         int64_t prevSrc = -1;
-        for (const AllToAllParam& p : params->params) {
+        for (const AllToAllParam& p : *params) {
             if (auto err = verifyAxisList(p.axes, *mesh, seen))
                 return fail(*err);
             if (p.srcDim < 0 || p.srcDim >= rank)
@@ -137,13 +119,13 @@ struct Collective {
         std::vector<std::vector<AxisRef>> expected;
         for (const DimSharding& d : in->dims)
             expected.push_back(d.axes);
-        for (const AllToAllParam& p : params->params) {
+        for (const AllToAllParam& p : *params) {
             std::string err;
-            auto r = removeSuffix(in->dims[p.srcDim].axes, p.axes, *mesh, "all-to-all", p.srcDim, err);
+            auto r = withoutSuffix(in->dims[p.srcDim].axes, p.axes, *mesh, "all-to-all", p.srcDim, err);
             if (!r)
                 return fail(err);
             expected[p.srcDim] = *r;
-            expected[p.tgtDim] = appendAxes(in->dims[p.tgtDim].axes, p.axes, *mesh);
+            expected[p.tgtDim] = withAppended(in->dims[p.tgtDim].axes, p.axes, *mesh);
         }
         for (int d = 0; d < out->rank(); ++d)
             if (expected[d] != out->dims[d].axes)
@@ -176,7 +158,7 @@ struct Collective {
         if (!isEquivalent(in, out, /*ignoreUnreduced=*/true))
             return fail("operand and result shardings are not equivalent");
         static const std::vector<AxisRef> kNone;
-        const std::vector<AxisRef>* axes = axisListOf(op, "reduction_axes");
+        const std::vector<AxisRef>* axes = collectiveAxisList(op);
         if (!axes)
             axes = &kNone;
         if (auto err = verifyAxesOrdered(*axes, *mesh, "reduction"))
@@ -194,8 +176,7 @@ struct Collective {
             if (overlapsAnyOf(a, out->unreduced))
                 return fail("reduction axis " + a.toString() + " overlaps with result unreduced axes");
         }
-        if (auto err =
-                checkUnreducedTransition(ctx, in, *out, std::nullopt, RemovePolicy{true, collectiveReductionKind(op)}))
+        if (auto err = checkUnreducedTransition(ctx, in, *out, std::nullopt, RemovePolicy{true, reductionKind()}))
             return fail(*err);
         return true;
     }
@@ -204,10 +185,10 @@ struct Collective {
     {
         if (out->unreducedKind != ReductionKind::Sum)
             return fail("out_sharding reduction_op must be SUM");
-        if (!verifyPerDim("axes", true, "shard-to-unreduce"))
+        if (!verifyPerDim(true, "shard-to-unreduce"))
             return false;
         std::vector<AxisRef> all = in->unreduced;
-        if (const auto* lists = axisListsOf(op, "axes"))
+        if (const auto* lists = perDimCollectiveAxes(op))
             for (const auto& l : *lists)
                 all.insert(all.end(), l.begin(), l.end());
         if (sortAndMerge(all, *mesh) != out->unreduced)
@@ -222,7 +203,7 @@ struct Collective {
         if (in->dims != out->dims)
             return fail("input and output must share the same dimension shardings");
         static const std::vector<AxisRef> kNone;
-        const std::vector<AxisRef>* axes = axisListOf(op, "axes");
+        const std::vector<AxisRef>* axes = collectiveAxisList(op);
         if (!axes)
             axes = &kNone;
         if (axes->empty())
@@ -251,7 +232,7 @@ struct Collective {
     bool run()
     {
         const std::string& n = op.name();
-        out = shardingAttrOf(op, "out_sharding");
+        out = outSharding(op);
         if (!out)
             return fail("requires an 'out_sharding' attribute of type TensorShardingAttr");
         if (op.numOperands() != 1 || op.numResults() != 1)
@@ -282,14 +263,13 @@ struct Collective {
             return fail("operand and result shardings have different ranks: " + std::to_string(in->rank()) + " vs " +
                         std::to_string(out->rank()));
         if (n == "sdy.all_gather")
-            return verifyPerDim("gathering_axes", true, "gathering");
+            return verifyPerDim(true, "gathering");
         if (n == "sdy.all_slice")
-            return verifyPerDim("slicing_axes", false, "slicing");
+            return verifyPerDim(false, "slicing");
         if (n == "sdy.reduce_scatter") {
-            if (auto err = checkUnreducedTransition(ctx, in, *out, std::nullopt,
-                                                    RemovePolicy{true, collectiveReductionKind(op)}))
+            if (auto err = checkUnreducedTransition(ctx, in, *out, std::nullopt, RemovePolicy{true, reductionKind()}))
                 return fail(*err);
-            return verifyPerDim("reduce_scatter_axes", false, "reduce-scatter");
+            return verifyPerDim(false, "reduce-scatter");
         }
         if (n == "sdy.all_to_all")
             return verifyAllToAll();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/ir/Module.h"
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/sharding/ShardingVerifier.h"
 #include "core/support/Diagnostic.h"
@@ -17,6 +18,7 @@ namespace shardx::ir::verifier {
 struct Context {
     const Module& module;
     DiagnosticList& diags;
+    bool everyOp = false; ///< go on after an op fails (VerifyScope::EveryOp)
 
     const Mesh* resolve(const MeshRef& ref) const { return module.resolveMesh(ref); }
     MeshLookup lookup() const
@@ -37,9 +39,7 @@ std::vector<std::string> manualAxisNames(const std::vector<std::pair<std::string
 /// The op of `bound` binding `axis`, or nullptr.
 const Op* binderOf(const std::vector<std::pair<std::string, const Op*>>& bound, const std::string& axis);
 
-// shardingAttrOf, shardingsAttrOf, shardingOfValue and isCollectiveOp: core/ir/ShardingAccess.h.
-/// Reduction kind of a collective (`reduction_kind` property), sum by default.
-ReductionKind collectiveReductionKind(const Op& op);
+// The accessors of shardings and sdy attributes: core/ir/ShardingAccess.h, core/ir/SdyOps.h.
 
 /// Verifies `s` for `type` and reports "PREFIXmessage" at `op` on failure (with the manual
 /// computation note for rule 11). `bound`: manual axes of enclosing manual computations.

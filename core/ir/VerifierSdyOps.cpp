@@ -34,7 +34,7 @@ const Block* bodyOf(const Op& op)
 
 bool verifyConstraintLike(Context& ctx, const Op& op)
 {
-    const TensorSharding* s = shardingAttrOf(op, "sharding");
+    const TensorSharding* s = opSharding(op);
     if (!s)
         return opError(ctx, op, "requires a 'sharding' attribute of type TensorShardingAttr");
     if (op.numResults() != 1 || op.numOperands() != 1)
@@ -130,13 +130,12 @@ bool verifyManualSide(Context& ctx, const Op& op, bool results, const ShardingPe
 bool verifyManualComputation(Context& ctx, const Op& op)
 {
     const auto bound = enclosingManualAxes(op);
-    std::vector<std::string> manualAxes;
-    if (const Attribute* a = op.attr("manual_axes"))
-        if (const ManualAxesAttr* m = a->as<ManualAxesAttr>())
-            manualAxes = m->axes;
+    static const std::vector<std::string> kNoAxes;
+    const std::vector<std::string>* axes = ir::manualAxes(op);
+    const std::vector<std::string>& manualAxes = axes ? *axes : kNoAxes;
     static const ShardingPerValue kEmpty;
-    const ShardingPerValue* in = shardingsAttrOf(op, "in_shardings");
-    const ShardingPerValue* out = shardingsAttrOf(op, "out_shardings");
+    const ShardingPerValue* in = inShardings(op);
+    const ShardingPerValue* out = outShardings(op);
     if (!in)
         in = &kEmpty;
     if (!out)
@@ -221,7 +220,7 @@ bool verifyNamedComputation(Context& ctx, const Op& op)
                                body->arg(i)->type().toString() + " vs " + op.operand(i)->type().toString());
     const auto bound = enclosingManualAxes(op);
     for (int side = 0; side < 2; ++side) {
-        const char* name = side ? "out_shardings" : "in_shardings";
+        const char* name = side ? kOutShardingsAttr : kInShardingsAttr;
         const Attribute* a = op.attr(name);
         if (!a)
             continue;
@@ -262,7 +261,7 @@ bool verifyDataFlowEdge(Context& ctx, const Op& op)
                            "expected input of sdy.data_flow_edge to not be defined by an SdyDialect op (other than "
                            "an sdy.manual_computation or sdy.named_computation)",
                            def, "sdy op defining the input of the sdy.data_flow_edge");
-    if (const Attribute* a = op.attr("sharding")) {
+    if (const Attribute* a = op.attr(kShardingAttr)) {
         const ShardingAttr* s = a->as<ShardingAttr>();
         if (!s)
             return opError(ctx, op, "sharding should be a TensorShardingAttr");
@@ -293,17 +292,7 @@ bool verifyFuncDataFlowEdge(Context& ctx, const Op& op)
 
 bool verifyPropagationBarrier(Context& ctx, const Op& op)
 {
-    const Attribute* a = op.attr("allowed_direction");
-    if (!a)
-        return true;
-    std::string text;
-    if (const StringAttr* s = a->as<StringAttr>())
-        text = s->value;
-    else if (const OpaqueAttr* o = a->as<OpaqueAttr>())
-        text = o->mnemonic + " " + o->body;
-    else if (const IntegerAttr* i = a->as<IntegerAttr>())
-        text = i->value == 3 ? "BOTH" : "";
-    if (text.find("BOTH") != std::string::npos)
+    if (barrierDirection(op) == PropagationDirection::Both)
         return opError(ctx, op, "cannot specify `BOTH` as the direction");
     return true;
 }

@@ -145,9 +145,8 @@ bool verifyOpSignature(Context& ctx, const Op& op)
     const std::string& name = op.name();
     if (name == "func.func") {
         // SymbolOpInterface: a declaration (no body) must not be public.
-        const Attribute* vis = op.attr("sym_visibility");
-        const StringAttr* v = vis ? vis->as<StringAttr>() : nullptr;
-        const bool isPublic = !v || v->value == "public";
+        const std::optional<std::string> visibility = symbolVisibility(op);
+        const bool isPublic = !visibility || *visibility == "public";
         if (op.numRegions() == 1 && op.region(0).blocks().empty() && isPublic)
             return opError(ctx, op, "symbol declaration cannot have public visibility");
         return true;

@@ -181,6 +181,26 @@ void addAxisOrMerge(std::vector<AxisRef>& list, const AxisRef& a, const Mesh& me
         list.push_back(a);
 }
 
+void addAxesOrMerge(std::vector<AxisRef>& list, const std::vector<AxisRef>& axes, const Mesh& mesh)
+{
+    for (const AxisRef& a : axes)
+        addAxisOrMerge(list, a, mesh);
+}
+
+const AxisRef* removeSuffix(std::vector<AxisRef>& list, const std::vector<AxisRef>& axes, const Mesh& mesh)
+{
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+        if (list.empty() || !isSuffixOf(*it, list.back(), mesh))
+            return &*it;
+        const AxisRef last = list.back();
+        list.pop_back();
+        if (!(last == *it))
+            if (std::optional<AxisRef> rest = prefixWithoutOverlap(last, *it))
+                list.push_back(*rest);
+    }
+    return nullptr;
+}
+
 std::vector<AxisRef> sortAndMerge(std::vector<AxisRef> list, const Mesh& mesh)
 {
     std::stable_sort(list.begin(), list.end(),

@@ -67,6 +67,13 @@ bool lessByName(const AxisRef& a, const AxisRef& b);
 std::vector<AxisRef> sortAndMerge(std::vector<AxisRef> list, const Mesh& mesh);
 /// Append `a`, merging it with the last element when possible.
 void addAxisOrMerge(std::vector<AxisRef>& list, const AxisRef& a, const Mesh& mesh);
+/// `addAxisOrMerge` of every element of `axes`, in order.
+void addAxesOrMerge(std::vector<AxisRef>& list, const std::vector<AxisRef>& axes, const Mesh& mesh);
+/// Remove-suffix of SDY.md 2.12: takes `axes` off the end of `list`, last element first. Each
+/// must be a suffix of `list`'s current last element, which is dropped when equal and otherwise
+/// cut down to its prefix without overlap. Returns null on success, else the element of `axes`
+/// that is not a suffix (with `list` reduced up to it).
+const AxisRef* removeSuffix(std::vector<AxisRef>& list, const std::vector<AxisRef>& axes, const Mesh& mesh);
 /// Set difference A \ B of axis lists (SDY.md 1.2).
 std::vector<AxisRef> axisListDifference(const std::vector<AxisRef>& a, const std::vector<AxisRef>& b, const Mesh& mesh);
 /// Product of the sizes of `axes` in `mesh`.

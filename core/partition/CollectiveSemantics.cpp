@@ -26,29 +26,16 @@ const char* collectiveKindName(CollectiveKind k)
 
 namespace {
 
-/// SDY.md 2.12 remove-suffix: removes `axes` (last first) as suffixes of the dimension's axes.
-Status removeSuffix(std::vector<AxisRef>& dimAxes, const std::vector<AxisRef>& axes, const Mesh& mesh, int64_t dim,
-                    const char* what)
+/// SDY.md 2.12 remove-suffix of `axes` from the dimension's axes, with the error of a failure.
+Status removeDimSuffix(std::vector<AxisRef>& dimAxes, const std::vector<AxisRef>& axes, const Mesh& mesh, int64_t dim,
+                       const char* what)
 {
-    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-        if (dimAxes.empty() || !isSuffixOf(*it, dimAxes.back(), mesh))
-            return Error{std::string("can't apply ") + what + " axis " + it->toString() + " to operand dimension " +
-                             std::to_string(dim) + ": it is not a suffix of the dimension's sharding " +
-                             axisListString(dimAxes),
-                         {}};
-        AxisRef last = dimAxes.back();
-        dimAxes.pop_back();
-        if (!(last == *it))
-            if (std::optional<AxisRef> rest = prefixWithoutOverlap(last, *it))
-                dimAxes.push_back(*rest);
-    }
+    if (const AxisRef* bad = removeSuffix(dimAxes, axes, mesh))
+        return Error{std::string("can't apply ") + what + " axis " + bad->toString() + " to operand dimension " +
+                         std::to_string(dim) + ": it is not a suffix of the dimension's sharding " +
+                         axisListString(dimAxes),
+                     {}};
     return Status::success();
-}
-
-void append(std::vector<AxisRef>& dimAxes, const std::vector<AxisRef>& axes, const Mesh& mesh)
-{
-    for (const AxisRef& a : axes)
-        addAxisOrMerge(dimAxes, a, mesh);
 }
 
 Status checkRank(const TensorSharding& operand, size_t n, const char* what)
@@ -148,7 +135,7 @@ Expected<TensorSharding> collectiveResultSharding(const TensorSharding& operand,
         if (Status s = checkRank(operand, p.perDimAxes.size(), collectiveKindName(p.kind)); !s)
             return s.error();
         for (size_t d = 0; d < p.perDimAxes.size(); ++d)
-            if (Status s = removeSuffix(out.dims[d].axes, p.perDimAxes[d], mesh, static_cast<int64_t>(d), what); !s)
+            if (Status s = removeDimSuffix(out.dims[d].axes, p.perDimAxes[d], mesh, static_cast<int64_t>(d), what); !s)
                 return s.error();
         if (p.kind == CollectiveKind::ShardedToUnreduced) {
             std::vector<AxisRef> u = operand.unreduced;
@@ -164,7 +151,7 @@ Expected<TensorSharding> collectiveResultSharding(const TensorSharding& operand,
         if (Status s = checkRank(operand, p.perDimAxes.size(), collectiveKindName(p.kind)); !s)
             return s.error();
         for (size_t d = 0; d < p.perDimAxes.size(); ++d)
-            append(out.dims[d].axes, p.perDimAxes[d], mesh);
+            addAxesOrMerge(out.dims[d].axes, p.perDimAxes[d], mesh);
         if (p.kind == CollectiveKind::ReduceScatter)
             out.unreduced = axisListDifference(operand.unreduced, concatAll(p.perDimAxes), mesh);
         return out;
@@ -174,9 +161,9 @@ Expected<TensorSharding> collectiveResultSharding(const TensorSharding& operand,
         for (const AllToAllSpec& s : p.allToAll) {
             if (s.srcDim < 0 || s.srcDim >= operand.rank() || s.tgtDim < 0 || s.tgtDim >= operand.rank())
                 return Error{"all_to_all dimension out of range [0, " + std::to_string(operand.rank()) + ")", {}};
-            if (Status st = removeSuffix(out.dims[s.srcDim].axes, s.axes, mesh, s.srcDim, "all-to-all"); !st)
+            if (Status st = removeDimSuffix(out.dims[s.srcDim].axes, s.axes, mesh, s.srcDim, "all-to-all"); !st)
                 return st.error();
-            append(out.dims[s.tgtDim].axes, s.axes, mesh);
+            addAxesOrMerge(out.dims[s.tgtDim].axes, s.axes, mesh);
         }
         return out;
     case CollectiveKind::CollectivePermute: {

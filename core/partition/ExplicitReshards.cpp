@@ -39,14 +39,9 @@ void collectPostOrder(ir::Block& block, std::vector<Op*>& out)
     }
 }
 
-std::optional<TensorSharding> shardingAttrIn(const ir::NamedAttrList& attrs)
+std::optional<TensorSharding> copyOf(const TensorSharding* s)
 {
-    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-    if (!a)
-        return std::nullopt;
-    if (const auto* s = a->as<ir::ShardingAttr>())
-        return s->sharding;
-    return std::nullopt;
+    return s ? std::optional<TensorSharding>(*s) : std::nullopt;
 }
 
 /// The sharding of an operand, looking through `sdy.propagation_barrier` chains.
@@ -160,7 +155,7 @@ void OpWalker::handleDataFlow(Op* op, bool full)
             target = eraseManualAxes(*target, manualAxes);
         process(owner, target);
     }
-    const ShardingPerValue* inShardings = manual ? ir::shardingsAttrOf(*op, "in_shardings") : nullptr;
+    const ShardingPerValue* inShardings = manual ? ir::inShardings(*op) : nullptr;
     for (Value* owner : blockArgOwners(*op)) {
         std::optional<TensorSharding> target;
         if (manual) {
@@ -175,9 +170,7 @@ void OpWalker::handleDataFlow(Op* op, bool full)
 
 void OpWalker::handleCall(Op* op)
 {
-    const ir::Attribute* calleeAttr = op->attr("callee");
-    const auto* ref = calleeAttr ? calleeAttr->as<ir::SymbolRefAttr>() : nullptr;
-    Op* callee = ref && !ref->path.empty() ? m_ctx.module.findFunc(ref->path.back()) : nullptr;
+    Op* callee = m_ctx.module.findCallee(*op);
     if (!callee)
         return;
     std::optional<MeshRef> fallbackMesh;
@@ -185,14 +178,14 @@ void OpWalker::handleCall(Op* op)
         std::optional<TensorSharding> s = getSharding(v);
         if (!s)
             continue;
-        const Mesh* m = meshOf(m_ctx, *s);
+        const Mesh* m = ir::meshOf(m_ctx.module, *s);
         if (m && !m->isMaximal()) {
             fallbackMesh = s->mesh;
             break;
         }
     }
     for (unsigned i = 0; i < op->numOperands(); ++i) {
-        std::optional<TensorSharding> target = shardingAttrIn(ir::funcArgAttrs(*callee, i));
+        std::optional<TensorSharding> target = copyOf(ir::funcArgSharding(*callee, i));
         if (!target) {
             if (!fallbackMesh)
                 continue;
@@ -206,13 +199,13 @@ void OpWalker::handleCall(Op* op)
 
 bool OpWalker::reshardToUnreduced(Op* op)
 {
-    const TensorSharding* out = ir::shardingAttrOf(*op, "sharding");
+    const TensorSharding* out = ir::opSharding(*op);
     if (!out || op->numOperands() != 1)
         return false;
     std::optional<TensorSharding> in = getSharding(op->operand(0));
     if (!in)
         return false;
-    const Mesh* mesh = meshOf(m_ctx, *out);
+    const Mesh* mesh = ir::meshOf(m_ctx.module, *out);
     if (!mesh || axisListDifference(out->unreduced, in->unreduced, *mesh).empty())
         return false;
     InsertPoint ip;
@@ -298,7 +291,7 @@ bool differentDeviceOrder(const Context& ctx, const std::optional<TensorSharding
 {
     if (!s || !s->hasDimAxes())
         return false;
-    const Mesh* m = meshOf(ctx, *s);
+    const Mesh* m = ir::meshOf(ctx.module, *s);
     return m && m->allDeviceIds() != mesh.allDeviceIds();
 }
 
@@ -384,7 +377,7 @@ void OpWalker::processOp(Op* op)
     for (const auto& r : results) {
         if (!r)
             continue;
-        const Mesh* m = meshOf(m_ctx, *r);
+        const Mesh* m = ir::meshOf(m_ctx.module, *r);
         if (m && m->isMaximal()) {
             handleSingleDeviceOp(m_ctx, op, results);
             return;
@@ -407,7 +400,7 @@ void OpWalker::processOp(Op* op)
         if (s)
             all.push_back(&*s);
     for (const TensorSharding* s : all) {
-        const Mesh* m = meshOf(m_ctx, *s);
+        const Mesh* m = ir::meshOf(m_ctx.module, *s);
         if (!m || m->isEmpty())
             continue;
         if (!common) {
@@ -507,7 +500,7 @@ void OpWalker::handleFuncReturn(Op* func)
     if (!term)
         return;
     for (unsigned i = 0; i < term->numOperands(); ++i) {
-        std::optional<TensorSharding> target = shardingAttrIn(ir::funcResultAttrs(*func, i));
+        std::optional<TensorSharding> target = copyOf(ir::funcResultSharding(*func, i));
         InsertPoint ip;
         ip.before = term;
         reshardToTarget(m_ctx, term, i, target, m_ctx.fullVersion, ip);
@@ -521,7 +514,7 @@ bool checkNotMaximal(Context& ctx, Op* func)
     auto check = [&](const std::optional<TensorSharding>& s, const std::string& what, size_t i) {
         if (!s)
             return;
-        const Mesh* m = meshOf(ctx, *s);
+        const Mesh* m = ir::meshOf(ctx.module, *s);
         if (m && m->isMaximal()) {
             ctx.diags.error(func->pos, "function " + what + " " + std::to_string(i) +
                                            " cannot have a single-device (maximal) sharding attribute");
@@ -529,9 +522,9 @@ bool checkNotMaximal(Context& ctx, Op* func)
         }
     };
     for (size_t i = 0; i < ft.elements().size(); ++i)
-        check(shardingAttrIn(ir::funcArgAttrs(*func, static_cast<unsigned>(i))), "argument", i);
+        check(copyOf(ir::funcArgSharding(*func, static_cast<unsigned>(i))), "argument", i);
     for (size_t i = 0; i < ft.results().size(); ++i)
-        check(shardingAttrIn(ir::funcResultAttrs(*func, static_cast<unsigned>(i))), "result", i);
+        check(copyOf(ir::funcResultSharding(*func, static_cast<unsigned>(i))), "result", i);
     return ok;
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/ir/Module.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 #include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/support/Diagnostic.h"
@@ -47,8 +47,6 @@ struct InsertPoint {
 
 // ---- shardings ---------------------------------------------------------------------------
 
-/// The mesh of `s` in the module (nullptr when unknown).
-const Mesh* meshOf(const Context& ctx, const TensorSharding& s);
 /// Same mesh and same dimension axes and unreduced axes (missing = fully replicated).
 bool equivalentShardings(const Context& ctx, const std::optional<TensorSharding>& a,
                          const std::optional<TensorSharding>& b);

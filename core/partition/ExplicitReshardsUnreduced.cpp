@@ -1,6 +1,7 @@
 // ExplicitReshards (ExplicitReshards.h): op building, unreduced collectives, reshard-to-target, single-device ops.
 #include "core/partition/ExplicitReshardsInternal.h"
 
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/ValueSharding.h"
 
@@ -10,11 +11,6 @@ using ir::Op;
 using ir::Value;
 
 namespace {
-
-ir::AttrPtr reductionKindAttr(ReductionKind k)
-{
-    return ir::makeAttr(ir::OpaqueAttr{"sdy", "", std::string("reduction_kind ") + reductionKindName(k)});
-}
 
 std::unique_ptr<Op> unaryOp(const std::string& name, Value* in)
 {
@@ -39,7 +35,7 @@ bool axisCoveredBy(const AxisRef& a, const std::vector<AxisRef>& list, const Mes
 std::unique_ptr<Op> makeReshard(Value* in, const TensorSharding& s)
 {
     auto op = unaryOp("sdy.reshard", in);
-    op->setProp("sharding", ir::makeAttr(ir::ShardingAttr{s}));
+    ir::setOpSharding(*op, s);
     return op;
 }
 
@@ -47,10 +43,10 @@ std::unique_ptr<Op> makeAllReduce(Value* in, const std::vector<AxisRef>& axes, c
                                   ReductionKind kind)
 {
     auto op = unaryOp("sdy.all_reduce", in);
-    op->setProp("reduction_axes", ir::makeAttr(ir::AxisRefListAttr{axes}));
-    op->setProp("out_sharding", ir::makeAttr(ir::ShardingAttr{out}));
+    ir::setCollectiveAxisList(*op, axes);
+    ir::setOutSharding(*op, out);
     if (kind != ReductionKind::Sum)
-        op->setProp("reduction_kind", reductionKindAttr(kind));
+        ir::setReductionKind(*op, kind);
     return op;
 }
 
@@ -90,8 +86,6 @@ Value* InsertPoint::insert(std::unique_ptr<Op> op)
     return r;
 }
 
-const Mesh* meshOf(const Context& ctx, const TensorSharding& s) { return ctx.module.resolveMesh(s.mesh); }
-
 bool equivalentShardings(const Context& ctx, const std::optional<TensorSharding>& a,
                          const std::optional<TensorSharding>& b)
 {
@@ -108,8 +102,8 @@ bool equivalentShardings(const Context& ctx, const std::optional<TensorSharding>
             return false;
     if (a->mesh == b->mesh)
         return true;
-    const Mesh* ma = meshOf(ctx, *a);
-    const Mesh* mb = meshOf(ctx, *b);
+    const Mesh* ma = ir::meshOf(ctx.module, *a);
+    const Mesh* mb = ir::meshOf(ctx.module, *b);
     if (!a->hasDimAxes() && a->unreduced.empty() && ma && mb && ma->equalsIgnoringDeviceIds(*mb))
         return true;
     return ma && mb && *ma == *mb;
@@ -129,7 +123,7 @@ Value* allReducePending(Context& ctx, Value* value, const std::vector<AxisRef>& 
     std::optional<TensorSharding> s = getSharding(value);
     if (!s || s->unreduced.empty())
         return value;
-    const Mesh* mesh = meshOf(ctx, *s);
+    const Mesh* mesh = ir::meshOf(ctx.module, *s);
     if (!mesh)
         return value;
     std::vector<AxisRef> axes = axisListDifference(s->unreduced, keepUnreduced, *mesh);
@@ -145,7 +139,7 @@ Value* allReducePending(Context& ctx, Value* value, const std::vector<AxisRef>& 
 Value* insertUnreducedCollectives(Context& ctx, Value* value, const TensorSharding& in, const TensorSharding& out,
                                   InsertPoint& ip, Op* errorOp)
 {
-    const Mesh* mesh = meshOf(ctx, out);
+    const Mesh* mesh = ir::meshOf(ctx.module, out);
     if (!mesh)
         return value;
     const std::vector<AxisRef> added = axisListDifference(out.unreduced, in.unreduced, *mesh);
@@ -213,14 +207,14 @@ Value* insertUnreducedCollectives(Context& ctx, Value* value, const TensorShardi
         mid.unreduced = sortAndMerge(u, *mesh);
         mid.unreducedKind = out.unreducedKind;
         auto op = unaryOp("sdy.replicated_to_unreduced", v);
-        op->setProp("axes", ir::makeAttr(ir::AxisRefListAttr{r2u}));
-        op->setProp("out_sharding", ir::makeAttr(ir::ShardingAttr{mid}));
+        ir::setCollectiveAxisList(*op, r2u);
+        ir::setOutSharding(*op, mid);
         v = ip.insert(std::move(op));
     }
     if (anyS2u) {
         auto op = unaryOp("sdy.sharded_to_unreduced", v);
-        op->setProp("axes", ir::makeAttr(ir::ListOfAxisRefListsAttr{s2u}));
-        op->setProp("out_sharding", ir::makeAttr(ir::ShardingAttr{out}));
+        ir::setPerDimCollectiveAxes(*op, s2u);
+        ir::setOutSharding(*op, out);
         v = ip.insert(std::move(op));
     }
     return v;
@@ -259,10 +253,10 @@ void handleSingleDeviceOp(Context& ctx, Op* op, const std::vector<std::optional<
     for (const auto& r : results) {
         if (!r)
             continue;
-        const Mesh* m = meshOf(ctx, *r);
+        const Mesh* m = ir::meshOf(ctx.module, *r);
         if (!m || !m->isMaximal())
             continue;
-        if (maximal && !(meshOf(ctx, *maximal)->deviceIds() == m->deviceIds())) {
+        if (maximal && !(ir::meshOf(ctx.module, *maximal)->deviceIds() == m->deviceIds())) {
             ctx.diags.error(op->pos, "'" + op->name() + "' op has conflicting single-device result shardings");
             ctx.failed = true;
             return;
@@ -274,9 +268,8 @@ void handleSingleDeviceOp(Context& ctx, Op* op, const std::vector<std::optional<
         return;
     std::optional<MeshRef> global;
     for (Op* m : ctx.module.meshes()) {
-        const ir::Attribute* a = m->attr("mesh");
-        const auto* ma = a ? a->as<ir::MeshAttr>() : nullptr;
-        if (ma && !ma->mesh.axes().empty()) {
+        const Mesh* mesh = ir::meshOpMesh(*m);
+        if (mesh && !mesh->axes().empty()) {
             MeshRef ref;
             ref.symbol = ir::symbolName(*m);
             global = ref;
@@ -300,7 +293,7 @@ void handleSingleDeviceOp(Context& ctx, Op* op, const std::vector<std::optional<
         const TensorSharding replicated = TensorSharding::closedReplicated(*global, valueRank(v));
         bool alreadyReplicated = false;
         if (s) {
-            const Mesh* m = meshOf(ctx, *s);
+            const Mesh* m = ir::meshOf(ctx.module, *s);
             alreadyReplicated = m && globalMesh && *m == *globalMesh && !s->hasDimAxes() && s->unreduced.empty();
         }
         Value* cur = v;
@@ -326,7 +319,7 @@ void handleSingleDeviceOp(Context& ctx, Op* op, const std::vector<std::optional<
         Op* firstReshard = last;
         const std::optional<TensorSharding>& orig = i < results.size() ? results[i] : std::nullopt;
         if (orig) {
-            const Mesh* m = meshOf(ctx, *orig);
+            const Mesh* m = ir::meshOf(ctx.module, *orig);
             if (m && !m->isMaximal() && !(*orig == replicated)) {
                 cur = insertAfter(last, makeReshard(cur, *orig));
                 last = cur->definingOp();

@@ -16,11 +16,9 @@ namespace {
 bool isConstraint(const Op* op) { return op && op->name() == "sdy.sharding_constraint"; }
 bool isManual(const Op* op) { return op && op->name() == "sdy.manual_computation"; }
 
-const TensorSharding* constraintSharding(const Op& op) { return ir::shardingAttrOf(op, "sharding"); }
-
 const TensorSharding* inShardingFor(const Op& manual, unsigned operandIndex)
 {
-    const ShardingPerValue* l = ir::shardingsAttrOf(manual, "in_shardings");
+    const ShardingPerValue* l = ir::inShardings(manual);
     return l && operandIndex < l->shardings.size() ? &l->shardings[operandIndex] : nullptr;
 }
 
@@ -58,7 +56,7 @@ bool canApply(Value* x, const TensorSharding& s, const Op* self, unsigned selfIn
         if (u.user == self && u.index == selfIndex)
             continue;
         if (isConstraint(u.user)) {
-            const TensorSharding* other = constraintSharding(*u.user);
+            const TensorSharding* other = ir::opSharding(*u.user);
             if (!other || !(*other == s))
                 return false;
         } else if (isManual(u.user)) {
@@ -135,7 +133,7 @@ void applyConstraint(Op& c, PropagationObserver* obs)
 {
     handleChain(c);
     Value* x = c.operand(0);
-    const TensorSharding* s = constraintSharding(c);
+    const TensorSharding* s = ir::opSharding(c);
     if (!s || !canApply(x, *s, &c, 0))
         return;
     if (isDataFlowTarget(x)) {
@@ -161,7 +159,7 @@ void applyManualInShardings(ir::Module& module, Op& mc, PropagationObserver* obs
             auto op = std::make_unique<Op>("sdy.sharding_constraint");
             op->addOperand(x);
             Value* r = op->addResult(x->type());
-            op->setProp("sharding", ir::makeAttr(ir::ShardingAttr{*s}));
+            ir::setOpSharding(*op, *s);
             Op* raw = op.get();
             insertAtDefinition(x, std::move(op));
             module.noteDerived(*raw, *x, ir::Derivation::Constraint);

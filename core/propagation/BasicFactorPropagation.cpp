@@ -22,17 +22,6 @@ PropagationDirection intersectionOf(PropagationDirection a, PropagationDirection
     return static_cast<int>(a) < static_cast<int>(b) ? a : b;
 }
 
-const char* directionName(PropagationDirection d)
-{
-    switch (d) {
-    case PropagationDirection::None: return "NONE";
-    case PropagationDirection::Forward: return "FORWARD";
-    case PropagationDirection::Backward: return "BACKWARD";
-    case PropagationDirection::Both: return "BOTH";
-    }
-    return "BOTH";
-}
-
 const char* truncationReasonName(TruncationReason r)
 {
     switch (r) {

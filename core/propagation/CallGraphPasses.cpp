@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/ValueSharding.h"
@@ -21,26 +22,11 @@ using ir::Value;
 
 namespace {
 
-std::string calleeOf(const Op& call)
-{
-    const ir::Attribute* a = call.attr("callee");
-    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
-    return ref && !ref->path.empty() ? ref->path.back() : std::string();
-}
-
-void setCallee(Op& call, const std::string& name) { call.setProp("callee", ir::makeAttr(ir::SymbolRefAttr{{name}})); }
-
-std::string stringAttr(const Op& op, const std::string& name)
-{
-    const ir::Attribute* a = op.attr(name);
-    const ir::StringAttr* s = a ? a->as<ir::StringAttr>() : nullptr;
-    return s ? s->value : std::string();
-}
-
 std::string originalName(const Op& func)
 {
-    std::string o = stringAttr(func, "sdy.original_func_name");
-    return o.empty() ? ir::symbolName(func) : o;
+    const ir::Attribute* a = func.attr("sdy.original_func_name");
+    const ir::StringAttr* s = a ? a->as<ir::StringAttr>() : nullptr;
+    return s && !s->value.empty() ? s->value : ir::symbolName(func);
 }
 
 std::vector<Op*> callsIn(Op& root)
@@ -62,11 +48,9 @@ std::string freshName(const ir::Module& module, const std::string& base)
     }
 }
 
-std::optional<TensorSharding> funcShardingAttr(const ir::NamedAttrList& attrs)
+std::optional<TensorSharding> copyOf(const TensorSharding* s)
 {
-    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-    const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
-    return s ? std::optional<TensorSharding>(s->sharding) : std::nullopt;
+    return s ? std::optional<TensorSharding>(*s) : std::nullopt;
 }
 
 /// A list with fully open shardings for the missing entries, or nullopt when all are missing.
@@ -139,10 +123,10 @@ void flattenCallGraph(ir::Module& module)
     std::set<std::string> called;
     for (Op* f : module.funcs())
         for (Op* c : callsIn(*f))
-            called.insert(calleeOf(*c));
+            called.insert(ir::calleeName(*c).value_or(std::string()));
     std::function<void(Op*)> visit = [&](Op* func) {
         for (Op* call : callsIn(*func)) {
-            Op* callee = module.findFunc(calleeOf(*call));
+            Op* callee = module.findCallee(*call);
             if (!callee)
                 continue;
             const std::string name = ir::symbolName(*callee);
@@ -154,11 +138,11 @@ void flattenCallGraph(ir::Module& module)
             ir::CloneMapping map;
             std::unique_ptr<Op> clone = ir::cloneOp(*callee, map);
             const std::string fresh = freshName(module, name);
-            clone->setProp("sym_name", ir::makeAttr(ir::StringAttr{fresh}));
+            ir::setSymbolName(*clone, fresh);
             clone->setDiscardable("sdy.original_func_name", ir::makeAttr(ir::StringAttr{originalName(*callee)}));
             Op* raw = module.body().insertAfter(callee, std::move(clone));
             module.noteCloned(*callee, *raw);
-            setCallee(*call, fresh);
+            ir::setCalleeName(*call, fresh);
             claimed.insert(fresh);
             visit(raw);
         }
@@ -178,12 +162,12 @@ void importFuncCalls(ir::Module& module)
             calls.push_back(c);
     std::set<Op*> callees;
     for (Op* call : calls) {
-        Op* callee = module.findFunc(calleeOf(*call));
+        Op* callee = module.findCallee(*call);
         if (!callee || callee->region(0).empty())
             continue;
         callees.insert(callee);
         auto nc = std::make_unique<Op>("sdy.named_computation");
-        nc->setProp("name", ir::makeAttr(ir::StringAttr{originalName(*callee)}));
+        ir::setComputationName(*nc, originalName(*callee));
         for (Value* v : call->operands())
             nc->addOperand(v);
         std::vector<int> argRanks, resRanks;
@@ -191,14 +175,14 @@ void importFuncCalls(ir::Module& module)
         ir::Block& body = callee->region(0).front();
         for (unsigned i = 0; i < body.numArgs(); ++i) {
             argRanks.push_back(valueRank(body.arg(i)));
-            argShardings.push_back(funcShardingAttr(ir::funcArgAttrs(*callee, i)));
+            argShardings.push_back(copyOf(ir::funcArgSharding(*callee, i)));
         }
         if (auto in = completeList(argShardings, argRanks))
-            nc->setProp("in_shardings", ir::makeAttr(ir::ShardingPerValueAttr{*in}));
-        if (const ShardingPerValue* out = ir::shardingsAttrOf(*call, "sdy.sharding"))
-            nc->setProp("out_shardings", ir::makeAttr(ir::ShardingPerValueAttr{*out}));
+            ir::setInShardings(*nc, std::move(*in));
+        if (const ShardingPerValue* out = ir::resultShardings(*call))
+            ir::setOutShardings(*nc, *out);
         for (const ir::NamedAttribute& a : call->attrs())
-            if (a.name != "sdy.sharding")
+            if (a.name != ir::kSdyShardingAttr)
                 nc->setDiscardable(a.name, a.value);
         for (const auto& r : call->results())
             nc->addResult(r->type());
@@ -240,7 +224,7 @@ void exportNamedComputations(ir::Module& module)
     };
     collect(&module.op());
     for (Op* nc : ncs) {
-        const std::string base = stringAttr(*nc, "name");
+        const std::string base = ir::computationName(*nc).value_or(std::string());
         std::string name = base;
         if (module.findFunc(name) || module.findMeshOp(name))
             name = freshName(module, base);
@@ -277,9 +261,9 @@ void exportNamedComputations(ir::Module& module)
             resRanks.push_back(valueRank(nc->result(i)));
         }
         auto func = std::make_unique<Op>("func.func");
-        func->setProp("sym_name", ir::makeAttr(ir::StringAttr{name}));
-        func->setProp("function_type", ir::makeAttr(ir::TypeAttr{ir::Type::function(argTypes, resTypes)}));
-        func->setProp("sym_visibility", ir::makeAttr(ir::StringAttr{"private"}));
+        ir::setSymbolName(*func, name);
+        ir::setFuncType(*func, ir::Type::function(argTypes, resTypes));
+        ir::setSymbolVisibility(*func, "private");
         func->setDiscardable("sdy.original_func_name", ir::makeAttr(ir::StringAttr{base}));
         ir::Block* fb = func->addRegion()->addBlock();
         std::vector<Value*> args;
@@ -292,12 +276,12 @@ void exportNamedComputations(ir::Module& module)
             module.noteReplaced(*args[i], *body.arg(i));
         for (unsigned i = 0; i < argTypes.size(); ++i)
             if (argShardings[i])
-                ir::setFuncArgAttr(*rawFunc, i, "sdy.sharding", ir::makeAttr(ir::ShardingAttr{*argShardings[i]}));
+                ir::setFuncArgSharding(*rawFunc, i, *argShardings[i]);
         moveBody(body, *fb, args);
         replaceTerminator(*fb, "func.return");
 
         auto call = std::make_unique<Op>("func.call");
-        setCallee(*call, name);
+        ir::setCalleeName(*call, name);
         for (Value* v : nc->operands())
             call->addOperand(v);
         for (const ir::Type& t : resTypes)
@@ -305,7 +289,7 @@ void exportNamedComputations(ir::Module& module)
         for (const ir::NamedAttribute& a : nc->attrs())
             call->setDiscardable(a.name, a.value);
         if (auto out = completeList(resShardings, resRanks))
-            call->setDiscardable("sdy.sharding", ir::makeAttr(ir::ShardingPerValueAttr{*out}));
+            ir::setResultShardings(*call, std::move(*out));
         call->pos = nc->pos;
         Op* rawCall = nc->parentBlock()->insertBefore(nc, std::move(call));
         module.noteReplaced(*rawCall, *nc);
@@ -327,9 +311,9 @@ void propagateToFuncResults(ir::Module& module)
             continue;
         for (unsigned i = 0; i < ret->numOperands(); ++i) {
             if (std::optional<TensorSharding> s = getSharding(ret->operand(i)))
-                ir::setFuncResultAttr(*func, i, "sdy.sharding", ir::makeAttr(ir::ShardingAttr{*s}));
+                ir::setFuncResultSharding(*func, i, *s);
             else
-                ir::removeFuncResultAttr(*func, i, "sdy.sharding");
+                ir::removeFuncResultSharding(*func, i);
         }
     }
 }
@@ -341,12 +325,12 @@ void unflattenCallGraph(ir::Module& module, bool dedupFunctionsFully)
         if (!dedupFunctionsFully) {
             ir::Type ft = ir::funcType(f);
             for (unsigned i = 0; i < ft.elements().size(); ++i) {
-                auto s = funcShardingAttr(ir::funcArgAttrs(f, i));
+                const TensorSharding* s = ir::funcArgSharding(f, i);
                 key += "|" + (s ? s->toString() : std::string("-"));
             }
             key += "->";
             for (unsigned i = 0; i < ft.results().size(); ++i) {
-                auto s = funcShardingAttr(ir::funcResultAttrs(f, i));
+                const TensorSharding* s = ir::funcResultSharding(f, i);
                 key += "|" + (s ? s->toString() : std::string("-"));
             }
             const ir::Attribute* m = f.attr("sdy.func_manual_axes");
@@ -363,7 +347,7 @@ void unflattenCallGraph(ir::Module& module, bool dedupFunctionsFully)
         std::map<std::string, std::map<std::string, int>> counts;
         std::map<std::string, std::vector<std::string>> order;
         for (Op* c : calls)
-            if (Op* f = module.findFunc(calleeOf(*c))) {
+            if (Op* f = module.findCallee(*c)) {
                 const std::string k = keyOf(*f), n = ir::symbolName(*f);
                 if (!counts[k].count(n))
                     order[k].push_back(n);
@@ -378,7 +362,7 @@ void unflattenCallGraph(ir::Module& module, bool dedupFunctionsFully)
         }
     }
     for (Op* c : calls) {
-        Op* f = module.findFunc(calleeOf(*c));
+        Op* f = module.findCallee(*c);
         if (!f)
             continue;
         const std::string k = keyOf(*f);
@@ -386,7 +370,7 @@ void unflattenCallGraph(ir::Module& module, bool dedupFunctionsFully)
         if (it == chosen.end())
             chosen[k] = ir::symbolName(*f);
         else
-            setCallee(*c, it->second);
+            ir::setCalleeName(*c, it->second);
     }
     for (Op* f : module.funcs()) {
         f->removeAttribute("sdy.original_func_name");
@@ -398,15 +382,15 @@ void insertFuncCallReshards(ir::Module& module)
 {
     for (Op* f : module.funcs())
         for (Op* call : callsIn(*f)) {
-            Op* callee = module.findFunc(calleeOf(*call));
+            Op* callee = module.findCallee(*call);
             if (!callee)
                 continue;
-            const ShardingPerValue* callList = ir::shardingsAttrOf(*call, "sdy.sharding");
+            const ShardingPerValue* callList = ir::resultShardings(*call);
             std::vector<std::optional<TensorSharding>> calleeShardings;
             std::vector<int> ranks;
             Op* insertAfter = call;
             for (unsigned i = 0; i < call->numResults(); ++i) {
-                std::optional<TensorSharding> cs = funcShardingAttr(ir::funcResultAttrs(*callee, i));
+                std::optional<TensorSharding> cs = copyOf(ir::funcResultSharding(*callee, i));
                 calleeShardings.push_back(cs);
                 ranks.push_back(valueRank(call->result(i)));
                 std::optional<TensorSharding> own;
@@ -418,16 +402,16 @@ void insertFuncCallReshards(ir::Module& module)
                 auto reshard = std::make_unique<Op>("sdy.reshard");
                 reshard->addOperand(call->result(i));
                 Value* r = reshard->addResult(call->result(i)->type());
-                reshard->setProp("sharding", ir::makeAttr(ir::ShardingAttr{target}));
+                ir::setOpSharding(*reshard, target);
                 Op* raw = call->parentBlock()->insertAfter(insertAfter, std::move(reshard));
                 module.noteDerived(*raw, *call->result(i), ir::Derivation::Reshard);
                 insertAfter = raw;
                 replaceUses(call->result(i), r, raw);
             }
             if (auto list = completeList(calleeShardings, ranks))
-                call->setDiscardable("sdy.sharding", ir::makeAttr(ir::ShardingPerValueAttr{*list}));
+                ir::setResultShardings(*call, std::move(*list));
             else
-                call->removeAttribute("sdy.sharding");
+                ir::removeResultShardings(*call);
         }
 }
 
@@ -437,7 +421,7 @@ void preOrderFuncs(ir::Module& module)
     std::set<std::string> called;
     for (Op* f : funcs)
         for (Op* c : callsIn(*f))
-            called.insert(calleeOf(*c));
+            called.insert(ir::calleeName(*c).value_or(std::string()));
     if (called.empty())
         return;
     std::vector<Op*> order;
@@ -447,7 +431,7 @@ void preOrderFuncs(ir::Module& module)
             return;
         order.push_back(f);
         for (Op* c : callsIn(*f))
-            visit(module.findFunc(calleeOf(*c)));
+            visit(module.findCallee(*c));
     };
     for (Op* f : funcs)
         if (!called.count(ir::symbolName(*f)))
@@ -466,7 +450,7 @@ void addFuncDataFlowEdges(ir::Module& module)
         op->addOperand(v);
         Value* r = op->addResult(v->type());
         if (std::optional<TensorSharding> s = getOwnSharding(v))
-            op->setDiscardable("sdy.sharding", ir::makeAttr(ir::ShardingPerValueAttr{ShardingPerValue{{*s}}}));
+            ir::setResultShardings(*op, ShardingPerValue{{*s}});
         Op* raw = nullptr;
         if (after)
             raw = block->insertAfter(after, std::move(op));

@@ -21,7 +21,7 @@ void addEdge(ir::Module& module, Value* owner)
     op->addOperand(owner);
     Value* result = op->addResult(owner->type());
     if (std::optional<TensorSharding> s = getOwnSharding(owner))
-        op->setProp("sharding", ir::makeAttr(ir::ShardingAttr{*s}));
+        ir::setOpSharding(*op, *s);
     Op* raw = nullptr;
     if (Op* def = owner->definingOp()) {
         raw = def->parentBlock()->insertAfter(def, std::move(op));
@@ -32,15 +32,6 @@ void addEdge(ir::Module& module, Value* owner)
     }
     module.noteDerived(*raw, *owner, ir::Derivation::Edge);
     replaceUses(owner, result, raw);
-}
-
-void setList(Op& op, const std::string& name, ShardingPerValue list)
-{
-    ir::AttrPtr attr = ir::makeAttr(ir::ShardingPerValueAttr{std::move(list)});
-    if (name == "sdy.sharding")
-        op.setDiscardable(name, attr);
-    else
-        op.setProp(name, attr);
 }
 
 /// Collects the edge shardings of `owners`; returns false when none has one.
@@ -70,14 +61,14 @@ void sinkOp(Op& op)
     MeshRef mesh;
     if (!args.empty() && edgeShardings(args, shardings, mesh)) {
         ShardingPerValue list;
-        const ShardingPerValue* old = ir::shardingsAttrOf(op, "in_shardings");
+        const ShardingPerValue* old = ir::inShardings(op);
         for (size_t i = 0; i < args.size(); ++i) {
             TensorSharding s = shardings[i] ? *shardings[i] : TensorSharding::open(mesh, valueRank(args[i]));
             if (manual && old && i < old->shardings.size())
                 s = addManualAxes(old->shardings[i], s, manualAxes);
             list.shardings.push_back(std::move(s));
         }
-        setList(op, "in_shardings", std::move(list));
+        ir::setInShardings(op, std::move(list));
     }
     std::vector<Value*> results = resultOwners(op);
     shardings.clear();
@@ -85,7 +76,10 @@ void sinkOp(Op& op)
         ShardingPerValue list;
         for (size_t i = 0; i < results.size(); ++i)
             list.shardings.push_back(shardings[i] ? *shardings[i] : TensorSharding::open(mesh, valueRank(results[i])));
-        setList(op, regionOp ? "out_shardings" : "sdy.sharding", std::move(list));
+        if (regionOp)
+            ir::setOutShardings(op, std::move(list));
+        else
+            ir::setResultShardings(op, std::move(list));
     }
 }
 

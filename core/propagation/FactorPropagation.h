@@ -7,19 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "core/propagation/ShardingProjection.h"
+#include "core/ir/SdyOps.h"
+#include "core/rules/ShardingProjection.h"
 
 namespace shardx {
 
-/// Direction of propagation along one factor.
-enum class PropagationDirection { None = 0, Forward = 1, Backward = 2, Both = 3 };
+/// Direction of propagation along one factor: the IR's barrier direction enum.
+using ir::directionName;
+using ir::PropagationDirection;
 
 /// `FORWARD ∪ BACKWARD = BOTH`, otherwise the larger (NONE < FORWARD < BACKWARD < BOTH).
 PropagationDirection unionOf(PropagationDirection a, PropagationDirection b);
 /// `FORWARD ∩ BACKWARD = NONE`, otherwise the smaller.
 PropagationDirection intersectionOf(PropagationDirection a, PropagationDirection b);
-/// "NONE", "FORWARD", "BACKWARD", "BOTH".
-const char* directionName(PropagationDirection d);
 
 /// The direction of each factor.
 using FactorDirectionFn = std::function<PropagationDirection(int64_t factor)>;

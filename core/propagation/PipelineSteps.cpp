@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/ir/Canonicalizer.h"
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/rules/RuleRegistry.h"
 
@@ -61,27 +62,6 @@ void transformList(ir::NamedAttrList& list, const std::function<bool(TensorShard
             e.value = n;
 }
 
-std::string calleeOf(const Op& call)
-{
-    const ir::Attribute* a = call.attr("callee");
-    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
-    return ref && !ref->path.empty() ? ref->path.back() : std::string();
-}
-
-bool isPrivate(const Op& func)
-{
-    const ir::Attribute* a = func.attr("sym_visibility");
-    const ir::StringAttr* s = a ? a->as<ir::StringAttr>() : nullptr;
-    return s && s->value == "private";
-}
-
-const Mesh* meshOfOp(const Op& meshOp)
-{
-    const ir::Attribute* a = meshOp.attr("mesh");
-    const ir::MeshAttr* m = a ? a->as<ir::MeshAttr>() : nullptr;
-    return m ? &m->mesh : nullptr;
-}
-
 } // namespace
 
 void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn)
@@ -97,7 +77,7 @@ void symbolDce(ir::Module& module)
     // Only private functions can be removed: no walk when there is none.
     bool anyPrivate = false;
     for (Op* func : module.funcs())
-        anyPrivate = anyPrivate || isPrivate(*func);
+        anyPrivate = anyPrivate || ir::isPrivateSymbol(*func);
     bool changed = anyPrivate;
     while (changed) {
         changed = false;
@@ -125,7 +105,7 @@ void symbolDce(ir::Module& module)
                         collect(*e.value);
         });
         for (Op* func : module.funcs()) {
-            if (isPrivate(*func) && !used.count(ir::symbolName(*func))) {
+            if (ir::isPrivateSymbol(*func) && !used.count(ir::symbolName(*func))) {
                 func->dropAllReferences();
                 func->erase();
                 changed = true;
@@ -141,9 +121,9 @@ void liftInlinedMeshes(ir::Module& module)
     std::map<std::string, std::string> renames;
     std::vector<Op*> kept;
     for (Op* m : meshes) {
-        const Mesh* mesh = meshOfOp(*m);
+        const Mesh* mesh = ir::meshOpMesh(*m);
         auto it = std::find_if(kept.begin(), kept.end(), [&](Op* k) {
-            const Mesh* km = meshOfOp(*k);
+            const Mesh* km = ir::meshOpMesh(*k);
             return km && mesh && *km == *mesh;
         });
         if (it != kept.end()) {
@@ -167,7 +147,7 @@ void liftInlinedMeshes(ir::Module& module)
             return false;
         const Mesh inlineMesh = *s.mesh.inlineMesh;
         for (Op* m : module.meshes())
-            if (const Mesh* mm = meshOfOp(*m); mm && *mm == inlineMesh) {
+            if (const Mesh* mm = ir::meshOpMesh(*m); mm && *mm == inlineMesh) {
                 s.mesh = MeshRef{ir::symbolName(*m), std::nullopt};
                 return true;
             }
@@ -182,8 +162,8 @@ void liftInlinedMeshes(ir::Module& module)
                 name = "mesh_" + std::to_string(i);
         }
         auto op = std::make_unique<Op>("sdy.mesh");
-        op->setProp("sym_name", ir::makeAttr(ir::StringAttr{name}));
-        op->setProp("mesh", ir::makeAttr(ir::MeshAttr{inlineMesh}));
+        ir::setSymbolName(*op, name);
+        ir::setMeshOpMesh(*op, inlineMesh);
         std::vector<Op*> all = module.meshes();
         if (all.empty())
             module.body().insertBefore(module.body().empty() ? nullptr : module.body().ops().front().get(),
@@ -199,7 +179,7 @@ void removeSizeOneAxes(ir::Module& module)
 {
     bool any = false;
     for (Op* m : module.meshes())
-        if (const Mesh* mesh = meshOfOp(*m))
+        if (const Mesh* mesh = ir::meshOpMesh(*m))
             for (const MeshAxis& a : mesh->axes())
                 any = any || a.size == 1;
     if (!any)
@@ -231,20 +211,18 @@ void removeSizeOneAxes(ir::Module& module)
 void propagateShardingFromFuncToCall(ir::Module& module)
 {
     module.op().walk([&](Op* call) {
-        if (call->name() != "func.call" || call->attr("sdy.sharding"))
+        if (call->name() != "func.call" || call->attr(ir::kSdyShardingAttr))
             return;
-        Op* callee = module.findFunc(calleeOf(*call));
+        Op* callee = module.findCallee(*call);
         if (!callee)
             return;
         std::vector<std::optional<TensorSharding>> results;
         std::optional<MeshRef> mesh;
         for (unsigned i = 0; i < call->numResults(); ++i) {
-            const ir::NamedAttrList attrs = ir::funcResultAttrs(*callee, i);
-            const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-            const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
-            results.push_back(s ? std::optional<TensorSharding>(s->sharding) : std::nullopt);
+            const TensorSharding* s = ir::funcResultSharding(*callee, i);
+            results.push_back(s ? std::optional<TensorSharding>(*s) : std::nullopt);
             if (s && !mesh)
-                mesh = s->sharding.mesh;
+                mesh = s->mesh;
         }
         if (!mesh)
             return;
@@ -254,7 +232,7 @@ void propagateShardingFromFuncToCall(ir::Module& module)
             list.shardings.push_back(results[i] ? *results[i]
                                                 : TensorSharding::open(*mesh, t.isRankedTensor() ? t.rank() : 0));
         }
-        call->setDiscardable("sdy.sharding", ir::makeAttr(ir::ShardingPerValueAttr{std::move(list)}));
+        ir::setResultShardings(*call, std::move(list));
     });
 }
 

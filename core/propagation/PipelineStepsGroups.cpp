@@ -4,6 +4,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/PipelineSteps.h"
 #include "core/propagation/ValueSharding.h"
@@ -32,13 +33,6 @@ const Op* enclosingManual(const Value* v)
         if (op->name() == "sdy.manual_computation")
             return op;
     return nullptr;
-}
-
-int64_t groupId(const Op& op)
-{
-    const ir::Attribute* a = op.attr("group_id");
-    const ir::IntegerAttr* i = a ? a->as<ir::IntegerAttr>() : nullptr;
-    return i ? i->value : 0;
 }
 
 int64_t findRoot(std::map<int64_t, int64_t>& parent, int64_t x)
@@ -91,19 +85,16 @@ template <typename Fn> void updateFuncIo(Op& func, bool args, bool results, Fn&&
 {
     ir::Type ft = ir::funcType(func);
     auto visit = [&](bool isArg, unsigned i, const ir::Type& t) {
-        const ir::NamedAttrList attrs = isArg ? ir::funcArgAttrs(func, i) : ir::funcResultAttrs(func, i);
-        const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-        const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
+        const TensorSharding* s = isArg ? ir::funcArgSharding(func, i) : ir::funcResultSharding(func, i);
         if (!s)
             return;
-        TensorSharding copy = s->sharding;
+        TensorSharding copy = *s;
         if (!fn(copy, t))
             return;
-        ir::AttrPtr attr = ir::makeAttr(ir::ShardingAttr{std::move(copy)});
         if (isArg)
-            ir::setFuncArgAttr(func, i, "sdy.sharding", attr);
+            ir::setFuncArgSharding(func, i, copy);
         else
-            ir::setFuncResultAttr(func, i, "sdy.sharding", attr);
+            ir::setFuncResultSharding(func, i, copy);
     };
     if (args)
         for (unsigned i = 0; i < ft.elements().size(); ++i)
@@ -113,23 +104,30 @@ template <typename Fn> void updateFuncIo(Op& func, bool args, bool results, Fn&&
             visit(false, i, ft.results()[i]);
 }
 
-void updateList(Op& op, const std::string& name, const std::vector<ir::Type>& types,
-                const std::function<bool(TensorSharding&, const ir::Type&)>& fn)
+using ListFix = std::function<bool(TensorSharding&, const ir::Type&)>;
+
+/// `list` with `fn` applied to each sharding and its value's type; nullopt when `list` is null
+/// or nothing changed.
+std::optional<ShardingPerValue> updatedList(const ShardingPerValue* list, const std::vector<ir::Type>& types,
+                                            const ListFix& fn)
 {
-    const ShardingPerValue* l = ir::shardingsAttrOf(op, name);
-    if (!l)
-        return;
-    ShardingPerValue copy = *l;
+    if (!list)
+        return std::nullopt;
+    ShardingPerValue copy = *list;
     bool any = false;
     for (size_t i = 0; i < copy.shardings.size() && i < types.size(); ++i)
         any = fn(copy.shardings[i], types[i]) || any;
-    if (!any)
-        return;
-    ir::AttrPtr attr = ir::makeAttr(ir::ShardingPerValueAttr{std::move(copy)});
-    if (ir::findAttr(op.attrs(), name))
-        op.setDiscardable(name, attr);
-    else
-        op.setProp(name, attr);
+    return any ? std::optional<ShardingPerValue>(std::move(copy)) : std::nullopt;
+}
+
+/// Applies `fn` to the in_shardings and out_shardings of a manual computation.
+void updateInOutShardings(Op& op, const std::vector<ir::Type>& inTypes, const std::vector<ir::Type>& outTypes,
+                          const ListFix& fn)
+{
+    if (std::optional<ShardingPerValue> in = updatedList(ir::inShardings(op), inTypes, fn))
+        ir::setInShardings(op, std::move(*in));
+    if (std::optional<ShardingPerValue> out = updatedList(ir::outShardings(op), outTypes, fn))
+        ir::setOutShardings(op, std::move(*out));
 }
 
 } // namespace
@@ -146,7 +144,7 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
     // Checks per original group id.
     std::map<int64_t, std::vector<Op*>> byId;
     for (Op* g : groupOps)
-        byId[groupId(*g)].push_back(g);
+        byId[ir::shardingGroupId(*g).value_or(0)].push_back(g);
     bool ok = true;
     for (const auto& [id, ops] : byId) {
         const Op* manual = enclosingManual(ops.front()->operand(0));
@@ -175,7 +173,7 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
         parent[entry.first] = entry.first;
     std::map<const Value*, int64_t> firstGroup;
     for (Op* g : groupOps) {
-        const int64_t id = groupId(*g);
+        const int64_t id = ir::shardingGroupId(*g).value_or(0);
         auto [it, inserted] = firstGroup.emplace(g->operand(0), id);
         if (!inserted) {
             int64_t a = findRoot(parent, it->second), b = findRoot(parent, id);
@@ -193,13 +191,13 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
     }
     std::set<std::pair<const Value*, int64_t>> seen;
     for (Op* g : groupOps) {
-        const int64_t id = renumber[findRoot(parent, groupId(*g))];
+        const int64_t id = renumber[findRoot(parent, ir::shardingGroupId(*g).value_or(0))];
         if (!seen.insert({g->operand(0), id}).second) {
             g->dropAllReferences();
             g->erase();
             continue;
         }
-        g->setProp("group_id", ir::makeAttr(ir::IntegerAttr{id, ir::Type::scalar("i64")}));
+        ir::setShardingGroupId(*g, id);
     }
     return true;
 }
@@ -211,8 +209,8 @@ bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
         if (op->name() != "sdy.manual_computation")
             return;
         std::vector<std::string> manual = manualAxesOf(*op);
-        const ShardingPerValue* in = ir::shardingsAttrOf(*op, "in_shardings");
-        const ShardingPerValue* out = ir::shardingsAttrOf(*op, "out_shardings");
+        const ShardingPerValue* in = ir::inShardings(*op);
+        const ShardingPerValue* out = ir::outShardings(*op);
         const bool noShardings = (!in || in->shardings.empty()) && (!out || out->shardings.empty());
         const bool bodyEmpty =
             op->numRegions() == 0 || op->region(0).empty() || op->region(0).blocks().front()->ops().size() <= 1;
@@ -238,7 +236,7 @@ bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
             return;
         std::sort(manual.begin(), manual.end(),
                   [&](const std::string& a, const std::string& b) { return mesh->axisIndex(a) < mesh->axisIndex(b); });
-        op->setProp("manual_axes", ir::makeAttr(ir::ManualAxesAttr{manual}));
+        ir::setManualAxes(*op, manual);
         auto fix = [&](TensorSharding& s, const ir::Type& t) {
             if (!t.isTensor())
                 return false;
@@ -270,8 +268,7 @@ bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
             inTypes.push_back(v->type());
         for (const auto& r : op->results())
             outTypes.push_back(r->type());
-        updateList(*op, "in_shardings", inTypes, fix);
-        updateList(*op, "out_shardings", outTypes, fix);
+        updateInOutShardings(*op, inTypes, outTypes, fix);
     });
     return ok;
 }
@@ -288,10 +285,10 @@ void updateNonDivisibleInputOutputShardings(ir::Module& module)
         for (const auto& r : op->results())
             outTypes.push_back(r->type());
         if (op->name() == "func.call") {
-            updateList(*op, "sdy.sharding", outTypes, fix);
+            if (std::optional<ShardingPerValue> l = updatedList(ir::resultShardings(*op), outTypes, fix))
+                ir::setResultShardings(*op, std::move(*l));
         } else if (op->name() == "sdy.manual_computation") {
-            updateList(*op, "in_shardings", inTypes, fix);
-            updateList(*op, "out_shardings", outTypes, fix);
+            updateInOutShardings(*op, inTypes, outTypes, fix);
         }
     });
 }

@@ -170,9 +170,7 @@ void PropagationDriver::queueUsers(Value* v, int depth)
             continue;
         }
         if (user->name() == "func.call") {
-            const ir::Attribute* callee = user->attr("callee");
-            const ir::SymbolRefAttr* ref = callee ? callee->as<ir::SymbolRefAttr>() : nullptr;
-            Op* func = ref && !ref->path.empty() ? m_module.findFunc(ref->path.back()) : nullptr;
+            Op* func = m_module.findCallee(*user);
             if (func && func->numRegions() && !func->region(0).empty()) {
                 ir::Block* entry = func->region(0).blocks().front().get();
                 if (it->index < entry->numArgs())
@@ -280,9 +278,7 @@ const std::vector<Op*>& PropagationDriver::callsTo(const std::string& name)
         m_module.op().walk([&](Op* o) {
             if (o->name() != "func.call")
                 return;
-            const ir::Attribute* callee = o->attr("callee");
-            const ir::SymbolRefAttr* ref = callee ? callee->as<ir::SymbolRefAttr>() : nullptr;
-            m_callsByCallee[ref && !ref->path.empty() ? ref->path.back() : std::string()].push_back(o);
+            m_callsByCallee[ir::calleeName(*o).value_or(std::string())].push_back(o);
         });
         m_callsIndexed = true;
     }

@@ -8,7 +8,7 @@
 
 #include "core/ir/Operation.h"
 #include "core/propagation/FactorPropagation.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 #include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 

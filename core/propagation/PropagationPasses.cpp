@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/ir/StablehloAttrs.h"
 #include "core/rules/RuleRegistry.h"
 
 namespace shardx {
@@ -22,11 +23,8 @@ bool isPassThroughFactor(const OpShardingRule& rule, int64_t f)
 
 bool isMoveCustomCall(const ir::Op& op)
 {
-    if (op.name() != "stablehlo.custom_call")
-        return false;
-    const ir::Attribute* a = op.attr("call_target_name");
-    const ir::StringAttr* s = a ? a->as<ir::StringAttr>() : nullptr;
-    return s && (s->value == "MoveToDevice" || s->value == "MoveToHost");
+    const std::optional<std::string> target = stablehlo::customCallTarget(op);
+    return target == "MoveToDevice" || target == "MoveToHost";
 }
 
 bool operandsSingleUse(const ir::Op& op)

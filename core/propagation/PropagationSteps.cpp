@@ -41,29 +41,6 @@ std::optional<std::pair<std::string, const Mesh*>> commonMesh(const ir::Module& 
     return std::make_pair(name, mesh);
 }
 
-PropagationDirection barrierDirection(const Op& op)
-{
-    const ir::Attribute* a = op.attr("allowed_direction");
-    const ir::OpaqueAttr* o = a ? a->as<ir::OpaqueAttr>() : nullptr;
-    if (!o)
-        return PropagationDirection::None;
-    const std::string& b = o->body;
-    if (b.find("FORWARD") != std::string::npos)
-        return PropagationDirection::Forward;
-    if (b.find("BACKWARD") != std::string::npos)
-        return PropagationDirection::Backward;
-    if (b.find("BOTH") != std::string::npos)
-        return PropagationDirection::Both;
-    return PropagationDirection::None;
-}
-
-std::string calleeName(const Op& call)
-{
-    const ir::Attribute* a = call.attr("callee");
-    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
-    return ref && !ref->path.empty() ? ref->path.back() : std::string();
-}
-
 } // namespace
 
 std::vector<Value*> PropagationDriver::funcEdgeSources(Value* v)
@@ -81,7 +58,7 @@ std::vector<Value*> PropagationDriver::funcEdgeSources(Value* v)
     Op* call = v->definingOp();
     if (call->name() != "func.call")
         return out;
-    Op* callee = m_module.findFunc(calleeName(*call));
+    Op* callee = m_module.findCallee(*call);
     if (!callee || !callee->numRegions() || callee->region(0).empty())
         return out;
     Op* ret = callee->region(0).blocks().front()->terminator();
@@ -101,8 +78,7 @@ PropagationDriver::StepTensor PropagationDriver::plainTensor(Value* v) const
 Value* PropagationDriver::store(const StepTensor& t, const TensorSharding& s)
 {
     if (t.func) {
-        ir::setFuncResultAttr(*t.func, static_cast<unsigned>(t.funcResult), "sdy.sharding",
-                              ir::makeAttr(ir::ShardingAttr{s}));
+        ir::setFuncResultSharding(*t.func, static_cast<unsigned>(t.funcResult), s);
         return nullptr;
     }
     Value* v = t.value;
@@ -125,8 +101,7 @@ Value* PropagationDriver::store(const StepTensor& t, const TensorSharding& s)
     case StepTensor::View::GlobalAsLocal: {
         TensorSharding outer = s;
         unsigned idx = v->definingOp()->operand(0)->index();
-        if (const ShardingPerValue* outs = ir::shardingsAttrOf(*t.manualOp, "out_shardings");
-            outs && idx < outs->shardings.size())
+        if (const ShardingPerValue* outs = ir::outShardings(*t.manualOp); outs && idx < outs->shardings.size())
             outer = outs->shardings[idx];
         else if (std::optional<TensorSharding> own = getOwnSharding(v))
             outer = *own;
@@ -262,7 +237,7 @@ void PropagationDriver::visit(Op* op)
             return;
         OpShardingRule rule = identityRule(op->result(0)->type().shape(), 1, 1);
         std::vector<StepTensor> tensors = {plainTensor(op->operand(0)), plainTensor(op->result(0))};
-        const PropagationDirection d = barrierDirection(*op);
+        const PropagationDirection d = ir::barrierDirection(*op).value_or(PropagationDirection::None);
         propagateStep(
             StepKind::Barrier, op, rule, tensors, 1, [d](int64_t) { return d; }, true, true);
         return;
@@ -361,10 +336,8 @@ void PropagationDriver::funcResultSteps(Op* func)
         StepTensor res;
         res.func = func;
         res.funcResult = static_cast<int>(i);
-        const ir::NamedAttrList attrs = ir::funcResultAttrs(*func, i);
-        if (const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding"))
-            if (const ir::ShardingAttr* s = a->as<ir::ShardingAttr>())
-                res.current = s->sharding;
+        if (const TensorSharding* s = ir::funcResultSharding(*func, i))
+            res.current = *s;
         tensors.push_back(res);
         OpShardingRule rule = identityRule(v->type().shape(), 1, 1);
         propagateStep(StepKind::FuncResult, func, rule, tensors, 1, {}, false, false);

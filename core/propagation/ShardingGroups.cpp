@@ -1,6 +1,8 @@
 // PropagationDriver (PropagationDriver.h): sharding groups, built and synchronised before propagation (SDY.md 4.10).
 #include <algorithm>
 
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
 #include "core/propagation/PropagationDriver.h"
 #include "core/propagation/ValueSharding.h"
 
@@ -18,13 +20,6 @@ bool isFullyOpenEmpty(const TensorSharding& s)
     return std::all_of(s.dims.begin(), s.dims.end(), [](const DimSharding& d) { return !d.closed && d.axes.empty(); });
 }
 
-int64_t groupIdOf(const Op& op)
-{
-    const ir::Attribute* a = op.attr("group_id");
-    const ir::IntegerAttr* i = a ? a->as<ir::IntegerAttr>() : nullptr;
-    return i ? i->value : 0;
-}
-
 /// Inserts `%c = sdy.sharding_constraint %v <open>` right after `v`'s definition and makes
 /// every other use of `v` use `%c`.
 Value* insertOpenConstraint(ir::Module& module, Value* v, const MeshRef& mesh)
@@ -32,7 +27,7 @@ Value* insertOpenConstraint(ir::Module& module, Value* v, const MeshRef& mesh)
     auto op = std::make_unique<Op>("sdy.sharding_constraint");
     op->addOperand(v);
     Value* result = op->addResult(v->type());
-    op->setProp("sharding", ir::makeAttr(ir::ShardingAttr{TensorSharding::open(mesh, valueRank(v))}));
+    ir::setOpSharding(*op, TensorSharding::open(mesh, valueRank(v)));
     Op* raw = nullptr;
     if (Op* def = v->definingOp()) {
         raw = def->parentBlock()->insertAfter(def, std::move(op));
@@ -56,7 +51,7 @@ void PropagationDriver::buildGroups()
         if (op->name() != "sdy.sharding_group" || op->numOperands() != 1)
             return;
         Value* v = op->operand(0);
-        const int64_t id = groupIdOf(*op);
+        const int64_t id = ir::shardingGroupId(*op).value_or(0);
         if (m_groupOf.count(v))
             return;
         m_groupOf[v] = id;

@@ -14,58 +14,55 @@ namespace {
 
 /// A place where a sharding is stored.
 struct Slot {
-    enum class Kind { FuncArg, FuncResult, PerValue, Single, InList, OutList } kind;
+    enum class Kind { FuncArg, FuncResult, PerValue, Own, Out, InList, OutList } kind;
     Op* op = nullptr;
-    std::string attr; ///< attribute name for PerValue/Single/InList/OutList
     unsigned index = 0;
+
+    /// The list a PerValue / InList / OutList slot indexes.
+    const ShardingPerValue* list() const
+    {
+        switch (kind) {
+        case Kind::InList: return ir::inShardings(*op);
+        case Kind::OutList: return ir::outShardings(*op);
+        default: return ir::resultShardings(*op);
+        }
+    }
 
     std::optional<TensorSharding> get() const
     {
+        const TensorSharding* s = nullptr;
         switch (kind) {
-        case Kind::FuncArg:
-        case Kind::FuncResult: {
-            ir::NamedAttrList attrs =
-                kind == Kind::FuncArg ? ir::funcArgAttrs(*op, index) : ir::funcResultAttrs(*op, index);
-            const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-            const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
-            if (!s)
-                return std::nullopt;
-            return s->sharding;
-        }
-        case Kind::Single: {
-            const TensorSharding* s = ir::shardingAttrOf(*op, attr);
-            if (!s)
-                return std::nullopt;
-            return *s;
-        }
+        case Kind::FuncArg: s = ir::funcArgSharding(*op, index); break;
+        case Kind::FuncResult: s = ir::funcResultSharding(*op, index); break;
+        case Kind::Own: s = ir::opSharding(*op); break;
+        case Kind::Out: s = ir::outSharding(*op); break;
         default: {
-            const ShardingPerValue* l = ir::shardingsAttrOf(*op, attr);
-            if (!l || index >= l->shardings.size())
-                return std::nullopt;
-            return l->shardings[index];
+            const ShardingPerValue* l = list();
+            s = l && index < l->shardings.size() ? &l->shardings[index] : nullptr;
         }
         }
+        return s ? std::optional<TensorSharding>(*s) : std::nullopt;
     }
 
     void set(const TensorSharding& s) const
     {
         switch (kind) {
-        case Kind::FuncArg: ir::setFuncArgAttr(*op, index, "sdy.sharding", ir::makeAttr(ir::ShardingAttr{s})); return;
-        case Kind::FuncResult:
-            ir::setFuncResultAttr(*op, index, "sdy.sharding", ir::makeAttr(ir::ShardingAttr{s}));
-            return;
-        case Kind::Single: op->setProp(attr, ir::makeAttr(ir::ShardingAttr{s})); return;
+        case Kind::FuncArg: ir::setFuncArgSharding(*op, index, s); return;
+        case Kind::FuncResult: ir::setFuncResultSharding(*op, index, s); return;
+        case Kind::Own: ir::setOpSharding(*op, s); return;
+        case Kind::Out: ir::setOutSharding(*op, s); return;
         default: {
-            const ShardingPerValue* l = ir::shardingsAttrOf(*op, attr);
+            const ShardingPerValue* l = list();
             if (!l || index >= l->shardings.size())
                 return;
             ShardingPerValue copy = *l;
             copy.shardings[index] = s;
-            ir::AttrPtr a = ir::makeAttr(ir::ShardingPerValueAttr{std::move(copy)});
-            if (ir::findAttr(op->attrs(), attr))
-                op->setDiscardable(attr, a);
+            if (kind == Kind::InList)
+                ir::setInShardings(*op, std::move(copy));
+            else if (kind == Kind::OutList)
+                ir::setOutShardings(*op, std::move(copy));
             else
-                op->setProp(attr, a);
+                ir::setResultShardings(*op, std::move(copy));
         }
         }
     }
@@ -79,34 +76,34 @@ std::vector<Slot> collectSlots(ir::Module& module)
         if (n == "func.func") {
             ir::Type ft = ir::funcType(*op);
             for (unsigned i = 0; i < ft.elements().size(); ++i)
-                slots.push_back(Slot{Slot::Kind::FuncArg, op, {}, i});
+                slots.push_back(Slot{Slot::Kind::FuncArg, op, i});
             for (unsigned i = 0; i < ft.results().size(); ++i)
-                slots.push_back(Slot{Slot::Kind::FuncResult, op, {}, i});
+                slots.push_back(Slot{Slot::Kind::FuncResult, op, i});
             return;
         }
         if (n == "sdy.sharding_constraint" || n == "sdy.reshard" || n == "sdy.data_flow_edge") {
-            slots.push_back(Slot{Slot::Kind::Single, op, "sharding", 0});
+            slots.push_back(Slot{Slot::Kind::Own, op, 0});
             return;
         }
         if (ir::isCollectiveOp(n)) {
-            slots.push_back(Slot{Slot::Kind::Single, op, "out_sharding", 0});
+            slots.push_back(Slot{Slot::Kind::Out, op, 0});
             return;
         }
         if (n == "sdy.manual_computation" || n == "sdy.named_computation") {
             std::vector<ir::Value*> args = blockArgOwners(*op);
             for (unsigned i = 0; i < args.size(); ++i)
                 if (!dataFlowEdgeOpOf(args[i]))
-                    slots.push_back(Slot{Slot::Kind::InList, op, "in_shardings", i});
+                    slots.push_back(Slot{Slot::Kind::InList, op, i});
             for (unsigned i = 0; i < op->numResults(); ++i)
                 if (!dataFlowEdgeOpOf(op->result(i)))
-                    slots.push_back(Slot{Slot::Kind::OutList, op, "out_shardings", i});
+                    slots.push_back(Slot{Slot::Kind::OutList, op, i});
             return;
         }
-        if (const ShardingPerValue* l = ir::shardingsAttrOf(*op, "sdy.sharding")) {
+        if (const ShardingPerValue* l = ir::resultShardings(*op)) {
             for (unsigned i = 0; i < l->shardings.size(); ++i) {
                 if (isDataFlowOp(*op) && i < op->numResults() && dataFlowEdgeOpOf(op->result(i)))
                     continue;
-                slots.push_back(Slot{Slot::Kind::PerValue, op, "sdy.sharding", i});
+                slots.push_back(Slot{Slot::Kind::PerValue, op, i});
             }
         }
     });

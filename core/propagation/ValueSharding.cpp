@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 
 namespace shardx {
@@ -16,13 +17,13 @@ bool isRegionDataFlowOp(const std::string& n) { return n == "sdy.manual_computat
 
 Op* parentOfArg(const Value* v) { return v->isBlockArgument() ? v->ownerBlock()->parentOp() : nullptr; }
 
-const ShardingPerValue* listAttr(const Op& op, const std::string& name) { return ir::shardingsAttrOf(op, name); }
-
-void setListEntry(Op& op, const std::string& name, unsigned index, const TensorSharding& s,
-                  const std::vector<int>& ranks)
+/// `old` (or an empty list) with entry `index` set to `s`, first filled to one open sharding
+/// per rank when its length differs from `ranks`.
+ShardingPerValue withEntry(const ShardingPerValue* old, unsigned index, const TensorSharding& s,
+                           const std::vector<int>& ranks)
 {
     ShardingPerValue list;
-    if (const ShardingPerValue* old = listAttr(op, name))
+    if (old)
         list = *old;
     if (list.shardings.size() != ranks.size()) {
         MeshRef mesh = s.mesh;
@@ -33,11 +34,7 @@ void setListEntry(Op& op, const std::string& name, unsigned index, const TensorS
     }
     if (index < list.shardings.size())
         list.shardings[index] = s;
-    ir::AttrPtr attr = ir::makeAttr(ir::ShardingPerValueAttr{std::move(list)});
-    if (ir::findAttr(op.attrs(), name) || name == "sdy.sharding")
-        op.setDiscardable(name, attr);
-    else
-        op.setProp(name, attr);
+    return list;
 }
 
 std::vector<int> resultRanks(const Op& op)
@@ -225,9 +222,8 @@ std::vector<Op*> edgeOpsOfSourceUse(const Op& user, unsigned index)
 
 std::vector<std::string> manualAxesOf(const Op& op)
 {
-    const ir::Attribute* a = op.attr("manual_axes");
-    const ir::ManualAxesAttr* m = a ? a->as<ir::ManualAxesAttr>() : nullptr;
-    return m ? m->axes : std::vector<std::string>{};
+    const std::vector<std::string>* axes = ir::manualAxes(op);
+    return axes ? *axes : std::vector<std::string>{};
 }
 
 namespace {
@@ -342,15 +338,15 @@ void setOwnSharding(Value* v, const TensorSharding& s)
             return;
         const std::string& n = parent->name();
         if (n == "func.func") {
-            ir::setFuncArgAttr(*parent, v->index(), "sdy.sharding", ir::makeAttr(ir::ShardingAttr{s}));
+            ir::setFuncArgSharding(*parent, v->index(), s);
         } else if (n == "sdy.manual_computation") {
             TensorSharding outer = s;
             if (const TensorSharding* old = ir::shardingOfValue(v))
                 outer = *old;
-            setListEntry(*parent, "in_shardings", v->index(), addManualAxes(outer, s, manualAxesOf(*parent)),
-                         argRanks(*parent));
+            ir::setInShardings(*parent, withEntry(ir::inShardings(*parent), v->index(),
+                                                  addManualAxes(outer, s, manualAxesOf(*parent)), argRanks(*parent)));
         } else if (n == "sdy.named_computation") {
-            setListEntry(*parent, "in_shardings", v->index(), s, argRanks(*parent));
+            ir::setInShardings(*parent, withEntry(ir::inShardings(*parent), v->index(), s, argRanks(*parent)));
         } else if (n == "stablehlo.async_start" && v->index() < parent->numOperands()) {
             setOwnSharding(parent->operand(v->index()), s);
         }
@@ -359,13 +355,13 @@ void setOwnSharding(Value* v, const TensorSharding& s)
     Op* def = v->definingOp();
     const std::string& n = def->name();
     if (n == "sdy.sharding_constraint" || n == "sdy.reshard" || n == "sdy.data_flow_edge") {
-        def->setProp("sharding", ir::makeAttr(ir::ShardingAttr{s}));
+        ir::setOpSharding(*def, s);
     } else if (ir::isCollectiveOp(n)) {
-        def->setProp("out_sharding", ir::makeAttr(ir::ShardingAttr{s}));
+        ir::setOutSharding(*def, s);
     } else if (isRegionDataFlowOp(n)) {
-        setListEntry(*def, "out_shardings", v->index(), s, resultRanks(*def));
+        ir::setOutShardings(*def, withEntry(ir::outShardings(*def), v->index(), s, resultRanks(*def)));
     } else {
-        setListEntry(*def, "sdy.sharding", v->index(), s, resultRanks(*def));
+        ir::setResultShardings(*def, withEntry(ir::resultShardings(*def), v->index(), s, resultRanks(*def)));
     }
 }
 

@@ -60,20 +60,6 @@ std::optional<ReductionKind> bodyKind(const Op& op)
     return kind;
 }
 
-std::string calleeName(const Op& call)
-{
-    const ir::Attribute* a = call.attr("callee");
-    const ir::SymbolRefAttr* ref = a ? a->as<ir::SymbolRefAttr>() : nullptr;
-    return ref && !ref->path.empty() ? ref->path.back() : std::string();
-}
-
-std::optional<TensorSharding> funcAttrSharding(const ir::NamedAttrList& attrs)
-{
-    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-    const ir::ShardingAttr* s = a ? a->as<ir::ShardingAttr>() : nullptr;
-    return s ? std::optional<TensorSharding>(s->sharding) : std::nullopt;
-}
-
 class UnreducedVerifier {
 public:
     UnreducedVerifier(ir::Module& m, DiagnosticList& d) : m_module(m), m_diags(d), m_ctx{m, d} {}
@@ -151,23 +137,29 @@ private:
         return s ? s->unreduced : std::vector<AxisRef>{};
     }
 
+    static std::vector<AxisRef> unreducedOf(const TensorSharding* s)
+    {
+        return s ? s->unreduced : std::vector<AxisRef>{};
+    }
+
     bool verifyCall(const Op& call)
     {
-        Op* callee = m_module.findFunc(calleeName(call));
+        const std::string calleeName = ir::calleeName(call).value_or(std::string());
+        Op* callee = m_module.findFunc(calleeName);
         if (!callee)
             return true;
         for (unsigned i = 0; i < call.numOperands(); ++i) {
             std::vector<AxisRef> a = unreducedOf(operandSharding(call.operand(i)));
-            std::vector<AxisRef> b = unreducedOf(funcAttrSharding(ir::funcArgAttrs(*callee, i)));
+            std::vector<AxisRef> b = unreducedOf(ir::funcArgSharding(*callee, i));
             if (a != b)
-                return fail(call, "has unreduced axes mismatch for '" + calleeName(call) + "' at call argument " +
+                return fail(call, "has unreduced axes mismatch for '" + calleeName + "' at call argument " +
                                       std::to_string(i) + ".");
         }
         for (unsigned i = 0; i < call.numResults(); ++i) {
-            std::vector<AxisRef> a = unreducedOf(funcAttrSharding(ir::funcResultAttrs(*callee, i)));
+            std::vector<AxisRef> a = unreducedOf(ir::funcResultSharding(*callee, i));
             std::vector<AxisRef> b = unreducedOf(getSharding(call.result(i)));
             if (a != b)
-                return fail(call, "has unreduced axes mismatch for '" + calleeName(call) + "' at call result " +
+                return fail(call, "has unreduced axes mismatch for '" + calleeName + "' at call result " +
                                       std::to_string(i) + ".");
         }
         return true;
@@ -180,8 +172,8 @@ private:
             return true;
         if (term.name() == "func.return") {
             for (unsigned i = 0; i < term.numOperands(); ++i) {
-                std::optional<TensorSharding> out = funcAttrSharding(ir::funcResultAttrs(*parent, i));
-                if (out && !check(term, operandSharding(term.operand(i)), out, ReductionKind::Sum,
+                const TensorSharding* out = ir::funcResultSharding(*parent, i);
+                if (out && !check(term, operandSharding(term.operand(i)), *out, ReductionKind::Sum,
                                   RemovePolicy{false, std::nullopt}))
                     return false;
             }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ir/StablehloAttrs.h"
 #include "core/sharding/RuleVerifier.h"
 
 namespace shardx {
@@ -247,16 +248,6 @@ private:
     Error m_error;
 };
 
-std::string customCallTarget(const ir::Op& op)
-{
-    if (op.name() != "stablehlo.custom_call")
-        return {};
-    if (const ir::Attribute* a = op.attr("call_target_name"))
-        if (const auto* s = a->as<ir::StringAttr>())
-            return s->value;
-    return {};
-}
-
 std::pair<int, int> lineColOfOffset(const std::string& text, size_t offset)
 {
     int line = 1, col = 1;
@@ -466,7 +457,7 @@ Expected<CustomRuleSet> CustomRuleSet::loadFile(const std::string& path)
 
 const CustomRuleSpec* CustomRuleSet::find(const ir::Op& op) const
 {
-    std::string target = customCallTarget(op);
+    const std::string target = stablehlo::customCallTarget(op).value_or(std::string());
     if (!target.empty())
         if (auto it = m_rules.find("@" + target); it != m_rules.end())
             return &it->second;

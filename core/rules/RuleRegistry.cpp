@@ -24,16 +24,6 @@ std::optional<int64_t> intAttr(const RuleContext& c, const std::string& name)
 
 bool inRange(int64_t d, const Shape& s) { return d >= 0 && d < static_cast<int64_t>(s.size()); }
 
-std::string opaqueBody(const RuleContext& c, const std::string& name)
-{
-    const ir::Attribute* a = c.op.attr(name);
-    if (!a)
-        return {};
-    if (const auto* o = a->as<ir::OpaqueAttr>())
-        return o->body;
-    return {};
-}
-
 } // namespace rules
 
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/ir/Operation.h"
+#include "core/ir/SdyOps.h"
 #include "core/sharding/OpShardingRule.h"
 
 namespace shardx {
@@ -53,6 +54,6 @@ std::optional<OpShardingRule> createOpShardingRule(const ir::Op& op, bool conser
 std::optional<OpShardingRule> getOrCreateOpShardingRule(const ir::Op& op, bool conservativePropagation = false);
 
 /// Name of the discardable attribute carrying a rule.
-inline constexpr const char* kShardingRuleAttrName = "sdy.sharding_rule";
+inline constexpr const char* kShardingRuleAttrName = ir::kShardingRuleAttr;
 
 } // namespace shardx

@@ -43,15 +43,7 @@ const std::set<std::string>& noRuleTargets()
     return t;
 }
 
-std::string targetOf(const ir::Op& op)
-{
-    if (auto s = stablehlo::stringValue(op.attr("call_target_name")))
-        return *s;
-    if (const ir::Attribute* a = op.attr("call_target_name"))
-        if (const auto* sym = a->as<ir::SymbolRefAttr>(); sym && !sym->path.empty())
-            return sym->path.back();
-    return {};
-}
+std::string targetOf(const ir::Op& op) { return stablehlo::customCallTarget(op).value_or(std::string()); }
 
 bool usedByRngBitGenerator(const ir::Op& op)
 {

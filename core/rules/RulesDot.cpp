@@ -28,7 +28,7 @@ RuleResult dotGeneralRule(const RuleContext& c)
     if (c.operandShapes.size() != 2 || c.resultShapes.size() != 1)
         return RuleResult::invalid("dot_general expects 2 operands and 1 result");
     std::string err;
-    auto dn = stablehlo::parseDotDimensionNumbers(opaqueBody(c, "dot_dimension_numbers"), &err);
+    auto dn = stablehlo::dotDimensionNumbers(c.op, &err);
     if (!dn)
         return RuleResult::invalid("dot_general: cannot read dot_dimension_numbers: " + err);
     const Shape& lhs = c.operand(0);
@@ -63,7 +63,7 @@ RuleResult convolutionRule(const RuleContext& c)
     if (c.operandShapes.size() != 2 || c.resultShapes.size() != 1)
         return RuleResult::invalid("convolution expects 2 operands and 1 result");
     std::string err;
-    auto dn = stablehlo::parseConvDimensionNumbers(opaqueBody(c, "dimension_numbers"), &err);
+    auto dn = stablehlo::convDimensionNumbers(c.op, &err);
     if (!dn)
         return RuleResult::invalid("convolution: cannot read dimension_numbers: " + err);
     const Shape& in = c.operand(0);

@@ -119,7 +119,7 @@ RuleResult broadcastInDimRule(const RuleContext& c)
 
 RuleResult transposeRule(const RuleContext& c)
 {
-    auto perm = intListAttr(c, "permutation");
+    auto perm = stablehlo::transposePermutation(c.op);
     const Shape& in = c.operand(0);
     const Shape& out = c.result(0);
     if (!perm || perm->size() != out.size())

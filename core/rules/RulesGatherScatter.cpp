@@ -58,7 +58,7 @@ RuleResult gatherRule(const RuleContext& c)
     if (c.operandShapes.size() != 2 || c.resultShapes.size() != 1)
         return RuleResult::invalid("gather expects 2 operands and 1 result");
     std::string err;
-    auto dn = stablehlo::parseGatherDimensionNumbers(opaqueBody(c, "dimension_numbers"), &err);
+    auto dn = stablehlo::gatherDimensionNumbers(c.op, &err);
     if (!dn)
         return RuleResult::invalid("gather: cannot read dimension_numbers: " + err);
     const Shape& operand = c.operand(0);
@@ -115,7 +115,7 @@ RuleResult scatterRule(const RuleContext& c)
         return RuleResult::invalid("scatter expects N inputs, indices, N updates and N results");
     const size_t n = (numOperands - 1) / 2;
     std::string err;
-    auto dn = stablehlo::parseScatterDimensionNumbers(opaqueBody(c, "scatter_dimension_numbers"), &err);
+    auto dn = stablehlo::scatterDimensionNumbers(c.op, &err);
     if (!dn)
         return RuleResult::invalid("scatter: cannot read scatter_dimension_numbers: " + err);
     const Shape& input = c.operand(0);

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "core/ir/Operation.h"
+#include "core/ir/StablehloAttrs.h"
 #include "core/rules/OpShardingRuleBuilder.h"
 #include "core/rules/RuleRegistry.h"
-#include "core/rules/StablehloAttrs.h"
 
 namespace shardx::rules {
 
@@ -85,7 +85,5 @@ std::optional<std::vector<int64_t>> intListAttr(const RuleContext& c, const std:
 std::optional<int64_t> intAttr(const RuleContext& c, const std::string& name);
 /// "dimension N out of range" style check.
 bool inRange(int64_t d, const Shape& s);
-/// Body of an OpaqueAttr `name` (empty when absent or not opaque).
-std::string opaqueBody(const RuleContext& c, const std::string& name);
 
 } // namespace shardx::rules

@@ -13,6 +13,7 @@
 #include "core/ir/Verifier.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/propagation/ValueSharding.h"
+#include "core/rules/RuleRegistry.h"
 #include "core/trace/TraceRecorder.h"
 
 namespace shardx {
@@ -97,7 +98,7 @@ bool Session::adopt(std::unique_ptr<ir::Module> module, const OpenOptions& optio
     m_source = std::move(module);
     // The names users know are taken from the module as read, before any pass renames it.
     m_source->programIds();
-    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics))
+    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics, ir::VerifyScope::EveryOp))
         return false;
     return !m_diagnostics.hasErrors();
 }
@@ -143,7 +144,7 @@ bool Session::openTrace(const std::string& path)
 bool Session::verify(DiagnosticList& out) const
 {
     const ir::Module* m = module();
-    return m && ir::verifyModule(*m, out);
+    return m && ir::verifyModule(*m, out, ir::VerifyScope::EveryOp);
 }
 
 const ir::ProgramIds* Session::ids() const
@@ -279,6 +280,81 @@ Expected<ValueExplanation> Session::explain(int value, const std::optional<std::
     if (value < 0 || static_cast<size_t>(value) >= m_trace->values().size())
         return Error{"value " + std::to_string(value) + " is not in the trace", {}};
     return explainValue(*m_trace, value, axis);
+}
+
+Expected<OpFactorTable> Session::factorTable(int op, size_t step) const
+{
+    if (!m_trace)
+        return Error{"no trace: propagate with recording first", {}};
+    if (op < 0 || static_cast<size_t>(op) >= m_trace->ops().size())
+        return Error{"op " + std::to_string(op) + " is not in the trace", {}};
+    OpFactorTable out;
+    out.op = op;
+    out.position = std::min(step, m_trace->numSteps());
+    // The rule and tensors as the op's steps recorded them (the latest step at or before the
+    // position, else the first one after it).
+    const TraceStep* found = nullptr;
+    for (size_t si = 0; si < m_trace->numSteps(); ++si) {
+        const TraceStep& s = m_trace->steps()[si];
+        if (s.op != op || s.rule < 0 || (s.kind != TraceStepKind::Op && s.kind != TraceStepKind::Barrier))
+            continue;
+        if (!found || si < out.position)
+            found = &s;
+        if (si >= out.position)
+            break;
+    }
+    if (found) {
+        const TraceRule& rule = m_trace->rule(*found);
+        out.rule.factorSizes = rule.factorSizes;
+        const size_t numOperands = static_cast<size_t>(found->numOperands);
+        out.rule.operands.assign(rule.mappings.begin(),
+                                 rule.mappings.begin() +
+                                     static_cast<std::ptrdiff_t>(std::min(numOperands, rule.mappings.size())));
+        if (numOperands < rule.mappings.size())
+            out.rule.results.assign(rule.mappings.begin() + static_cast<std::ptrdiff_t>(numOperands),
+                                    rule.mappings.end());
+        out.meshName = found->meshName;
+        out.values = found->tensorValues;
+    } else {
+        // Never visited: the rule the registry gives the op of module().
+        ir::Module* m = m_result ? m_result.get() : m_source.get();
+        ir::Op* live = nullptr;
+        if (m)
+            m->op().walkPreOrder([&](ir::Op* o) {
+                if (o->programId == op)
+                    live = o;
+                return live == nullptr;
+            });
+        if (!live)
+            return Error{m_trace->ops()[static_cast<size_t>(op)].id + " has no sharding rule in the trace", {}};
+        RuleResult r = computeOpShardingRule(*live, RuleOptions{});
+        if (r.outcome != RuleOutcome::Created)
+            return Error{m_trace->ops()[static_cast<size_t>(op)].id + " has no sharding rule: " + r.reason, {}};
+        out.rule = *r.rule;
+        for (ir::Value* v : live->operands())
+            out.values.push_back(v ? v->programId : -1);
+        for (const auto& v : live->results())
+            out.values.push_back(v->programId);
+    }
+    // The shardings at the position, on the mesh of the first sharded tensor.
+    TraceCursor cursor(*m_trace);
+    cursor.seek(out.position);
+    std::vector<const TensorSharding*> operands, results;
+    for (size_t t = 0; t < out.values.size(); ++t) {
+        const TensorSharding* s = out.values[t] >= 0 ? cursor.sharding(out.values[t]) : nullptr;
+        (t < out.rule.operands.size() ? operands : results).push_back(s);
+        if (s && out.meshName.empty())
+            out.meshName = s->mesh.symbol;
+    }
+    const ir::Module* m = module();
+    const Mesh* mesh = m ? m->findMesh(out.meshName) : nullptr;
+    for (const TensorSharding* s : operands)
+        if (!mesh && s && s->mesh.inlineMesh)
+            mesh = &*s->mesh.inlineMesh;
+    if (!mesh)
+        return Error{"no mesh to project " + m_trace->ops()[static_cast<size_t>(op)].id + " on", {}};
+    out.table = buildProjection(operands, results, out.rule, *mesh);
+    return out;
 }
 
 Expected<std::vector<AxisOrigin>> Session::origins(int value) const

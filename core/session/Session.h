@@ -14,6 +14,7 @@
 #include "core/ir/Module.h"
 #include "core/ir/ProgramIds.h"
 #include "core/passes/PassRegistry.h"
+#include "core/rules/ShardingProjection.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 #include "core/trace/Explain.h"
@@ -67,6 +68,20 @@ struct PropagationResult {
     DiagnosticList diagnostics;      ///< every error and warning, `file:line:col` where known
     size_t steps = 0;                ///< steps recorded
     std::vector<std::string> passes; ///< the passes that ran, in order
+};
+
+/// The factor table of one op at one position of the trace: its sharding rule, the shardings of
+/// its operands and results there projected onto the rule's factors (SDY.md 4.3), and the value
+/// index of each row.
+struct OpFactorTable {
+    int op = -1;
+    size_t position = 0;  ///< steps applied
+    OpShardingRule rule;  ///< factors per dimension of every tensor and their sizes
+    std::string meshName; ///< the mesh the table is projected on
+    ShardingProjection table;
+    std::vector<int> values; ///< value index of each row (operands first), -1 for none
+    /// The table as text, one row per line (`operand 0: i="a" | j=N`).
+    std::string text() const { return factorTableString(table, rule.numFactors()); }
 };
 
 /// One open program: the module as read (the user's program, with their edits), the result of
@@ -147,6 +162,11 @@ public:
     Expected<int> findOp(const std::string& query) const;
     /// Why each axis of `value`'s final sharding is there and why a neighbour's is not.
     Expected<ValueExplanation> explain(int value, const std::optional<std::string>& axis = std::nullopt) const;
+    /// The factor table of op `op` after `step` steps (clamped to numSteps()), from the op's
+    /// rule as its steps recorded it, or as the rule registry gives it for an op propagation
+    /// never visited, and the shardings of its tensors at that position. Fails for ops without
+    /// a sharding rule or a mesh.
+    Expected<OpFactorTable> factorTable(int op, size_t step) const;
     /// Where each axis of `value`'s final sharding came from.
     Expected<std::vector<AxisOrigin>> origins(int value) const;
 

@@ -15,6 +15,14 @@ const char* reductionKindName(ReductionKind k)
     return "sum";
 }
 
+std::optional<ReductionKind> parseReductionKind(std::string_view name)
+{
+    for (ReductionKind k : {ReductionKind::Sum, ReductionKind::Max, ReductionKind::Min})
+        if (name == reductionKindName(k))
+            return k;
+    return std::nullopt;
+}
+
 std::string axisListString(const std::vector<AxisRef>& axes)
 {
     std::string s = "{";

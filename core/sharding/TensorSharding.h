@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/mesh/AxisRef.h"
@@ -27,6 +28,8 @@ struct DimSharding {
 /// Reduction kind of unreduced axes.
 enum class ReductionKind { Sum, Max, Min };
 const char* reductionKindName(ReductionKind k); ///< "sum", "max", "min"
+/// The kind spelled `name` ("sum", "max", "min"), or nullopt.
+std::optional<ReductionKind> parseReductionKind(std::string_view name);
 
 /// Either a mesh symbol `@name` or an inline mesh `mesh<[...]>`.
 struct MeshRef {

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/ValueSharding.h"
 
@@ -181,7 +182,7 @@ int64_t firstStepNumber(ir::Module& module)
 {
     int64_t next = 0;
     module.op().walk([&](Op* op) {
-        const ir::Attribute* a = op->attr("sdy.propagation_edges");
+        const ir::Attribute* a = op->attr(ir::kPropagationEdgesAttr);
         const ir::PropagationEdgesAttr* e = a ? a->as<ir::PropagationEdgesAttr>() : nullptr;
         if (e)
             for (const auto& s : e->steps)
@@ -223,8 +224,8 @@ void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, con
             if (op->name() != "sdy.manual_computation")
                 return;
             const std::string mc = "mc_" + std::to_string(k++);
-            const ShardingPerValue* in = ir::shardingsAttrOf(*op, "in_shardings");
-            const ShardingPerValue* outs = ir::shardingsAttrOf(*op, "out_shardings");
+            const ShardingPerValue* in = ir::inShardings(*op);
+            const ShardingPerValue* outs = ir::outShardings(*op);
             std::vector<Value*> args = blockArgOwners(*op);
             for (size_t n = 0; in && n < in->shardings.size(); ++n) {
                 const std::string name = mc + "_input: " + std::to_string(n);
@@ -318,9 +319,9 @@ void writeDebugAttributes(ir::Module& module, const TraceRecorder& recorder, con
         for (auto& [key, records] : edges) {
             ir::AttrPtr attr = edgesAttr(records);
             if (key.second)
-                ir::setFuncResultAttr(*key.first, 0, "sdy.propagation_edges", attr);
+                ir::setFuncResultAttr(*key.first, 0, ir::kPropagationEdgesAttr, attr);
             else
-                key.first->setDiscardable("sdy.propagation_edges", attr);
+                key.first->setDiscardable(ir::kPropagationEdgesAttr, attr);
         }
 
     if (!options.origins)
@@ -404,8 +405,8 @@ void sinkDebugAttributes(ir::Module& module, const DebugOutputOptions& options)
             collect(resultOwners(*op), "sdy.sharding_origins", "sdy.result_sharding_origins");
         }
         if (options.edges) {
-            collect(blockArgOwners(*op), "sdy.propagation_edges", "sdy.block_arg_propagation_edges");
-            collect(resultOwners(*op), "sdy.propagation_edges", "sdy.result_propagation_edges");
+            collect(blockArgOwners(*op), ir::kPropagationEdgesAttr, ir::kBlockArgPropagationEdgesAttr);
+            collect(resultOwners(*op), ir::kPropagationEdgesAttr, ir::kResultPropagationEdgesAttr);
         }
     });
 }

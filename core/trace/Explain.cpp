@@ -310,7 +310,10 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     e.scope = trace.scopeName(tv.scope);
     if (tv.op >= 0)
         e.opName = trace.ops()[static_cast<size_t>(tv.op)].name;
-    if (const size_t colon = tv.id.find(':'); colon != std::string::npos)
+    // The function, or for a value in a region the op holding the region (`@main:%3`).
+    if (const size_t slash = tv.id.rfind('/'); slash != std::string::npos)
+        e.owner = tv.id.substr(0, slash);
+    else if (const size_t colon = tv.id.find(':'); colon != std::string::npos)
         e.owner = tv.id.substr(0, colon);
     if (tv.derivedFrom >= 0)
         e.derivedFrom = valueLabel(trace, tv.derivedFrom);

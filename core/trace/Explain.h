@@ -27,7 +27,7 @@ struct ValueExplanation {
     std::string id;
     std::string displayName; ///< as the file prints it (`%5`)
     std::string opName;      ///< the defining op (`stablehlo.add`), empty for arguments and results
-    std::string owner;       ///< the function (`@main`)
+    std::string owner;       ///< the function (`@main`), or the op holding its region (`@main:%3`)
     std::string scope;       ///< the `loc` name scope
     std::string derivedFrom; ///< for a value a pass inserted: the user's value it stands for
     std::optional<TensorSharding> initial;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/propagation/FactorPropagation.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 #include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/support/Expected.h"
@@ -230,7 +230,7 @@ public:
 
     /// Deterministic text, one line per node and per step.
     std::string toText() const;
-    /// Versioned JSON `{"format": "shardx-trace", "version": 2, ...}`: the pools, then one step per
+    /// Versioned JSON `{"format": "shardx-trace", "version": 3, ...}`: the pools, then one step per
     /// line, fields at their defaults left out.
     std::string toJson() const;
     /// The same written to `out` as it goes (a 100k-op trace never exists as one JSON tree).

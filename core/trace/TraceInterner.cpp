@@ -42,7 +42,7 @@ void mixTable(uint64_t& h, const TensorFactorShardings& t)
     }
     mixAxes(h, t.replicated);
     mixAxes(h, t.unreduced);
-    mix(h, static_cast<uint64_t>(t.unreducedKind));
+    mix(h, static_cast<uint64_t>(t.unreducedKind) << 1 | (t.hasSharding ? 1u : 0u));
 }
 
 /// The hash of a rule's mappings (the lists one after the other) and factor sizes: a TraceRule

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/propagation/FactorPropagation.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 #include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/trace/Trace.h"

@@ -1,4 +1,4 @@
-// Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 2, ...}`).
+// Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 3, ...}`).
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -84,7 +84,8 @@ json tableJson(const TensorFactorShardings& t)
     return {{"factors", factors},
             {"replicated", axesJson(t.replicated)},
             {"unreduced", axesJson(t.unreduced)},
-            {"unreducedKind", reductionKindName(t.unreducedKind)}};
+            {"unreducedKind", reductionKindName(t.unreducedKind)},
+            {"hasSharding", t.hasSharding}};
 }
 
 TensorFactorShardings readTable(const json& j)
@@ -105,7 +106,8 @@ TensorFactorShardings readTable(const json& j)
     t.replicated = io::readField(j, "replicated", readAxes);
     t.unreduced = io::readField(j, "unreduced", readAxes);
     const std::string kind = io::readField(j, "unreducedKind", io::readString);
-    t.unreducedKind = kind == "max" ? ReductionKind::Max : kind == "min" ? ReductionKind::Min : ReductionKind::Sum;
+    t.unreducedKind = parseReductionKind(kind).value_or(ReductionKind::Sum);
+    t.hasSharding = io::readField(j, "hasSharding", io::readBool);
     return t;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/ir/ShardingAccess.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -169,7 +170,7 @@ TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_ids(modul
         const size_t numResults = ir::funcType(*func).results().size();
         for (size_t i = 0; i < numResults; ++i)
             if (const int idx = m_ids.funcResultOf(func, static_cast<int>(i)); idx >= 0)
-                stateOf(idx) = shardingId(funcResultSharding(*func, static_cast<int>(i), storage));
+                stateOf(idx) = shardingId(ir::funcResultSharding(*func, static_cast<unsigned>(i)));
         func->walk([&](Op* op) {
             for (const auto& r : op->results())
                 stateOf(r->programId) = shardingId(getShardingRef(r.get(), storage));
@@ -215,15 +216,6 @@ int TraceRecorder::opIndex(const Op* op) const { return m_ids.opOf(const_cast<Op
 Op* TraceRecorder::liveOp(int op) const
 {
     return op >= 0 && static_cast<size_t>(op) < m_liveOps.size() ? m_liveOps[static_cast<size_t>(op)] : nullptr;
-}
-
-const TensorSharding* TraceRecorder::funcResultSharding(const Op& func, int i, std::optional<TensorSharding>& storage)
-{
-    const ir::NamedAttrList attrs = ir::funcResultAttrs(func, static_cast<unsigned>(i));
-    const ir::Attribute* a = ir::findAttr(attrs, "sdy.sharding");
-    const ir::ShardingAttr* sharding = a ? a->as<ir::ShardingAttr>() : nullptr;
-    storage = sharding ? std::optional<TensorSharding>(sharding->sharding) : std::nullopt;
-    return storage ? &*storage : nullptr;
 }
 
 int TraceRecorder::factorChangeSet(const TraceStep& s, const StepTables& tables, int tensor)
@@ -300,7 +292,7 @@ void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
         const size_t numResults = ir::funcType(*func).results().size();
         for (size_t i = 0; i < numResults; ++i)
             check(m_ids.funcResultOf(func, static_cast<int>(i)),
-                  funcResultSharding(*func, static_cast<int>(i), storage));
+                  ir::funcResultSharding(*func, static_cast<unsigned>(i)));
         func->walk([&](Op* op) {
             for (const auto& r : op->results())
                 check(m_ids.valueOf(r.get()), getShardingRef(r.get(), storage));
@@ -516,6 +508,7 @@ void TraceRecorder::step(const PropagationStep& ps)
         }
         rule.mappings = {identity, identity};
         s.rule = m_pool.rule(rule);
+        empty.hasSharding = false; // constraints apply only to values without a sharding
         synthBefore.operands = {empty};
         synthBefore.results = {full};
         synthAfter.operands = {full};
@@ -541,8 +534,8 @@ void TraceRecorder::step(const PropagationStep& ps)
         if (idx >= 0) {
             c.before = stateOf(idx);
             std::optional<TensorSharding> storage;
-            const TensorSharding* now =
-                ch.value ? getShardingRef(ch.value, storage) : funcResultSharding(*ps.op, ch.funcResult, storage);
+            const TensorSharding* now = ch.value ? getShardingRef(ch.value, storage)
+                                                 : ir::funcResultSharding(*ps.op, static_cast<unsigned>(ch.funcResult));
             c.after = m_pool.sharding(now ? *now : ch.after);
             stateOf(idx) = c.after;
         } else {

@@ -75,8 +75,6 @@ private:
     int internOp(ir::Op* op);
     /// The state entry of value `idx` (the state grows with the ProgramIds).
     int& stateOf(int idx);
-    /// The current sharding of result `i` of `func` (copied into `storage`), or nullptr.
-    static const TensorSharding* funcResultSharding(const ir::Op& func, int i, std::optional<TensorSharding>& storage);
     /// Adds to `s` a change like `like` for every value that reads its sharding through the same
     /// data-flow edge as `changed` (its owner, the edge, a while's region arguments) and now
     /// differs from the recorded state.

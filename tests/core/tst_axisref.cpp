@@ -168,6 +168,28 @@ private slots:
         QCOMPARE(str(axisListDifference({}, {full("x")}, m)), QStringLiteral("{}"));
         QCOMPARE(str(axisListDifference({full("y")}, {}, m)), QStringLiteral("{\"y\"}"));
     }
+    void suffixRemovalAndAppend()
+    {
+        // SDY.md 2.12 remove-suffix: the last axis is dropped when equal, else cut to its prefix.
+        Mesh m({{"x", 8}, {"y", 4}});
+        std::vector<AxisRef> list{full("y"), full("x")};
+        QVERIFY(removeSuffix(list, {sub("x", 4, 2)}, m) == nullptr);
+        QCOMPARE(str(list), QStringLiteral("{\"y\", \"x\":(1)4}"));
+        QVERIFY(removeSuffix(list, {full("y"), sub("x", 1, 4)}, m) == nullptr);
+        QCOMPARE(str(list), QStringLiteral("{}"));
+        // "x":(1)2 is no suffix of "x": it is returned and the list is left as reduced so far.
+        list = {full("y"), full("x")};
+        const std::vector<AxisRef> bad{sub("x", 1, 2)};
+        QCOMPARE(removeSuffix(list, bad, m), &bad[0]);
+        QCOMPARE(str(list), QStringLiteral("{\"y\", \"x\"}"));
+        const std::vector<AxisRef> twice{sub("x", 1, 2), full("x")};
+        QCOMPARE(removeSuffix(list, twice, m), &twice[0]);
+        QCOMPARE(str(list), QStringLiteral("{\"y\"}"));
+        // Appending merges each axis into the last one where it can.
+        list = {full("y"), sub("x", 1, 2)};
+        addAxesOrMerge(list, {sub("x", 2, 4), full("y")}, m);
+        QCOMPARE(str(list), QStringLiteral("{\"y\", \"x\", \"y\"}"));
+    }
     void product()
     {
         Mesh m({{"x", 8}, {"y", 4}});

@@ -115,10 +115,7 @@ std::map<std::string, int> opCounts(const ir::Module& m)
 
 std::string argSharding(const ir::Module& m, unsigned arg)
 {
-    const ir::Attribute* s = nullptr;
-    for (const auto& na : ir::funcArgAttrs(*m.findFunc("main"), arg))
-        if (na.name == "sdy.sharding")
-            s = na.value.get();
+    const ir::Attribute* s = ir::funcArgAttr(*m.findFunc("main"), arg, "sdy.sharding");
     return s ? io::printAttribute(*s) : std::string("<none>");
 }
 

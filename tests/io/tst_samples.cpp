@@ -71,6 +71,11 @@ private slots:
                                    << "stablehlo.reduce"
                                    << "jit(attention)/jit(main)/attn/softmax/reduce_max"
                                    << "x";
+        QTest::newRow("loop") << "loop_argmax.mlir"
+                              << "<[\"data\"=2, \"model\"=4]>"
+                              << "stablehlo.tanh"
+                              << "jit(classify)/jit(main)/while/body/tanh"
+                              << "x";
         QTest::newRow("reshape") << "reshape_subaxes.mlir"
                                  << "<[\"x\"=4, \"y\"=2]>"
                                  << "stablehlo.reshape"

@@ -1,9 +1,9 @@
-// Projection (SDY.md 4.3), basic (4.4) and aggressive (4.5) factor propagation, worked by hand.
+// Basic (SDY.md 4.4) and aggressive (4.5) factor propagation, worked by hand (projection: tests/rules).
 #include <QtTest>
 
 #include "core/io/MlirReader.h"
 #include "core/propagation/FactorPropagation.h"
-#include "core/propagation/ShardingProjection.h"
+#include "core/rules/ShardingProjection.h"
 
 using namespace shardx;
 
@@ -49,61 +49,6 @@ class TestFactorPropagation : public QObject {
     Q_OBJECT
 
 private slots:
-    void projectSplitsAxisOverCompoundDimension()
-    {
-        // SDY.md 4.3: ([ij])->([i, j]) {i=2, j=8}, mesh x=4, y=4, operand [{"x", "y"}].
-        Mesh m = mesh({{"x", 4}, {"y", 4}});
-        OpShardingRule rule;
-        rule.factorSizes = {2, 8};
-        rule.operands = {{{0, 1}}};
-        rule.results = {{{0}, {1}}};
-        TensorSharding op = sharding("@m, [{\"x\", \"y\"}]");
-        ShardingProjection p = buildProjection({&op}, {nullptr}, rule, m);
-        const TensorFactorShardings& t = p.operands[0];
-        QCOMPARE(t.find(0)->axes, std::vector<AxisRef>{sub("x", 1, 2)});
-        QCOMPARE(t.find(1)->axes, (std::vector<AxisRef>{sub("x", 2, 2), ax("y")}));
-        QVERIFY(t.find(0)->closed && t.find(1)->closed);
-        QVERIFY(!t.find(0)->minorMost && t.find(1)->minorMost);
-        const TensorFactorShardings& r = p.results[0];
-        QVERIFY(r.find(0)->axes.empty() && !r.find(0)->closed);
-        QVERIFY(r.find(1)->axes.empty() && !r.find(1)->closed);
-        // Back-projection merges "x":(1)2 and "x":(2)2 into "x".
-        QCOMPARE(text(backProject(t, rule.operands[0], rule.factorSizes, "m", m)),
-                 std::string("<@m, [{\"x\", \"y\"}]>"));
-    }
-
-    void projectOverflow()
-    {
-        // SDY.md 4.3: factors i=6, j=2 on [{"x", "y"}], x=4, y=2.
-        Mesh m = mesh({{"x", 4}, {"y", 2}});
-        TensorSharding s = sharding("@m, [{\"x\", \"y\"}]");
-        TensorFactorShardings t = projectTensor(&s, {{0, 1}}, {6, 2}, m);
-        QCOMPARE(t.find(0)->axes, std::vector<AxisRef>{sub("x", 1, 2)});
-        QCOMPARE(t.find(0)->overflowAxes, (std::vector<AxisRef>{sub("x", 2, 2), ax("y")}));
-        QVERIFY(t.find(1)->closed);
-        QVERIFY(t.find(1)->axes.empty());
-        // Back: the overflow axes come back, the dimension is unchanged.
-        QCOMPARE(text(backProject(t, {{0, 1}}, {6, 2}, "m", m)), std::string("<@m, [{\"x\", \"y\"}]>"));
-        // Every factor after the overflowing one is closed, not just the next one.
-        TensorSharding open = sharding("@m, [{\"x\", \"y\", ?}]");
-        TensorFactorShardings three = projectTensor(&open, {{0, 1, 2}}, {6, 2, 2}, m);
-        QVERIFY(!three.find(0)->closed && three.find(1)->closed && three.find(2)->closed);
-    }
-
-    void backProjectionStopsAtPartialFactor()
-    {
-        // i=4 holds only "x" (2 < 4): j's axes would need a strided layout and are dropped.
-        Mesh m = mesh({{"x", 2}, {"y", 2}});
-        TensorFactorShardings t;
-        t.factors[0] = FactorSharding{{ax("x")}, {}, false, false};
-        t.factors[1] = FactorSharding{{ax("y")}, {}, false, true};
-        QCOMPARE(text(backProject(t, {{0, 1}}, {4, 2}, "m", m)), std::string("<@m, [{\"x\", ?}]>"));
-        t.factors[0].axes = {ax("x"), ax("y")};
-        t.factors[1].axes = {};
-        t.factors[1].closed = true;
-        QCOMPARE(text(backProject(t, {{0, 1}}, {4, 2}, "m", m)), std::string("<@m, [{\"x\", \"y\"}]>"));
-    }
-
     void reshapeSplitWorkedExample()
     {
         // SDY.md 4.13 (1): reshape 16 -> 4x4 with [{"x"}] on x=8.

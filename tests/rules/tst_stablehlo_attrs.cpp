@@ -1,7 +1,7 @@
 // Tests of the StableHLO dimension-number parsers used by the rules.
 #include <QtTest>
 
-#include "core/rules/StablehloAttrs.h"
+#include "core/ir/StablehloAttrs.h"
 
 using namespace shardx;
 using V = std::vector<int64_t>;

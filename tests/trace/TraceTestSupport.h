@@ -1,4 +1,5 @@
-// Helpers shared by the trace tests: record a pass over MLIR text, replay a trace step by step.
+// Helpers shared by the trace tests: record a propagation over MLIR text through the Session,
+// replay a trace step by step.
 #pragma once
 
 #include <QtTest>
@@ -6,39 +7,40 @@
 #include <string>
 #include <vector>
 
-#include "core/io/MlirReader.h"
-#include "core/propagation/DataFlowEdgePasses.h"
-#include "core/propagation/PropagationPasses.h"
+#include "core/session/Session.h"
 #include "core/trace/Trace.h"
-#include "core/trace/TraceRecorder.h"
 
 namespace shardx::testing {
 
-enum class Strategy { Basic, Aggressive, OpPriority, UserPriority, ApplyConstraints };
-
-/// Parses `text`, runs one pass with a recorder as observer, returns the trace (empty, with a
-/// warning, when the text does not parse).
-inline Trace recordTrace(const std::string& text, Strategy strategy, int keyframeInterval = 0,
+/// Opens `text` in a Session and propagates with recording: `what` is a strategy name
+/// (`basic`, `aggressive`, `op-priority`, `user-priority`, `pipeline`) or a pass flag (`-sdy-...`).
+/// Returns the trace; an empty one, with a warning, when the text does not open or propagation
+/// fails.
+inline Trace recordTrace(const std::string& text, const std::string& what, int keyframeInterval = 0,
                          bool conservative = false)
 {
-    DiagnosticList diags;
-    auto module = io::parseMlir(text, "test.mlir", diags);
-    if (!module) {
-        qWarning("%s", diags.formatAll().c_str());
+    Session session;
+    OpenOptions open;
+    open.verify = false;
+    if (!session.openText(text, "test.mlir", open)) {
+        qWarning("%s", session.diagnostics().formatAll().c_str());
         return Trace();
     }
-    TraceRecorder rec(*module);
-    PropagationPassOptions o;
-    o.base.observer = &rec;
-    o.base.conservative = conservative;
-    switch (strategy) {
-    case Strategy::Basic: runBasicPropagation(*module, o, diags); break;
-    case Strategy::Aggressive: runAggressivePropagation(*module, o, diags); break;
-    case Strategy::OpPriority: runOpPriorityPropagation(*module, o, diags); break;
-    case Strategy::UserPriority: runUserPriorityPropagation(*module, o, diags); break;
-    case Strategy::ApplyConstraints: applyShardingConstraints(*module, &rec); break;
+    PropagationRequest request;
+    if (!what.empty() && what[0] == '-')
+        request.passes = {what};
+    else
+        request.strategy = what;
+    if (conservative)
+        request.strategyOptions["conservative-propagation"] = "true";
+    request.keyframeInterval = keyframeInterval;
+    request.verifyAfterEachPass = false;
+    const PropagationResult result = session.propagate(request);
+    if (!result.ok || !session.trace()) {
+        qWarning("%s", result.diagnostics.formatAll().c_str());
+        return Trace();
     }
-    return rec.trace(keyframeInterval);
+    return *session.trace();
 }
 
 /// Every state of `t` (sharding id per value) by a full replay from the initial one:

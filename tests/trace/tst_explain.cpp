@@ -16,9 +16,7 @@ using namespace shardx;
 
 namespace {
 
-using testing::Strategy;
-
-Trace record(const std::string& text, Strategy strategy, bool conservative = false)
+Trace record(const std::string& text, const std::string& strategy, bool conservative = false)
 {
     return testing::recordTrace(text, strategy, 0, conservative);
 }
@@ -151,7 +149,7 @@ private slots:
 
     void findEveryQueryForm()
     {
-        Trace t = record(kLookup, Strategy::Basic);
+        Trace t = record(kLookup, "basic");
         // Trace ids are the names the file gives, after their function: `@main:%arg0`,
         // `@main:%1`, and `@main:result1` for function results.
         QCOMPARE(lookup(t, "@main:%arg0"), std::string("@main:%arg0"));
@@ -179,7 +177,7 @@ private slots:
 
     void findErrors()
     {
-        Trace t = record(kLookup, Strategy::Basic);
+        Trace t = record(kLookup, "basic");
         // Ambiguous suffix: "neg" ends layer1/neg and layer2/neg; the error names both.
         const std::string amb = lookup(t, "neg");
         QVERIFY2(has(amb, "error: 'neg' matches 2 values"), amb.c_str());
@@ -194,7 +192,7 @@ private slots:
     void findUnknownNamesCandidates()
     {
         // The header promises the candidates in the unknown case too: for @f, the values of @f.
-        Trace t = record(kLookup, Strategy::Basic);
+        Trace t = record(kLookup, "basic");
         const std::string unknownF = lookup(t, "@f:%5");
         QVERIFY2(has(unknownF, "no value '@f:%5'"), unknownF.c_str());
         QVERIFY2(has(unknownF, "@f:%arg0") && has(unknownF, "@f:%0"), unknownF.c_str());
@@ -204,7 +202,7 @@ private slots:
     {
         // A suffix of a name scope is a trailing run of its '/'-separated components: "neg" and
         // "layer2/neg" are suffixes of "layer2/neg", "ayer2/neg" and "g" are not scopes at all.
-        Trace t = record(kLookup, Strategy::Basic);
+        Trace t = record(kLookup, "basic");
         QVERIFY2(has(lookup(t, "ayer2/neg"), "error: no value"), lookup(t, "ayer2/neg").c_str());
         QVERIFY2(has(lookup(t, "her"), "error: no value"), lookup(t, "her").c_str());
     }
@@ -218,7 +216,7 @@ func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   return %0 : tensor<8xf32>
 }
 )",
-                           Strategy::Basic);
+                           "basic");
         QCOMPARE(lookup(one, "only"), std::string("@main:%0"));
         QVERIFY2(has(lookup(one, ""), "error:"), lookup(one, "").c_str());
     }
@@ -241,7 +239,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
   return %2 : tensor<8xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         const std::string amb = lookup(t, "@main:%3");
         QVERIFY2(has(amb, "matches 2 values") && has(amb, "@main:%1/%3") && has(amb, "@main:%2/%3"), amb.c_str());
         QCOMPARE(lookup(t, "@main:%2/%3"), std::string("@main:%2/%3"));
@@ -255,7 +253,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
     void presentFromAnnotation()
     {
         // %arg0 is annotated [{"a", ?}] and basic propagation never changes it: "a" is the user's.
-        Trace t = record(kHops, Strategy::Basic);
+        Trace t = record(kHops, "basic");
         ValueExplanation e = explain(t, "@main:%arg0");
         QCOMPARE(e.id, std::string("@main:%arg0"));
         QCOMPARE(e.displayName, std::string("%arg0"));
@@ -279,7 +277,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         // (identity factor, compatible prefix ["a"], the result is open and empty -> expanded).
         // The step reported for a value is the hop that gave it the axis, naming the previous
         // value as the source.
-        Trace t = record(kHops, Strategy::Basic);
+        Trace t = record(kHops, "basic");
         int previous = -1;
         const char* hops[] = {"h1", "h2", "h3"};
         const char* sources[] = {"operand 0 (%arg0)", "operand 0 (%0)", "operand 0 (%1)"};
@@ -312,7 +310,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         // SDY.md 4.13 ex. 3, aggressive. Func-result step before the worklist: result 0 [{"a", ?}]
         // gives "a" to %0 (tensor 1 -> tensor 0). The add then gives %0 "b" from %arg0 (both
         // operands are %arg0). The func-result step after the worklist gives result 0 "b" from %0.
-        Trace t = record(kFuncResult, Strategy::Aggressive);
+        Trace t = record(kFuncResult, "aggressive");
         ValueExplanation v = explain(t, "sum");
         QCOMPARE(v.id, std::string("@main:%0"));
         QCOMPARE(v.final->toString(), std::string("<@mesh, [{\"a\", \"b\", ?}, {?}]>"));
@@ -359,7 +357,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         // operands are %arg0, the result already has "a"). No factor competed for an axis, so "b"
         // is simply the compatible sharding of i, from both operands: no "aggressive choice", and
         // no "size 64 vs 64, the larger tensor wins" (equal sizes, and the same value twice).
-        Trace t = record(kFuncResult, Strategy::Aggressive);
+        Trace t = record(kFuncResult, "aggressive");
         ValueExplanation e = explain(t, "sum");
         const AxisExplanation* b = entry(e.present, "\"b\"");
         QVERIFY(b);
@@ -371,7 +369,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
     {
         // Basic, sharding group {%0, %1} (4.10): the negate gives %0 "a" from %arg0, the group
         // copies it to %1, and the abs then gives %arg1 "a" backwards from its result %1.
-        Trace t = record(kGroup, Strategy::Basic);
+        Trace t = record(kGroup, "basic");
         ValueExplanation m = explain(t, "@main:%1");
         QCOMPARE(m.final->toString(), std::string("<@mesh, [{\"a\", ?}]>"));
         QCOMPARE(m.present.size(), size_t(1));
@@ -390,7 +388,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
     {
         // %1 got "a" as a copy from %0, the other member of sharding group 0: the sentence says so
         // in words, naming the member it came from.
-        Trace t = record(kGroup, Strategy::Basic);
+        Trace t = record(kGroup, "basic");
         ValueExplanation m = explain(t, "@main:%1");
         QCOMPARE(m.present.size(), size_t(1));
         const AxisExplanation& g = m.present[0];
@@ -403,7 +401,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
     {
         // 4.8: S(%0) := new, then every other member gets the same attribute. The copy to %1 is a
         // consequence of the negate's step, so its step comes after the negate's.
-        Trace t = record(kGroup, Strategy::Basic);
+        Trace t = record(kGroup, "basic");
         ValueExplanation n = explain(t, "@main:%0");
         ValueExplanation m = explain(t, "@main:%1");
         QCOMPARE(n.present.size(), size_t(1));
@@ -418,7 +416,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         // 4.5: cand[i] = cand[j] = ["a"]; source of i is lhs (T-size 128), of j rhs (512). Factors
         // ordered j, i. The result takes j = ["a"] first (dimension 1); i is then cut by the
         // across-factor rule. The sentence names the winner and the size comparison.
-        Trace t = record(kDot, Strategy::Aggressive);
+        Trace t = record(kDot, "aggressive");
         ValueExplanation e = explain(t, "mm");
         QCOMPARE(e.final->toString(), std::string("<@mesh, [{?}, {\"a\", ?}]>"));
         QCOMPARE(e.present.size(), size_t(1));
@@ -447,7 +445,7 @@ func.func @main(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x
   return %0 : tensor<16xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         ValueExplanation e = explain(t, "flat");
         QCOMPARE(e.final->toString(), std::string("<@mesh, [{\"x\", ?}]>"));
         QCOMPARE(e.present.size(), size_t(1));
@@ -476,7 +474,7 @@ func.func @main(%arg0: tensor<6x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a
   return %0 : tensor<24xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         ValueExplanation e = explain(t, "flat");
         QCOMPARE(e.final->toString(), std::string("<@mesh, [{\"a\":(1)2, ?}]>"));
         QCOMPARE(e.present.size(), size_t(1));
@@ -496,7 +494,7 @@ func.func @main(%arg0: tensor<6x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a
         // "a" for its factor j -> cut (conflict across factors, culprit operand 1). Factor j
         // (dimension 1) likewise against lhs's i. The result stays unsharded; the explanation is
         // the first cut found, factor i, so dim is 0.
-        Trace t = record(kDot, Strategy::Basic);
+        Trace t = record(kDot, "basic");
         ValueExplanation e = explain(t, "mm");
         QVERIFY(!e.initial && !e.final);
         QVERIFY(e.present.empty());
@@ -523,7 +521,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}
   return %0 : tensor<8xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         ValueExplanation e = explain(t, "sum");
         QVERIFY(!e.final);
         QCOMPARE(axesOf(e.missing), std::string("\"a\" \"b\""));
@@ -545,7 +543,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
   return %0 : tensor<8xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         ValueExplanation e = explain(t, "sum");
         QVERIFY(!e.final);
         QCOMPARE(e.missing.size(), size_t(1));
@@ -569,7 +567,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
   return %0 : tensor<8xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         ValueExplanation e = explain(t, "sum");
         QVERIFY(!e.final);
         QCOMPARE(e.missing.size(), size_t(1));
@@ -594,7 +592,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
   return %0 : tensor<8xf32>
 }
 )",
-                         Strategy::Aggressive);
+                         "aggressive");
         QCOMPARE(explain(t, "sum").final->toString(), std::string("<@mesh, [{\"a\", ?}]>"));
         ValueExplanation e = explain(t, "@main:arg1");
         QCOMPARE(e.missing.size(), size_t(1));
@@ -617,7 +615,7 @@ func.func @main(%arg0: tensor<3x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a
   return %0 : tensor<12xf32>
 }
 )",
-                         Strategy::Basic);
+                         "basic");
         ValueExplanation e = explain(t, "flat");
         QVERIFY(!e.final);
         QCOMPARE(e.missing.size(), size_t(1));
@@ -639,7 +637,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
   return %0 : tensor<4x4xf32>
 }
 )",
-                         Strategy::Basic, true);
+                         "basic", true);
         ValueExplanation e = explain(t, "split");
         QVERIFY(!e.final);
         QCOMPARE(e.missing.size(), size_t(1));
@@ -657,7 +655,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
         // SDY.md 4.7: iteration p0 sees %arg0 as [{"a"}, {}] replicated={"b"}; the add gives %0
         // [{"a", ?}, {"c", ?}]. Iteration p1 restores %arg0 to [{"a"}, {"b"}]: along factor j
         // (dimension 1) "b" meets "c" of %arg1 and %0, step 1 gives no compatible axes, %0 keeps "c".
-        Trace t = record(kUserPriority, Strategy::UserPriority);
+        Trace t = record(kUserPriority, "user-priority");
         ValueExplanation e = explain(t, "sum");
         QCOMPARE(e.final->toString(), std::string("<@mesh, [{\"a\", ?}, {\"c\", ?}]>"));
         QCOMPARE(axesOf(e.present), std::string("\"a\" \"c\""));
@@ -672,7 +670,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
     {
         // Iteration p1 restores %arg0 to [{"a"}, {"b"}]: along factor j (dimension 1) "b" meets "c"
         // of %arg1 and %0, step 1 merges ["b"] with ["c"] into [] and %0 keeps "c".
-        Trace t = record(kUserPriority, Strategy::UserPriority);
+        Trace t = record(kUserPriority, "user-priority");
         ValueExplanation e = explain(t, "sum");
         QCOMPARE(axesOf(e.missing), std::string("\"b\""));
         const AxisExplanation& b = e.missing[0];
@@ -686,7 +684,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
     {
         // In iteration p0, %arg0 is [{"a"}, {}] replicated={"b"}: its dimension 1 is closed and
         // empty, so the add cannot give it "c" (4.5 step 4, closed: the fall-through finds no axis).
-        Trace t = record(kUserPriority, Strategy::UserPriority);
+        Trace t = record(kUserPriority, "user-priority");
         ValueExplanation a = explain(t, "@main:arg0");
         QCOMPARE(a.final->toString(), std::string("<@mesh, [{\"a\"}, {\"b\"}]>"));
         QCOMPARE(entry(a.present, "\"a\"")->step, -1);
@@ -703,7 +701,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
     {
         // %arg0's "b" is its own annotation (priority p1), held back and then restored (4.7): the
         // sentence says it is the annotation, not an internal decision name.
-        Trace t = record(kUserPriority, Strategy::UserPriority);
+        Trace t = record(kUserPriority, "user-priority");
         ValueExplanation a = explain(t, "@main:arg0");
         const AxisExplanation* ab = entry(a.present, "\"b\"");
         QVERIFY(ab);
@@ -714,14 +712,14 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
 
     void axisFilter()
     {
-        Trace t = record(kFuncResult, Strategy::Aggressive);
+        Trace t = record(kFuncResult, "aggressive");
         // Only "b" of %0 [{"a", "b", ?}, {?}].
         ValueExplanation b = explain(t, "sum", std::string("b"));
         QCOMPARE(axesOf(b.present), std::string("\"b\""));
         QVERIFY(b.missing.empty());
         QCOMPARE(b.present[0].sentence, explain(t, "sum").present[1].sentence);
         // An axis nobody offers: missing, no step, no dimension.
-        Trace d = record(kDot, Strategy::Basic);
+        Trace d = record(kDot, "basic");
         ValueExplanation none = explain(d, "mm", std::string("b"));
         QVERIFY(none.present.empty());
         QCOMPARE(none.missing.size(), size_t(1));
@@ -738,7 +736,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
     {
         // "b" is on no tensor of the dot: no step cut it from any dimension, so dim is -1 as for
         // step (the header: "the one it was cut from").
-        Trace d = record(kDot, Strategy::Basic);
+        Trace d = record(kDot, "basic");
         ValueExplanation none = explain(d, "mm", std::string("b"));
         QCOMPARE(none.missing.size(), size_t(1));
         QCOMPARE(none.missing[0].step, -1);
@@ -749,7 +747,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
 
     void textAndJsonShape()
     {
-        Trace t = record(kFuncResult, Strategy::Aggressive);
+        Trace t = record(kFuncResult, "aggressive");
         ValueExplanation e = explain(t, "@main:result0");
         std::string expected = "result 0 (@main:result0) of @main\n"
                                "  before propagation: <@mesh, [{\"a\", ?}, {?}]>\n"
@@ -758,7 +756,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
             expected += "  why " + x.axis.toString() + ": " + x.sentence + "\n";
         QCOMPARE(explanationText(e), expected);
 
-        Trace d = record(kDot, Strategy::Basic);
+        Trace d = record(kDot, "basic");
         ValueExplanation m = explain(d, "mm");
         const std::string text = explanationText(m);
         QVERIFY2(text.rfind("%0 (@main:%0) = stablehlo.dot_general at mm\n  before propagation: no sharding\n"
@@ -797,7 +795,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
     {
         // Two recordings of the same input explain every value identically.
         for (const char* text : {kFuncResult, kDot, kHops, kUserPriority}) {
-            for (Strategy s : {Strategy::Basic, Strategy::Aggressive, Strategy::UserPriority}) {
+            for (const char* s : {"basic", "aggressive", "user-priority"}) {
                 Trace a = record(text, s);
                 Trace b = record(text, s);
                 QCOMPARE(a.values().size(), b.values().size());
@@ -822,7 +820,7 @@ func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   return %0 : tensor<8xf32>
 }
 )",
-                         Strategy::Aggressive);
+                         "aggressive");
         ValueExplanation e = explain(t, "@main:%0");
         QCOMPARE(e.id, std::string("@main:%0"));
         QVERIFY(e.scope.empty());

@@ -1,6 +1,7 @@
-// ShardingProjection: projection of dimension shardings onto factors and back.
-#include "core/propagation/ShardingProjection.h"
+// ShardingProjection: projection of dimension shardings onto factors and back, and the table text.
+#include "core/rules/ShardingProjection.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace shardx {
@@ -17,6 +18,11 @@ FactorSharding* TensorFactorShardings::find(int64_t f)
     return it == factors.end() ? nullptr : &it->second;
 }
 
+std::string ShardingProjection::rowName(int t) const
+{
+    return (isResult(t) ? "result " : "operand ") + std::to_string(indexOf(t));
+}
+
 namespace {
 
 /// Cursor over the axes of one dimension; the current element may be a remaining piece of
@@ -24,8 +30,7 @@ namespace {
 struct AxisCursor {
     const std::vector<AxisRef>& axes;
     size_t index = 0;
-    AxisRef piece;
-    bool touched = false; ///< the piece was split off an original axis
+    AxisRef piece; ///< axes[index], or what earlier factors left of it
 
     explicit AxisCursor(const std::vector<AxisRef>& a) : axes(a)
     {
@@ -36,7 +41,6 @@ struct AxisCursor {
     void advance()
     {
         ++index;
-        touched = false;
         if (hasPiece())
             piece = axes[index];
     }
@@ -48,6 +52,7 @@ TensorFactorShardings projectTensor(const TensorSharding* sharding, const Tensor
                                     const std::vector<int64_t>& factorSizes, const Mesh& mesh, bool closedIfMissing)
 {
     TensorFactorShardings out;
+    out.hasSharding = sharding != nullptr;
     for (const DimFactors& dim : mapping) {
         for (int64_t f : dim)
             out.factors[f].closed = closedIfMissing;
@@ -84,17 +89,20 @@ TensorFactorShardings projectTensor(const TensorSharding* sharding, const Tensor
             }
             int64_t r = factorSizes[static_cast<size_t>(factors[j])];
             while (cur.hasPiece()) {
-                const int64_t pieceSize = cur.piece.size(mesh);
+                // An axis unknown to the mesh (size 0) counts as size 1: never divide by it.
+                const int64_t pieceSize = std::max<int64_t>(cur.piece.size(mesh), 1);
                 const int64_t g = std::gcd(r, pieceSize);
                 if (pieceSize != 1 && g <= 1)
                     break;
                 if (pieceSize > g) {
+                    // Split: the factor gets the major sub-axis, the piece keeps the rest; both stay
+                    // sub-axes (SDY.md 4.3).
                     const int64_t pre = cur.piece.preSize();
                     fs.axes.push_back(AxisRef(cur.piece.name, pre, g));
                     cur.piece = AxisRef(cur.piece.name, pre * g, pieceSize / g);
-                    cur.touched = true;
                     r /= g;
                 } else {
+                    // A whole piece is taken as it is, not merged with the factor's previous axis.
                     fs.axes.push_back(cur.piece);
                     r /= pieceSize;
                     cur.advance();
@@ -199,25 +207,55 @@ bool isStrictPrefix(const std::vector<AxisRef>& prefix, const std::vector<AxisRe
     return isPrefixOf(last, other, mesh);
 }
 
-std::string factorTableString(const TensorFactorShardings& table)
+namespace {
+
+/// `"a", "b":(1)2` (no braces).
+void appendJoined(std::string& out, const std::vector<AxisRef>& axes)
 {
+    for (size_t i = 0; i < axes.size(); ++i)
+        out += (i ? ", " : "") + axes[i].toString();
+}
+
+} // namespace
+
+std::string factorCellString(const FactorSharding* fs)
+{
+    if (!fs)
+        return "N";
+    if (fs->axes.empty() && fs->overflowAxes.empty())
+        return "-";
     std::string s;
-    for (const auto& [f, fs] : table.factors) {
-        if (!s.empty())
-            s += " ";
-        s += factorName(f) + ": " + axisListString(fs.axes);
-        if (!fs.overflowAxes.empty())
-            s += " overflow=" + axisListString(fs.overflowAxes);
-        if (fs.closed)
-            s += " (closed)";
-        if (fs.minorMost)
-            s += " (minor)";
+    appendJoined(s, fs->axes);
+    if (!fs->overflowAxes.empty()) {
+        s += " | ";
+        appendJoined(s, fs->overflowAxes);
     }
-    if (!table.replicated.empty())
-        s += " replicated=" + axisListString(table.replicated);
-    if (!table.unreduced.empty())
-        s += " unreduced=" + axisListString(table.unreduced);
     return s;
+}
+
+std::string factorRowString(const ShardingProjection& p, int t, int64_t numFactors)
+{
+    const TensorFactorShardings& row = p.tensor(t);
+    std::string out = p.rowName(t) + ":";
+    for (int64_t f = 0; f < numFactors; ++f)
+        out += std::string(f ? " |" : "") + " " + factorName(f) + "=" + factorCellString(row.find(f));
+    if (!row.replicated.empty())
+        out += " | replicated=" + axisListString(row.replicated);
+    if (!row.unreduced.empty()) {
+        out += " | unreduced=";
+        if (row.unreducedKind != ReductionKind::Sum)
+            out += reductionKindName(row.unreducedKind);
+        out += axisListString(row.unreduced);
+    }
+    return out;
+}
+
+std::string factorTableString(const ShardingProjection& p, int64_t numFactors)
+{
+    std::string out;
+    for (int t = 0; t < p.numTensors(); ++t)
+        out += factorRowString(p, t, numFactors) + "\n";
+    return out;
 }
 
 } // namespace shardx

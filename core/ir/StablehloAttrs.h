@@ -1,4 +1,4 @@
-// StablehloAttrs: parsers (and the dot builder) for the dimension-number attributes of StableHLO ops.
+// StablehloAttrs: StableHLO attribute values (dimension numbers, enums, int lists) and typed op accessors.
 #pragma once
 
 #include <cstdint>
@@ -65,5 +65,33 @@ std::optional<int64_t> intValue(const ir::Attribute* attr);
 std::optional<bool> boolValue(const ir::Attribute* attr);
 /// String value of a StringAttr, or nullopt.
 std::optional<std::string> stringValue(const ir::Attribute* attr);
+
+// ---- typed accessors of stablehlo ops ---------------------------------------------------------
+
+// Attribute names, for code that needs the name itself (printers).
+inline constexpr char kCallTargetNameAttr[] = "call_target_name";                   ///< custom_call
+inline constexpr char kDotDimensionNumbersAttr[] = "dot_dimension_numbers";         ///< dot_general
+inline constexpr char kDimensionNumbersAttr[] = "dimension_numbers";                ///< convolution, gather
+inline constexpr char kScatterDimensionNumbersAttr[] = "scatter_dimension_numbers"; ///< scatter
+inline constexpr char kPermutationAttr[] = "permutation";                           ///< transpose
+
+// The dimension numbers of an op parse the body of its OpaqueAttr as the parsers above do; an
+// absent attribute (or one of another kind) reads as the empty body. nullopt (and `error`)
+// when the body is malformed.
+
+/// `dot_dimension_numbers` of stablehlo.dot_general.
+std::optional<DotDimensionNumbers> dotDimensionNumbers(const ir::Op& dotGeneral, std::string* error = nullptr);
+/// `dimension_numbers` of stablehlo.convolution.
+std::optional<ConvDimensionNumbers> convDimensionNumbers(const ir::Op& convolution, std::string* error = nullptr);
+/// `dimension_numbers` of stablehlo.gather.
+std::optional<GatherDimensionNumbers> gatherDimensionNumbers(const ir::Op& gather, std::string* error = nullptr);
+/// `scatter_dimension_numbers` of stablehlo.scatter.
+std::optional<ScatterDimensionNumbers> scatterDimensionNumbers(const ir::Op& scatter, std::string* error = nullptr);
+/// `permutation` of stablehlo.transpose (as intList reads it), or nullopt when absent or
+/// malformed.
+std::optional<std::vector<int64_t>> transposePermutation(const ir::Op& transpose);
+/// `call_target_name` of stablehlo.custom_call (a StringAttr); nullopt for another op, or when
+/// absent or not a StringAttr.
+std::optional<std::string> customCallTarget(const ir::Op& customCall);
 
 } // namespace shardx::stablehlo

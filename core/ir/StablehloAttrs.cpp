@@ -1,5 +1,5 @@
-// StablehloAttrs: parsers for dot/gather/scatter/conv dimension numbers, the dot builder, attribute helpers.
-#include "core/rules/StablehloAttrs.h"
+// StablehloAttrs: StableHLO attribute values (dimension numbers, enums, int lists) and typed op accessors.
+#include "core/ir/StablehloAttrs.h"
 
 #include <cctype>
 #include <map>
@@ -368,6 +368,50 @@ std::optional<std::string> stringValue(const ir::Attribute* attr)
     if (const auto* s = attr->as<ir::StringAttr>())
         return s->value;
     return std::nullopt;
+}
+
+namespace {
+
+/// The body of OpaqueAttr `name` of `op` (empty when absent or of another kind).
+std::string opaqueBody(const ir::Op& op, const char* name)
+{
+    const ir::Attribute* a = op.attr(name);
+    const ir::OpaqueAttr* o = a ? a->as<ir::OpaqueAttr>() : nullptr;
+    return o ? o->body : std::string();
+}
+
+} // namespace
+
+std::optional<DotDimensionNumbers> dotDimensionNumbers(const ir::Op& dotGeneral, std::string* error)
+{
+    return parseDotDimensionNumbers(opaqueBody(dotGeneral, kDotDimensionNumbersAttr), error);
+}
+
+std::optional<ConvDimensionNumbers> convDimensionNumbers(const ir::Op& convolution, std::string* error)
+{
+    return parseConvDimensionNumbers(opaqueBody(convolution, kDimensionNumbersAttr), error);
+}
+
+std::optional<GatherDimensionNumbers> gatherDimensionNumbers(const ir::Op& gather, std::string* error)
+{
+    return parseGatherDimensionNumbers(opaqueBody(gather, kDimensionNumbersAttr), error);
+}
+
+std::optional<ScatterDimensionNumbers> scatterDimensionNumbers(const ir::Op& scatter, std::string* error)
+{
+    return parseScatterDimensionNumbers(opaqueBody(scatter, kScatterDimensionNumbersAttr), error);
+}
+
+std::optional<std::vector<int64_t>> transposePermutation(const ir::Op& transpose)
+{
+    return intList(transpose.attr(kPermutationAttr));
+}
+
+std::optional<std::string> customCallTarget(const ir::Op& customCall)
+{
+    if (customCall.name() != "stablehlo.custom_call")
+        return std::nullopt;
+    return stringValue(customCall.attr(kCallTargetNameAttr));
 }
 
 } // namespace shardx::stablehlo
