@@ -11,6 +11,7 @@
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/session/Session.h"
+#include "core/trace/TracePrinter.h"
 
 using namespace shardx;
 
@@ -277,7 +278,7 @@ int cmdTrace(int argc, char** argv)
     }
     const Trace& trace = *session.trace();
     if (verb == "print")
-        return writeOutput(args, trace.toText()) ? 0 : 1;
+        return writeOutput(args, printTrace(trace)) ? 0 : 1;
 
     int64_t step = 0;
     if (!parseInt(args.positional[2], step) || static_cast<size_t>(step) > trace.numSteps()) {

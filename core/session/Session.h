@@ -19,6 +19,7 @@
 #include "core/support/Expected.h"
 #include "core/trace/Explain.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TraceCursor.h"
 
 namespace shardx {
 

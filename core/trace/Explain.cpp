@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/ir/ProgramIds.h"
+#include "core/trace/TraceCursor.h"
 #include "core/trace/TraceRecorder.h"
 
 namespace shardx {

@@ -12,6 +12,7 @@
 #include "core/io/MlirReader.h"
 #include "core/passes/PassRegistry.h"
 #include "core/propagation/PropagationPasses.h"
+#include "core/session/Session.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
 #include "tests/io/LargeModuleText.h"
@@ -186,24 +187,81 @@ void BM_RecorderConstruct(benchmark::State& state)
     }
 }
 
-/// TraceCursor::seek to pseudo-random steps of a recorded trace.
+/// A Session with the generated module open (parsed, verified, named).
+std::unique_ptr<Session> openSession(int layers)
+{
+    auto session = std::make_unique<Session>();
+    if (!session->openText(moduleText(layers), "bench.mlir"))
+        return nullptr;
+    return session;
+}
+
+/// Session::openText: parse, verify every op, name every value and op.
+void BM_Open(benchmark::State& state)
+{
+    const std::string& text = moduleText(static_cast<int>(state.range(0)));
+    for (auto _ : state) {
+        Session session;
+        bool ok = session.openText(text, "bench.mlir");
+        benchmark::DoNotOptimize(ok);
+    }
+    state.counters["peak_rss_MiB"] = peakRssMiB();
+}
+
+/// Module::clone: what Session::propagate copies so that the user's program stays as opened.
+void BM_Clone(benchmark::State& state)
+{
+    auto session = openSession(static_cast<int>(state.range(0)));
+    for (auto _ : state) {
+        auto copy = session->sourceModule()->clone();
+        benchmark::DoNotOptimize(copy.get());
+    }
+}
+
+/// Session::propagate as the front ends run it: strategy range(1) (0 aggressive, 1 pipeline),
+/// recording the trace when range(2) is 1; verification after the pass is off (timed apart).
+void BM_SessionPropagate(benchmark::State& state)
+{
+    auto session = openSession(static_cast<int>(state.range(0)));
+    if (!session) {
+        state.SkipWithError("the module does not open");
+        return;
+    }
+    PropagationRequest request;
+    request.strategy = state.range(1) == 0 ? "aggressive" : "pipeline";
+    request.record = state.range(2) == 1;
+    request.verifyAfterEachPass = false;
+    size_t steps = 0;
+    for (auto _ : state) {
+        PropagationResult r = session->propagate(request);
+        if (!r.ok) {
+            state.SkipWithError("propagation failed");
+            return;
+        }
+        steps = r.steps;
+    }
+    state.counters["steps"] = static_cast<double>(steps);
+    state.counters["peak_rss_MiB"] = peakRssMiB();
+}
+
+/// Session::seek to pseudo-random steps of a recorded aggressive propagation.
 void BM_TraceSeek(benchmark::State& state)
 {
-    auto m = parse(moduleText(static_cast<int>(state.range(0))));
-    TraceRecorder recorder(*m);
-    PropagationPassOptions o;
-    o.base.observer = &recorder;
-    DiagnosticList diags;
-    runAggressivePropagation(*m, o, diags);
-    Trace trace = recorder.takeTrace();
-    TraceCursor cursor(trace);
+    auto session = openSession(static_cast<int>(state.range(0)));
+    PropagationRequest request;
+    request.strategy = "aggressive";
+    if (!session || !session->propagate(request).ok) {
+        state.SkipWithError("propagation failed");
+        return;
+    }
+    const size_t steps = session->numSteps();
     uint64_t x = 12345;
     for (auto _ : state) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        cursor.seek(static_cast<size_t>((x >> 33) % (trace.numSteps() + 1)));
-        benchmark::DoNotOptimize(cursor.position());
+        session->seek(static_cast<size_t>((x >> 33) % (steps + 1)));
+        benchmark::DoNotOptimize(session->position());
     }
-    state.counters["steps"] = static_cast<double>(trace.numSteps());
+    state.counters["steps"] = static_cast<double>(steps);
 }
 
 } // namespace
@@ -219,6 +277,16 @@ BENCHMARK(BM_AggressiveRecording)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RecorderConstruct)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TraceSeek)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Open)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Clone)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SessionPropagate)
+    ->Args({102, 0, 0})
+    ->Args({102, 0, 1})
+    ->Args({102, 1, 1})
+    ->Args({1020, 0, 0})
+    ->Args({1020, 0, 1})
+    ->Args({1020, 1, 1})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Parse)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseTextMB)->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Print)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);

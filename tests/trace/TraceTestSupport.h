@@ -9,6 +9,7 @@
 
 #include "core/session/Session.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TraceCursor.h"
 
 namespace shardx::testing {
 
