@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/ModelGenerator.h"
+#include "core/generate/ModelGenerator.h"
+#include "core/io/MlirPrinter.h"
 #include "core/session/Session.h"
 #include "core/trace/TracePrinter.h"
 
@@ -101,7 +102,7 @@ int cmdGenerate(int argc, char** argv)
                      "[--batch B] [--mesh data=2,fsdp=4,tensor=4] [--style dp|fsdp|megatron|fsdp+megatron] [-o FILE]\n";
         return 2;
     }
-    io::TransformerSpec spec;
+    generate::TransformerSpec spec;
     struct IntOpt {
         const char* name;
         int64_t* target;
@@ -119,7 +120,7 @@ int cmdGenerate(int argc, char** argv)
     }
     spec.layers = static_cast<int>(layers);
     if (args.has("mesh")) {
-        auto mesh = io::parseMeshSpec(args.get("mesh"));
+        auto mesh = generate::parseMeshSpec(args.get("mesh"));
         if (!mesh) {
             std::cerr << "shardx-cli generate: error: " << mesh.error().message << "\n";
             return 2;
@@ -127,19 +128,22 @@ int cmdGenerate(int argc, char** argv)
         spec.mesh = *mesh;
     }
     if (args.has("style")) {
-        auto style = io::parseShardingStyle(args.get("style"));
+        auto style = generate::parseShardingStyle(args.get("style"));
         if (!style) {
             std::cerr << "shardx-cli generate: error: " << style.error().message << "\n";
             return 2;
         }
         spec.style = *style;
     }
-    auto text = io::generateTransformer(spec);
-    if (!text) {
-        std::cerr << "shardx-cli generate: error: " << text.error().message << "\n";
+    auto module = generate::generateTransformer(spec);
+    if (!module) {
+        std::cerr << "shardx-cli generate: error: " << module.error().message << "\n";
         return 2;
     }
-    return writeOutput(args, *text) ? 0 : 1;
+    // With debug info: the locations hold the parameter names and JAX name scopes.
+    io::PrintOptions print;
+    print.printDebugInfo = true;
+    return writeOutput(args, io::printModule(**module, print)) ? 0 : 1;
 }
 
 /// Opens `path` in `session`, printing every problem found; false when it did not open cleanly.

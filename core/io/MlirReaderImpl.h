@@ -1,4 +1,4 @@
-// Internal: the MLIR text parser shared by MlirReader*.cpp / Reader*.cpp (not a public API).
+// Internal: the MLIR text parser shared by MlirReader.cpp and the Reader*.cpp files (not a public API).
 #pragma once
 
 #include <map>
@@ -70,7 +70,7 @@ public:
     AttrPtr parseStandaloneAttr();
     bool parseStandaloneType(Type& out);
 
-    // ---- token stream ------------------------------------------------------------------
+    // ---- token stream (ReaderTokens.cpp) -----------------------------------------------
     const Token& tok() const { return m_tok; }
     void next();
     void resetTo(size_t pos);
@@ -95,7 +95,7 @@ public:
         ~DepthGuard() { --p.m_depth; }
     };
 
-    // ---- numbers --------------------------------------------------------------------------
+    // ---- numbers (ReaderNumbers.cpp) ------------------------------------------------------
     /// Parses an optionally negative integer literal into int64 (overflow is an error).
     int64_t parseInt64(std::string_view context);
     uint64_t parseUInt(const Token& t, bool& overflow) const;
@@ -114,20 +114,19 @@ public:
     AttrPtr parseAttr();
     std::optional<AttrPtr> parseOptionalAttr();
     ir::NamedAttrList parseAttrDict(); ///< `{a = 1, b}` (current token must be `{`)
-    /// `#name` used as a location: a location alias, possibly defined further down the file.
-    AttrPtr parseAliasRef(const Token& t);
-    AttrPtr parseDenseAttrAfterKeyword();
-    DenseLiteral parseDenseLiteral();
-    ir::DenseElementsAttr buildDense(const DenseLiteral& lit, const Type& type, const SourcePos& typePos);
-    AttrPtr parseDenseArray();
-    AttrPtr parseIntegerOrFloatAttr();
     AttrPtr parseDialectAttr(const Token& hashTok);
     /// Rejects an attribute or type of a dialect that is not loaded (unless unregistered
     /// dialects are allowed), as MLIR does.
     void checkDialectLoaded(const std::string& dialect, const SourcePos& p, std::string_view what);
     AttrPtr parseSdyAttr(const std::string& mnemonic, const SourcePos& p);
     std::string normalizedBody(size_t begin, size_t end) const;
-    // sdy payloads (stripped forms)
+    // numeric attributes (ReaderNumbers.cpp)
+    AttrPtr parseDenseAttrAfterKeyword();
+    DenseLiteral parseDenseLiteral();
+    ir::DenseElementsAttr buildDense(const DenseLiteral& lit, const Type& type, const SourcePos& typePos);
+    AttrPtr parseDenseArray();
+    AttrPtr parseIntegerOrFloatAttr();
+    // sdy payloads, stripped forms (ReaderSdyAttributes.cpp)
     Mesh parseMeshBody(const SourcePos& errPos);
     MeshRef parseMeshOrRef();
     TensorSharding parseShardingBody();   ///< `<@m, [...], ...>`
@@ -140,11 +139,22 @@ public:
     OpShardingRule parseRuleBody();
     ir::PropagationEdgesAttr parseEdgesBody();
     DimSharding parseDimSharding();
-    // locations
+    // locations (ReaderLocations.cpp)
+    /// `#name` used as a location: a location alias, possibly defined further down the file.
+    AttrPtr parseAliasRef(const Token& t);
     AttrPtr parseLocation(); ///< `loc(...)` (current token `loc`)
     AttrPtr parseLocationInner();
     int64_t parseLocationNumber(std::string_view what); ///< unsigned 32-bit line or column
     void parseOptionalTrailingLoc(AttrPtr& out);
+
+    // ---- SSA scopes and values (ReaderValues.cpp) ---------------------------------------
+    OperandRef parseOperandRef();
+    std::vector<OperandRef> parseOperandRefs(); ///< comma list; empty if none
+    Value* resolve(const OperandRef& ref, const Type* type);
+    void addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types, const SourcePos& p);
+    void defineValues(const ResultDef& def, const std::vector<Value*>& values);
+    void pushScope(bool isolated);
+    void popScope();
 
     // ---- ops and regions (MlirReader.cpp) -----------------------------------------------
     void adoptSingleGenericModule();
@@ -156,39 +166,37 @@ public:
                      std::vector<ir::Value*>* entryValues = nullptr);
     void parseRegionBody(ir::Region& region, ir::Block* entry);
     void parseBlockArgList(std::vector<std::pair<ResultDef, Type>>& args, std::vector<AttrPtr>* locs);
-    OperandRef parseOperandRef();
-    std::vector<OperandRef> parseOperandRefs(); ///< comma list; empty if none
-    Value* resolve(const OperandRef& ref, const Type* type);
-    void addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types, const SourcePos& p);
-    void defineValues(const ResultDef& def, const std::vector<Value*>& values);
-    void pushScope(bool isolated);
-    void popScope();
     void moveInherentAttrs(Op& op, ir::NamedAttrList& dict);
     void parseOptionalAttrDictInto(Op& op);
     ir::Block* blockForLabel(const std::string& label, const SourcePos& p);
     std::string resolveOpName(const std::string& name) const;
     void parseResources();
 
-    // custom forms (ReaderOps.cpp)
-    std::unique_ptr<Op> parseFuncOp(const SourcePos& p);
-    std::unique_ptr<Op> parseModuleOp(const SourcePos& p, bool& isTopModule);
+    // custom forms shared by the dialects, and the StableHLO ones (ReaderOps.cpp)
     std::unique_ptr<Op> parseStablehloOp(const std::string& name, const SourcePos& p);
-    std::unique_ptr<Op> parseSdyOp(const std::string& name, const SourcePos& p);
     std::unique_ptr<Op> parseReturnLike(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseElementwise(std::unique_ptr<Op> op, const SourcePos& p, bool attrsFirst = false);
     void parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p);
+    AttrPtr parseI64ListAsArray(); ///< `[1, 2]` -> array<i64>
+    std::vector<int64_t> parseI64List();
+    // builtin.module and the func dialect (ReaderFuncOps.cpp)
+    std::unique_ptr<Op> parseModuleOp(const SourcePos& p, bool& isTopModule);
+    std::unique_ptr<Op> parseFuncOp(const SourcePos& p);
+    /// func.call, func.return, func.constant, func.call_indirect (current token: the op name).
+    std::unique_ptr<Op> parseFuncDialectOp(const std::string& name, const SourcePos& p);
+    std::unique_ptr<Op> parseFuncConstant(std::unique_ptr<Op> op, const SourcePos& p);
+    std::unique_ptr<Op> parseCallIndirect(std::unique_ptr<Op> op, const SourcePos& p);
+    // StableHLO ops with regions (ReaderRegionOps.cpp), convolution (ReaderConvolution.cpp)
     std::unique_ptr<Op> parseReduce(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseWhile(std::unique_ptr<Op> op, const SourcePos& p);
     std::unique_ptr<Op> parseConvolution(std::unique_ptr<Op> op, const SourcePos& p);
-    // ReaderStablehloMisc.cpp
+    // the keyword forms of io/StablehloForms.h (ReaderStablehloForms.cpp)
     Type parseOpFunctionalType(); ///< `(ins) -> outs`, "invalid kind of type specified" otherwise
     /// `operands, key = value {attrs} : (T..) -> R` (io/StablehloForms.h).
     std::unique_ptr<Op> parseKeywordFormOp(std::unique_ptr<Op> op, const SourcePos& p);
-    std::unique_ptr<Op> parseFuncConstant(std::unique_ptr<Op> op, const SourcePos& p);
-    std::unique_ptr<Op> parseCallIndirect(std::unique_ptr<Op> op, const SourcePos& p);
+    // sdy ops (ReaderSdyOps.cpp)
+    std::unique_ptr<Op> parseSdyOp(const std::string& name, const SourcePos& p);
     std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
-    AttrPtr parseI64ListAsArray(); ///< `[1, 2]` -> array<i64>
-    std::vector<int64_t> parseI64List();
 
     // ---- state ------------------------------------------------------------------------------
     struct Scope {

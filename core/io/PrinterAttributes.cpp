@@ -1,4 +1,4 @@
-// MLIR printer: attributes, types, floats (APFloat-exact) and dense literals.
+// MLIR printer (MlirPrinter.h, PrinterInternal.h): attributes, types, floats (APFloat-exact) and dense literals.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// MLIR printer: floats exactly as LLVM APFloat::toString and MLIR print them.
+// MLIR printer (PrinterInternal.h): floats exactly as LLVM APFloat::toString and MLIR print them.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

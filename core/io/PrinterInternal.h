@@ -72,12 +72,13 @@ public:
     bool printSdyOp(const ir::Op& op);
     /// `module @name attributes {..} {..}`; false when the op does not fit that form.
     bool printModuleOp(const ir::Op& op);
-    /// Custom forms of func ops.
+    /// Custom forms of func ops (PrinterFuncOps.cpp).
     bool printFuncOp(const ir::Op& op, bool inFuncBody);
-    /// `func.constant` and `func.call_indirect` (PrinterStablehloMisc.cpp); `prefix` is "func."
-    /// or "" inside a function body.
+    /// `func.constant` and `func.call_indirect` (PrinterFuncOps.cpp); `prefix` is "func." or ""
+    /// inside a function body.
     bool printFuncConstantOrCallIndirect(const ir::Op& op, const std::string& prefix);
-    /// The `%a, key = value {attrs} : (T..) -> R` StableHLO forms of io/StablehloForms.h.
+    /// The `%a, key = value {attrs} : (T..) -> R` StableHLO forms of io/StablehloForms.h
+    /// (PrinterStablehloForms.cpp).
     bool printFunctionalFormOp(const ir::Op& op);
 
 private:

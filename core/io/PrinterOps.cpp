@@ -1,4 +1,4 @@
-// MLIR printer: custom assembly forms of StableHLO ops (SDY.md 6.5).
+// Printer (PrinterInternal.h): custom assembly forms of StableHLO ops (SDY.md 6.5).
 #include <algorithm>
 #include <cstring>
 #include <unordered_set>

@@ -1,4 +1,5 @@
-// Custom (pretty) op forms of the func, stablehlo and sdy dialects, parsed into generic ir::Op.
+// Parser (MlirReaderImpl.h): custom (pretty) op forms into generic ir::Op: the shared forms and the StableHLO ops
+// (ops with regions: ReaderRegionOps.cpp, convolution: ReaderConvolution.cpp, keyword forms: ReaderStablehloForms.cpp).
 //
 // ===== PROP NAMES (contract with the printer; keep accurate) ================================
 // Every op: inherent attributes are in Op::props (sorted), everything else in Op::attrs.
@@ -17,7 +18,11 @@
 //                  (Value::loc = `loc(..)` of the arg). No body = declaration (region empty).
 // func.call        callee: SymbolRefAttr (path of 1); extra dict -> attrs
 // func.return      (no props); `return {attrs} %a : t` (attr-dict first) also accepted
+// func.constant    value: SymbolRefAttr (`constant {attrs} @f : (..) -> ..`)
+// func.call_indirect  arg_attrs / res_attrs only from the dictionary; operand 0 is the
+//                  callee (function-typed), then the arguments.
 // Bare `return` / `call` (no dialect prefix) are read as func.return / func.call.
+// (module and func forms are parsed in ReaderFuncOps.cpp.)
 // sdy.mesh         sym_name: StringAttr; mesh: MeshAttr
 // sdy.sharding_constraint / sdy.reshard    sharding: ShardingAttr
 // sdy.propagation_barrier   allowed_direction: Opq("sdy", "", "propagation_direction FORWARD")
@@ -138,14 +143,6 @@ Type resultTypeOfElements(const Attribute& a)
     return Type();
 }
 
-std::string joinInts(const std::vector<int64_t>& v)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 } // namespace
 
 /// `: T`, `: T -> R` (chlo) or `: (T1, T2) -> R`; T applies to every operand and the one result.
@@ -202,147 +199,13 @@ std::unique_ptr<Op> Parser::parseElementwise(std::unique_ptr<Op> op, const Sourc
     return op;
 }
 
-// ---- module and func ---------------------------------------------------------------------------
-
-std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
-{
-    next(); // module
-    std::unique_ptr<Op> owned;
-    Op* target;
-    if (isTopModule) {
-        target = &m_module->op();
-    } else {
-        owned = std::make_unique<Op>("builtin.module");
-        owned->addRegion();
-        target = owned.get();
-    }
-    target->pos = p;
-    if (at(Kind::AtId)) {
-        std::string_view t = m_tok.text.substr(1);
-        setSymbolName(*target, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
-        next();
-    }
-    if (consumeKeyword("attributes")) {
-        NamedAttrList d = parseAttrDict();
-        moveInherentAttrs(*target, d);
-    }
-    if (isTopModule) {
-        expect(Kind::LBrace, "to begin the module body");
-        parseRegionBody(target->region(0), &m_module->body());
-        parseOptionalTrailingLoc(target->loc);
-        return nullptr;
-    }
-    std::vector<std::pair<ResultDef, Type>> none;
-    m_defaultDialect = "builtin";
-    parseRegion(target->region(0), true, &none);
-    return owned;
-}
-
-std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
-{
-    next(); // func.func
-    auto op = std::make_unique<Op>("func.func");
-    if (atKeyword("public") || atKeyword("private") || atKeyword("nested")) {
-        setSymbolVisibility(*op, std::string(m_tok.text));
-        next();
-    }
-    if (!at(Kind::AtId))
-        errorExpected("function name '@name'");
-    std::string_view nm = m_tok.text.substr(1);
-    setSymbolName(*op, !nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm) : std::string(nm));
-    next();
-    std::vector<std::pair<ResultDef, Type>> args;
-    std::vector<AttrPtr> argLocs;
-    std::vector<Type> inTypes, outTypes;
-    std::vector<AttrPtr> argDicts, resDicts;
-    bool anyAttr = false;
-    expect(Kind::LParen, "to start function arguments");
-    if (!consumeIf(Kind::RParen)) {
-        bool named = at(Kind::PercentId);
-        while (true) {
-            ResultDef d;
-            if (named) {
-                if (!at(Kind::PercentId))
-                    errorExpected("SSA argument name", "in function signature");
-                d.pos = pos();
-                d.name = std::string(m_tok.text.substr(1));
-                next();
-                expect(Kind::Colon, "after argument name");
-            }
-            Type t = parseType();
-            NamedAttrList dict;
-            if (at(Kind::LBrace)) {
-                dict = parseAttrDict();
-                anyAttr = anyAttr || !dict.empty();
-            }
-            argDicts.push_back(makeAttr(DictionaryAttr{dict}));
-            AttrPtr loc;
-            parseOptionalTrailingLoc(loc);
-            argLocs.push_back(loc);
-            inTypes.push_back(t);
-            if (named)
-                args.emplace_back(d, t);
-            if (consumeIf(Kind::RParen))
-                break;
-            expect(Kind::Comma, "or ')' in function arguments");
-        }
-    }
-    bool anyResAttr = false;
-    if (consumeIf(Kind::Arrow)) {
-        if (consumeIf(Kind::LParen)) {
-            if (!consumeIf(Kind::RParen)) {
-                while (true) {
-                    outTypes.push_back(parseType());
-                    NamedAttrList dict;
-                    if (at(Kind::LBrace)) {
-                        dict = parseAttrDict();
-                        anyResAttr = anyResAttr || !dict.empty();
-                    }
-                    resDicts.push_back(makeAttr(DictionaryAttr{dict}));
-                    if (consumeIf(Kind::RParen))
-                        break;
-                    expect(Kind::Comma, "or ')' in function results");
-                }
-            }
-        } else {
-            outTypes.push_back(parseType());
-            resDicts.push_back(makeAttr(DictionaryAttr{}));
-        }
-    }
-    if (consumeKeyword("attributes")) {
-        NamedAttrList d = parseAttrDict();
-        moveInherentAttrs(*op, d);
-    }
-    setFuncType(*op, Type::function(inTypes, outTypes));
-    if (anyAttr)
-        op->setProp(kArgAttrsAttr, makeAttr(ArrayAttr{argDicts}));
-    if (anyResAttr)
-        op->setProp(kResAttrsAttr, makeAttr(ArrayAttr{resDicts}));
-    Region* body = op->addRegion();
-    if (at(Kind::LBrace)) {
-        // As MLIR: a body without arguments or ops would be printed as none, so `{}` is refused.
-        if (args.empty() && peek().kind == Kind::RBrace)
-            errorHere("expected non-empty function body");
-        if (args.size() != inTypes.size())
-            errorHere("expected named arguments '%name: type' for a function with a body");
-        m_defaultDialect = "func";
-        std::vector<Value*> vals;
-        parseRegion(*body, true, &args, &vals);
-        for (size_t i = 0; i < vals.size(); ++i)
-            vals[i]->loc = argLocs[i];
-    }
-    (void)p;
-    return op;
-}
-
-// ---- stablehlo (and func.call / func.return) ----------------------------------------------------
+// ---- stablehlo ---------------------------------------------------------------------------------
 
 std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const SourcePos& p)
 {
     next(); // op name
     auto op = std::make_unique<Op>(name);
     const std::string shortName = name.substr(name.find('.') + 1);
-    const bool isFunc = name.rfind("func.", 0) == 0;
 
     // `, key = value` clauses after the operands.
     auto keywordArgs = [&](const std::function<void(const std::string&, const SourcePos&)>& handle) {
@@ -372,32 +235,6 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         error(kp, "unexpected keyword '" + key + "' in '" + name + "'");
     };
 
-    if (isFunc && shortName == "return") {
-        return parseReturnLike(std::move(op), p);
-    }
-    if (isFunc && shortName == "call") {
-        if (!at(Kind::AtId))
-            errorExpected("callee '@name'");
-        std::string_view t = m_tok.text.substr(1);
-        setCalleeName(*op, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
-        next();
-        expect(Kind::LParen, "to start call operands");
-        std::vector<OperandRef> refs = parseOperandRefs();
-        expect(Kind::RParen, "to end call operands");
-        parseOptionalAttrDictInto(*op);
-        expect(Kind::Colon, "before call type");
-        Type ft = parseFunctionType();
-        addOperands(*op, refs, ft.elements(), p);
-        for (const Type& r : ft.results())
-            op->addResult(r);
-        return op;
-    }
-    if (isFunc && shortName == "constant")
-        return parseFuncConstant(std::move(op), p);
-    if (isFunc && shortName == "call_indirect")
-        return parseCallIndirect(std::move(op), p);
-    if (isFunc)
-        errorHere("custom op '" + name + "' is unknown");
     if (keywordFormOf(name))
         return parseKeywordFormOp(std::move(op), p);
 
@@ -640,19 +477,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
                 unknownKey(key, kp);
             }
         });
-        std::string body;
-        auto add = [&](const char* n, const std::vector<int64_t>& v) {
-            if (v.empty())
-                return;
-            if (!body.empty())
-                body += ", ";
-            body += std::string(n) + " = " + joinInts(v);
-        };
-        add("lhs_batching_dimensions", lb);
-        add("rhs_batching_dimensions", rb);
-        add("lhs_contracting_dimensions", lc);
-        add("rhs_contracting_dimensions", rc);
-        op->setProp(stablehlo::kDotDimensionNumbersAttr, opaque("stablehlo", "dot", body));
+        op->setProp(stablehlo::kDotDimensionNumbersAttr, stablehlo::dotDimensionNumbersAttr({lb, rb, lc, rc}));
     } else if (shortName == "fft") {
         keywordArgs([&](const std::string& key, const SourcePos& kp) {
             if (key == "type")
@@ -701,130 +526,6 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
     }
     parseOptionalAttrDictInto(*op);
     parseTrailingTypes(*op, refs, p);
-    return op;
-}
-
-std::unique_ptr<Op> Parser::parseReduce(std::unique_ptr<Op> op, const SourcePos& p)
-{
-    std::vector<OperandRef> inputs, inits;
-    expect(Kind::LParen, "to start reduce operands");
-    while (true) {
-        inputs.push_back(parseOperandRef());
-        expectKeyword("init", "in reduce operand");
-        expect(Kind::Colon, "after 'init'");
-        inits.push_back(parseOperandRef());
-        expect(Kind::RParen, "to end reduce operand");
-        if (at(Kind::Comma) && peek().kind == Kind::LParen) {
-            next();
-            next();
-            continue;
-        }
-        break;
-    }
-    std::string bodyOp;
-    SourcePos bodyPos;
-    if (consumeKeyword("applies")) {
-        bodyPos = pos();
-        bodyOp = resolveOpName(expectBareId("(reduction op name)"));
-    }
-    expectKeyword("across", "in reduce");
-    expectKeyword("dimensions", "in reduce");
-    expect(Kind::Equal, "after 'dimensions'");
-    op->setProp("dimensions", parseI64ListAsArray());
-    parseOptionalAttrDictInto(*op);
-    expect(Kind::Colon, "before reduce type");
-    Type ft = parseFunctionType();
-    std::vector<OperandRef> refs = inputs;
-    refs.insert(refs.end(), inits.begin(), inits.end());
-    addOperands(*op, refs, ft.elements(), p);
-    for (const Type& r : ft.results())
-        op->addResult(r);
-    const size_t n = inputs.size();
-    Region* region = op->addRegion();
-    if (!bodyOp.empty()) {
-        Block* b = region->addBlock();
-        for (int pass = 0; pass < 2; ++pass)
-            for (size_t k = 0; k < n; ++k)
-                b->addArgument(ft.elements()[n + k]);
-        auto body = std::make_unique<Op>(bodyOp);
-        body->pos = bodyPos;
-        for (size_t k = 0; k < n; ++k) {
-            body->addOperand(b->arg(static_cast<unsigned>(k)));
-            body->addOperand(b->arg(static_cast<unsigned>(n + k)));
-        }
-        for (size_t k = 0; k < n; ++k)
-            body->addResult(ft.elements()[n + k]);
-        Op* raw = b->push_back(std::move(body));
-        auto ret = std::make_unique<Op>("stablehlo.return");
-        ret->pos = bodyPos;
-        for (unsigned k = 0; k < raw->numResults(); ++k)
-            ret->addOperand(raw->result(k));
-        b->push_back(std::move(ret));
-        return op;
-    }
-    expectKeyword("reducer", "in reduce");
-    std::vector<std::pair<ResultDef, Type>> args(2 * n);
-    std::vector<AttrPtr> argLocs(2 * n);
-    for (size_t k = 0; k < n; ++k) {
-        std::vector<std::pair<ResultDef, Type>> pair;
-        std::vector<AttrPtr> pairLocs;
-        parseBlockArgList(pair, &pairLocs);
-        if (pair.size() != 2)
-            errorHere("expected two reducer arguments per reduce input");
-        args[k] = pair[0];
-        args[n + k] = pair[1];
-        argLocs[k] = pairLocs[0];
-        argLocs[n + k] = pairLocs[1];
-    }
-    std::vector<Value*> vals;
-    parseRegion(*region, false, &args, &vals);
-    for (size_t i = 0; i < vals.size(); ++i)
-        vals[i]->loc = argLocs[i];
-    return op;
-}
-
-std::unique_ptr<Op> Parser::parseWhile(std::unique_ptr<Op> op, const SourcePos& p)
-{
-    expect(Kind::LParen, "to start while operands");
-    std::vector<ResultDef> names;
-    std::vector<OperandRef> refs;
-    if (!consumeIf(Kind::RParen)) {
-        while (true) {
-            if (!at(Kind::PercentId))
-                errorExpected("SSA name", "in while operands");
-            ResultDef d;
-            d.pos = pos();
-            d.name = std::string(m_tok.text.substr(1));
-            next();
-            expect(Kind::Equal, "in while operand");
-            refs.push_back(parseOperandRef());
-            names.push_back(d);
-            if (consumeIf(Kind::RParen))
-                break;
-            expect(Kind::Comma, "or ')' in while operands");
-        }
-    }
-    std::vector<Type> types;
-    if (!refs.empty()) {
-        expect(Kind::Colon, "before while types");
-        types.push_back(parseType());
-        while (consumeIf(Kind::Comma))
-            types.push_back(parseType());
-    }
-    if (consumeKeyword("attributes")) {
-        NamedAttrList d = parseAttrDict();
-        moveInherentAttrs(*op, d);
-    }
-    addOperands(*op, refs, types, p);
-    for (const Type& t : types)
-        op->addResult(t);
-    std::vector<std::pair<ResultDef, Type>> args;
-    for (size_t i = 0; i < names.size(); ++i)
-        args.emplace_back(names[i], types[i]);
-    expectKeyword("cond", "in while");
-    parseRegion(*op->addRegion(), false, &args);
-    expectKeyword("do", "in while");
-    parseRegion(*op->addRegion(), false, &args);
     return op;
 }
 

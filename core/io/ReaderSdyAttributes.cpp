@@ -1,4 +1,4 @@
-// MLIR text reader: sdy attributes (meshes, shardings, axis lists, sharding rules, edges).
+// Parser (MlirReaderImpl.h): sdy attributes (meshes, shardings, axis lists, sharding rules, edges).
 #include "core/io/MlirReaderImpl.h"
 #include "core/mesh/MeshVerifier.h"
 

@@ -1,4 +1,4 @@
-// MLIR text reader: custom forms of the sdy ops (SDY.md 2 / 6.4). Attributes: core/ir/SdyOps.h, ShardingAccess.h.
+// Parser (MlirReaderImpl.h): custom forms of the sdy ops (SDY.md 2 / 6.4). Attributes: ir/SdyOps.h, ShardingAccess.h.
 #include "core/io/MlirReaderImpl.h"
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"

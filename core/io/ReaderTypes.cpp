@@ -1,4 +1,4 @@
-// MLIR text reader: types (tensor, token, tuple, complex, function, dialect types).
+// Parser (MlirReaderImpl.h): types (tensor, token, tuple, complex, function, dialect types).
 #include "core/io/MlirReaderImpl.h"
 
 namespace shardx::io::detail {

@@ -1,5 +1,5 @@
 // StablehloForms: the `operands, key = value : functional-type` StableHLO op forms, shared by the
-// reader (ReaderStablehloMisc.cpp) and the printer (PrinterStablehloMisc.cpp).
+// reader (ReaderStablehloForms.cpp) and the printer (PrinterStablehloForms.cpp).
 #pragma once
 
 #include <string>

@@ -59,7 +59,8 @@ public:
     /// Source position (block arguments: where declared).
     SourcePos pos;
     /// The SSA name the source gave this value, without `%`: `5`, `cst_0`, `arg0`; the result i
-    /// of a group `%x:2` is `x#i`. Empty for values made by passes and modules built in memory.
+    /// of a group `%x:2` is `x#i`. Empty for values made by passes; a module built in memory may
+    /// set it (the generator gives the names the printer will print).
     std::string sourceName;
     /// Index of this value in its module's ProgramIds, -1 until it is named there.
     int32_t programId = -1;

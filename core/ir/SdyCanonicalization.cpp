@@ -1,4 +1,4 @@
-// Canonicalization patterns of the sdy ops: reshards, manual computations, collectives.
+// Canonicalizer (Canonicalizer.h): the patterns of the sdy ops: reshards, manual computations, collectives.
 #include <algorithm>
 #include <map>
 

@@ -191,6 +191,25 @@ std::optional<DotDimensionNumbers> parseDotDimensionNumbers(const std::string& b
     return d;
 }
 
+ir::AttrPtr dotDimensionNumbersAttr(const DotDimensionNumbers& dims)
+{
+    std::string body;
+    auto add = [&](const char* name, const std::vector<int64_t>& list) {
+        if (list.empty())
+            return;
+        body += body.empty() ? "" : ", ";
+        body += std::string(name) + " = [";
+        for (size_t i = 0; i < list.size(); ++i)
+            body += (i ? ", " : "") + std::to_string(list[i]);
+        body += "]";
+    };
+    add("lhs_batching_dimensions", dims.lhsBatching);
+    add("rhs_batching_dimensions", dims.rhsBatching);
+    add("lhs_contracting_dimensions", dims.lhsContracting);
+    add("rhs_contracting_dimensions", dims.rhsContracting);
+    return ir::makeAttr(ir::OpaqueAttr{"stablehlo", "dot", body});
+}
+
 std::optional<GatherDimensionNumbers> parseGatherDimensionNumbers(const std::string& body, std::string* error)
 {
     auto kv = parseKeyValues(body, error);

@@ -48,6 +48,10 @@ std::optional<ScatterDimensionNumbers> parseScatterDimensionNumbers(const std::s
                                                                     std::string* error = nullptr);
 std::optional<ConvDimensionNumbers> parseConvDimensionNumbers(const std::string& body, std::string* error = nullptr);
 
+/// `#stablehlo.dot<...>` of `dims` as the reader stores it: an OpaqueAttr whose body lists the
+/// four fields in order, leaving out those with an empty list.
+ir::AttrPtr dotDimensionNumbersAttr(const DotDimensionNumbers& dims);
+
 /// Keyword of an enum attribute `#stablehlo<transpose TRANSPOSE>` -> "TRANSPOSE" (the last
 /// word of the body), or of a string attribute; empty if absent.
 std::string enumKeyword(const ir::Attribute* attr);

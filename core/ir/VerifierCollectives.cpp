@@ -1,4 +1,4 @@
-// Module verifier: the sdy collectives (SDY.md 2.12-2.17).
+// Module verifier (Verifier.h, VerifierInternal.h): the sdy collectives (SDY.md 2.12-2.17).
 #include <algorithm>
 #include <set>
 

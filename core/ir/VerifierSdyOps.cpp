@@ -1,4 +1,4 @@
-// Module verifier: the sdy ops other than collectives (SDY.md 2.1-2.11).
+// Module verifier (Verifier.h, VerifierInternal.h): the sdy ops other than collectives (SDY.md 2.1-2.11).
 #include <algorithm>
 
 #include "core/ir/VerifierInternal.h"

@@ -1,5 +1,5 @@
-// Module verifier: signature checks of StableHLO and func ops (operand/result counts, required
-// attributes, the cheap type checks MLIR makes), block terminators and function declarations.
+// Module verifier (Verifier.h, VerifierInternal.h): signature checks of StableHLO and func ops (operand/result
+// counts, required attributes, the cheap type checks MLIR makes), block terminators and function declarations.
 #include <algorithm>
 
 #include "core/ir/OpRegistry.h"

@@ -1,4 +1,4 @@
-// ExplicitReshards: the common axes of every factor of an op (SDY.md 3.8).
+// ExplicitReshards (ExplicitReshards.h): the common axes of every factor of an op (SDY.md 3.8).
 #include <algorithm>
 #include <set>
 

@@ -1,4 +1,4 @@
-// ExplicitReshards: special cases (reshape with overflow axes, the non-full dot) (SDY.md 3.8).
+// ExplicitReshards (ExplicitReshards.h): special cases (reshape with overflow axes, the non-full dot) (SDY.md 3.8).
 #include <algorithm>
 #include <map>
 #include <numeric>

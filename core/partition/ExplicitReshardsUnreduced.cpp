@@ -1,4 +1,4 @@
-// ExplicitReshards: op building, unreduced collectives, reshard-to-target and single-device ops.
+// ExplicitReshards (ExplicitReshards.h): op building, unreduced collectives, reshard-to-target, single-device ops.
 #include "core/partition/ExplicitReshardsInternal.h"
 
 #include "core/ir/SdyOps.h"

@@ -1,4 +1,4 @@
-// Aggressive factor propagation of one op (SDY.md 4.5).
+// Factor propagation (FactorPropagation.h): the aggressive propagation of one op (SDY.md 4.5).
 #include <algorithm>
 #include <numeric>
 

@@ -1,4 +1,4 @@
-// sdy-apply-sharding-constraints (SDY.md 3.6).
+// sdy-apply-sharding-constraints (DataFlowEdgePasses.h, SDY.md 3.6).
 #include <functional>
 
 #include "core/ir/ShardingAccess.h"

@@ -1,4 +1,4 @@
-// Basic factor propagation of one op (SDY.md 4.4) and the shared conflict rules.
+// Factor propagation (FactorPropagation.h): the basic propagation of one op (SDY.md 4.4), the shared conflict rules.
 #include <algorithm>
 #include <numeric>
 

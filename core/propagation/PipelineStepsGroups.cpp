@@ -1,4 +1,4 @@
-// Pipeline sub-steps: sharding-group import, manual-axes cleanup, input/output sharding fixes (SDY.md 3.7).
+// Pipeline steps (PipelineSteps.h): sharding-group import, manual-axes cleanup, in/out sharding fixes (SDY.md 3.7).
 #include <algorithm>
 #include <map>
 #include <numeric>

@@ -1,4 +1,4 @@
-// Pipeline sub-steps that rewrite ops: constants, sharding groups, manual axes, I/O shardings (SDY.md 3.7).
+// Pipeline steps (PipelineSteps.h) rewriting ops: constants, sharding groups, manual axes, I/O shardings (SDY.md 3.7).
 #include <algorithm>
 #include <functional>
 #include <map>

@@ -1,4 +1,4 @@
-// PropagationDriver: one propagation step per op kind, func-result steps (SDY.md 4.8, 4.9).
+// PropagationDriver (PropagationDriver.h): one propagation step per op kind, func-result steps (SDY.md 4.8, 4.9).
 #include <algorithm>
 
 #include "core/ir/ShardingAccess.h"

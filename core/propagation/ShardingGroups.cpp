@@ -1,4 +1,4 @@
-// PropagationDriver: sharding groups, built and synchronised before propagation (SDY.md 4.10).
+// PropagationDriver (PropagationDriver.h): sharding groups, built and synchronised before propagation (SDY.md 4.10).
 #include <algorithm>
 
 #include "core/ir/SdyOps.h"

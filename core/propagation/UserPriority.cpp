@@ -1,4 +1,4 @@
-// User-priority propagation: park dimensions with priority > 0, restore them priority by priority (SDY.md 4.7).
+// User-priority propagation (PropagationPasses.h): park dims with priority > 0, restore them one by one (SDY.md 4.7).
 #include <map>
 #include <set>
 

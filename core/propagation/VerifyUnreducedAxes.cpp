@@ -1,4 +1,4 @@
-// sdy-verify-unreduced-axes (SDY.md 3.7.11), using the verifier's unreduced transition check T.
+// sdy-verify-unreduced-axes (PipelineSteps.h, SDY.md 3.7.11), with the verifier's unreduced transition check T.
 #include <functional>
 
 #include "core/ir/OpRegistry.h"

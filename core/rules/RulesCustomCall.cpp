@@ -1,4 +1,4 @@
-// Rules of stablehlo.custom_call by call target (SDY.md 4.12 "Custom calls").
+// Rules (RulesInternal.h): stablehlo.custom_call by call target (SDY.md 4.12 "Custom calls").
 #include <set>
 
 #include "core/rules/RulesInternal.h"

@@ -1,4 +1,4 @@
-// Rules of dot, dot_general and convolution.
+// Rules (RulesInternal.h): dot, dot_general and convolution.
 #include <algorithm>
 
 #include "core/rules/RulesInternal.h"

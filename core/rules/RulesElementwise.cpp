@@ -1,4 +1,4 @@
-// Rules of element-wise, layout (transpose, broadcast, reverse) and collective StableHLO ops.
+// Rules (RulesInternal.h): element-wise, layout (transpose, broadcast, reverse) and collective StableHLO ops.
 #include "core/rules/RulesInternal.h"
 
 namespace shardx::rules {

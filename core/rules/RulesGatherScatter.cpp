@@ -1,4 +1,4 @@
-// Rules of gather and scatter (offset, batch, collapsed/inserted and index-vector dims).
+// Rules (RulesInternal.h): gather and scatter (offset, batch, collapsed/inserted and index-vector dims).
 #include <algorithm>
 
 #include "core/rules/RulesInternal.h"

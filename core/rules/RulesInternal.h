@@ -30,6 +30,7 @@ struct RuleContext {
 using RuleFn = RuleResult (*)(const RuleContext&);
 
 /// Rule functions by family (each returns a RuleResult; Invalid with a reason on bad input).
+// RulesElementwise.cpp
 RuleResult pointwiseRule(const RuleContext& c);
 RuleResult selectRule(const RuleContext& c);
 RuleResult clampRule(const RuleContext& c);
@@ -44,26 +45,36 @@ RuleResult allToAllRule(const RuleContext& c);
 RuleResult reduceScatterRule(const RuleContext& c);
 RuleResult rngBitGeneratorRule(const RuleContext& c);
 
+// RulesDot.cpp
 RuleResult dotRule(const RuleContext& c);
 RuleResult dotGeneralRule(const RuleContext& c);
 RuleResult convolutionRule(const RuleContext& c);
 
+// RulesReshape.cpp
 RuleResult reshapeRule(const RuleContext& c);
 
+// RulesGatherScatter.cpp
 RuleResult gatherRule(const RuleContext& c);
 RuleResult scatterRule(const RuleContext& c);
 
+// RulesSlicing.cpp
 RuleResult concatenateRule(const RuleContext& c);
 RuleResult sliceRule(const RuleContext& c);
 RuleResult dynamicSliceRule(const RuleContext& c);
 RuleResult dynamicUpdateSliceRule(const RuleContext& c);
 RuleResult padRule(const RuleContext& c);
+
+// RulesReductions.cpp
 RuleResult reduceRule(const RuleContext& c);
 RuleResult reduceWindowRule(const RuleContext& c);
 RuleResult selectAndScatterRule(const RuleContext& c);
+
+// RulesSortFftSolve.cpp
 RuleResult sortRule(const RuleContext& c);
 RuleResult fftRule(const RuleContext& c);
 RuleResult triangularSolveRule(const RuleContext& c);
+
+// RulesCustomCall.cpp
 RuleResult customCallRule(const RuleContext& c);
 /// The outcome for a custom_call whose target has no rule (no-rule list or unknown), else nullopt.
 std::optional<RuleResult> customCallWithoutRule(const ir::Op& op);

@@ -1,4 +1,4 @@
-// Rule of reshape: compound factors for split, merged and mixed dimensions (SDY.md 4.12).
+// Rules (RulesInternal.h): reshape, with compound factors for split, merged and mixed dimensions (SDY.md 4.12).
 #include <numeric>
 
 #include "core/rules/RulesInternal.h"

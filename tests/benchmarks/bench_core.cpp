@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
-#include "core/io/ModelGenerator.h"
 #include "core/passes/PassRegistry.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/session/Session.h"
@@ -21,23 +21,25 @@ using namespace shardx;
 
 namespace {
 
-/// `fsdp+megatron` decoder stacks on a 2x4x4 mesh; about 98 ops per layer, so 10 / 102 / 1020
-/// layers give roughly 1k / 10k / 100k ops.
+/// `fsdp+megatron` decoder stacks on a 2x4x4 mesh, as `shardx-cli generate` writes them (with
+/// locations); about 98 ops per layer, so 10 / 102 / 1020 layers give roughly 1k / 10k / 100k ops.
 const std::string& moduleText(int layers)
 {
     static std::map<int, std::string> cache;
     auto it = cache.find(layers);
     if (it != cache.end())
         return it->second;
-    io::TransformerSpec spec;
+    generate::TransformerSpec spec;
     spec.layers = layers;
     spec.hidden = 256;
     spec.heads = 8;
     spec.seq = 128;
     spec.batch = 16;
     spec.mesh = {{"data", 2}, {"fsdp", 4}, {"tensor", 4}};
-    spec.style = io::ShardingStyle::FsdpMegatron;
-    return cache.emplace(layers, *io::generateTransformer(spec)).first->second;
+    spec.style = generate::ShardingStyle::FsdpMegatron;
+    io::PrintOptions print;
+    print.printDebugInfo = true;
+    return cache.emplace(layers, io::printModule(**generate::generateTransformer(spec), print)).first->second;
 }
 
 std::unique_ptr<ir::Module> parse(const std::string& text)

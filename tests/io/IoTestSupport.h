@@ -422,6 +422,16 @@ inline std::unique_ptr<ir::Module> parseOk(const std::string& text, const io::Re
     return m;
 }
 
+/// Parses `text` expecting failure; returns the first diagnostic (a note "<no error>" when it parsed).
+inline Diagnostic parseFail(const std::string& text)
+{
+    DiagnosticList diags;
+    auto m = io::parseMlir(text, "t.mlir", diags);
+    if (m || diags.all().empty())
+        return Diagnostic{Severity::Note, {}, "<no error>", {}};
+    return diags.all().front();
+}
+
 /// The first op named `name` in a walk of the module, or nullptr.
 inline ir::Op* firstOp(ir::Module& m, const std::string& name)
 {

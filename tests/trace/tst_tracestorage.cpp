@@ -4,8 +4,7 @@
 #include <random>
 #include <sstream>
 
-#include "core/io/MlirReader.h"
-#include "core/io/ModelGenerator.h"
+#include "core/generate/ModelGenerator.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceCursor.h"
@@ -26,16 +25,14 @@ struct Recorded {
 
 std::unique_ptr<ir::Module> transformer(int layers)
 {
-    io::TransformerSpec spec;
+    generate::TransformerSpec spec;
     spec.layers = layers;
-    Expected<std::string> text = io::generateTransformer(spec);
-    if (!text)
+    auto m = generate::generateTransformer(spec);
+    if (!m) {
+        qWarning("%s", m.error().message.c_str());
         return nullptr;
-    DiagnosticList diags;
-    auto m = io::parseMlir(*text, "gen.mlir", diags);
-    if (!m)
-        qWarning("%s", diags.formatAll().c_str());
-    return m;
+    }
+    return std::move(*m);
 }
 
 Recorded record(int layers, bool take)

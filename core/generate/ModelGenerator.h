@@ -2,13 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/ir/Module.h"
 #include "core/support/Expected.h"
 
-namespace shardx::io {
+namespace shardx::generate {
 
 /// How the generated transformer is annotated.
 enum class ShardingStyle {
@@ -35,12 +37,15 @@ Expected<ShardingStyle> parseShardingStyle(const std::string& text);
 /// Parses "data=2,fsdp=4,tensor=4".
 Expected<std::vector<std::pair<std::string, int64_t>>> parseMeshSpec(const std::string& text);
 
-/// A forward decoder stack written as `jax.jit(f).lower(...).as_text()` prints it with Shardy:
-/// layer norms (reduce / rsqrt / broadcast), attention with head reshapes and transposes,
-/// softmax (reduce max, exp, reduce sum, divide), a tanh-GELU MLP and residual adds; parameters
-/// are function arguments located at `params/layer_N/...`, ops carry `loc` name scopes per
-/// layer, and arguments plus a few sharding constraints are annotated per `spec.style`.
-/// Deterministic. Fails on inconsistent sizes (hidden not divisible by heads...).
-Expected<std::string> generateTransformer(const TransformerSpec& spec);
+/// A forward decoder stack as `jax.jit(f).lower(...)` builds it with Shardy: layer norms
+/// (reduce / rsqrt / broadcast), attention with head reshapes and transposes, softmax (reduce
+/// max, exp, reduce sum, divide), a tanh-GELU MLP and residual adds; parameters are function
+/// arguments located at `params/layer_N/...`, ops carry `loc("jit(transformer)/jit(main)/layer_N/...")`
+/// name scopes, and arguments plus a few sharding constraints are annotated per `spec.style`.
+/// Values carry the names the printer gives them (`arg0`, `0`, `cst_3`), so printing the
+/// module with `io::printModule` (with debug info to keep the scopes) and reading it back
+/// names them alike. Deterministic. Fails on inconsistent sizes (hidden not divisible by
+/// heads...) or an invalid mesh.
+Expected<std::unique_ptr<ir::Module>> generateTransformer(const TransformerSpec& spec);
 
-} // namespace shardx::io
+} // namespace shardx::generate

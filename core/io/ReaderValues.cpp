@@ -1,0 +1,147 @@
+// Parser (MlirReaderImpl.h): SSA scopes, value definitions, forward references and operand uses.
+#include "core/io/MlirReaderImpl.h"
+
+namespace shardx::io::detail {
+
+void Parser::pushScope(bool isolated)
+{
+    m_scopes.emplace_back();
+    m_scopes.back().isolated = isolated;
+}
+
+void Parser::popScope()
+{
+    Scope s = std::move(m_scopes.back());
+    m_scopes.pop_back();
+    for (auto& [label, p] : s.pendingLabels)
+        error(p, "reference to an undefined block '" + label + "'");
+    for (auto& [name, ref] : s.forwardRefs) {
+        if (s.isolated || m_scopes.empty())
+            error(ref.second, "use of undeclared SSA value name '%" + name + "'");
+        Scope& parent = m_scopes.back();
+        auto it = parent.forwardRefs.find(name);
+        if (it == parent.forwardRefs.end()) {
+            parent.forwardRefs.emplace(name, ref);
+            continue;
+        }
+        Op* into = it->second.first;
+        while (into->numResults() < ref.first->numResults())
+            into->addResult(Type());
+        for (unsigned i = 0; i < ref.first->numResults(); ++i)
+            ref.first->result(i)->replaceAllUsesWith(into->result(i));
+    }
+}
+
+Value* Parser::resolve(const OperandRef& ref, const Type* type)
+{
+    for (size_t i = m_scopes.size(); i-- > 0;) {
+        Scope& s = m_scopes[i];
+        auto it = s.values.find(ref.name);
+        if (it != s.values.end()) {
+            if (ref.index >= it->second.size())
+                error(ref.pos,
+                      "reference to invalid result number " + std::to_string(ref.index) + " of '%" + ref.name + "'");
+            Value* v = it->second[ref.index];
+            if (type && !type->isNone() && !v->type().isNone() && v->type() != *type)
+                error(ref.pos, "use of value '%" + ref.name + "' expects different type than prior uses: '" +
+                                   type->toString() + "' vs '" + v->type().toString() + "'");
+            return v;
+        }
+        if (s.isolated)
+            break;
+    }
+    Scope& s = m_scopes.back();
+    auto it = s.forwardRefs.find(ref.name);
+    Op* ph;
+    if (it == s.forwardRefs.end()) {
+        m_placeholders.push_back(std::make_unique<Op>("<placeholder>"));
+        ph = m_placeholders.back().get();
+        s.forwardRefs.emplace(ref.name, std::make_pair(ph, ref.pos));
+    } else {
+        ph = it->second.first;
+    }
+    while (ph->numResults() <= ref.index)
+        ph->addResult(Type());
+    Value* v = ph->result(ref.index);
+    if (type && v->type().isNone())
+        v->setType(*type);
+    return v;
+}
+
+void Parser::defineValues(const ResultDef& def, const std::vector<Value*>& values)
+{
+    for (size_t i = m_scopes.size(); i-- > 0;) {
+        if (m_scopes[i].values.count(def.name))
+            error(def.pos, "redefinition of SSA value '%" + def.name + "'");
+        if (m_scopes[i].isolated)
+            break;
+    }
+    Scope& s = m_scopes.back();
+    auto it = s.forwardRefs.find(def.name);
+    if (it != s.forwardRefs.end()) {
+        Op* ph = it->second.first;
+        if (ph->numResults() > values.size())
+            error(it->second.second, "reference to invalid result number of '%" + def.name + "'");
+        for (unsigned i = 0; i < ph->numResults(); ++i)
+            ph->result(i)->replaceAllUsesWith(values[i]);
+        s.forwardRefs.erase(it);
+    }
+    if (values.size() == 1)
+        values[0]->sourceName = def.name;
+    else
+        for (size_t i = 0; i < values.size(); ++i)
+            values[i]->sourceName = def.name + "#" + std::to_string(i);
+    s.values.emplace(def.name, values);
+}
+
+OperandRef Parser::parseOperandRef()
+{
+    if (!at(Kind::PercentId))
+        errorExpected("SSA operand");
+    OperandRef r;
+    r.pos = pos();
+    r.name = std::string(m_tok.text.substr(1));
+    size_t end = m_tok.end;
+    std::string_view src = m_lex.source();
+    if (end < src.size() && src[end] == '#') {
+        size_t i = end + 1;
+        uint64_t v = 0;
+        while (i < src.size() && src[i] >= '0' && src[i] <= '9') {
+            v = v * 10 + static_cast<uint64_t>(src[i] - '0');
+            if (v > 1000000000)
+                error(posOf(end), "result number too large");
+            ++i;
+        }
+        if (i == end + 1)
+            error(posOf(end), "expected result number after '#'");
+        r.index = static_cast<unsigned>(v);
+        resetTo(i);
+        return r;
+    }
+    next();
+    return r;
+}
+
+std::vector<OperandRef> Parser::parseOperandRefs()
+{
+    std::vector<OperandRef> refs;
+    if (!at(Kind::PercentId))
+        return refs;
+    refs.push_back(parseOperandRef());
+    while (at(Kind::Comma) && peek().kind == Kind::PercentId) {
+        next();
+        refs.push_back(parseOperandRef());
+    }
+    return refs;
+}
+
+void Parser::addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types,
+                         const SourcePos& p)
+{
+    if (refs.size() != types.size())
+        error(p, std::to_string(refs.size()) + " operands present, but expected " + std::to_string(types.size()));
+    for (size_t i = 0; i < refs.size(); ++i)
+        op.addOperand(resolve(refs[i], &types[i]));
+}
+
+} // namespace shardx::io::detail

@@ -1,0 +1,227 @@
+// Tests of the MLIR text reader on bad input: each syntax error at its line and column with what was expected, and
+// no crash or hang on random bytes, token soup, truncations, deep nesting or huge literals.
+#include <QtTest/QtTest>
+
+#include <random>
+
+#include "core/io/MlirReader.h"
+#include "tests/io/IoTestSupport.h"
+
+using namespace shardx;
+
+namespace {
+
+using testing::parseFail;
+using testing::parseOk;
+
+} // namespace
+
+class TestMlirReaderErrors : public QObject {
+    Q_OBJECT
+private slots:
+    void malformed_data();
+    void malformed();
+    void robustness();
+};
+
+void TestMlirReaderErrors::malformed_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("col");
+    QTest::addColumn<QString>("phrase");
+    const char* fn = "func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n";
+    auto row = [&](const char* name, std::string text, int line, int col, const char* phrase) {
+        QTest::newRow(name) << QString::fromStdString(text) << line << col << QString(phrase);
+    };
+    std::string f = fn;
+    row("tensor shape", f + "  %0 = stablehlo.abs %arg0 : tensor<8x16>\n}", 2, 41, "expected 'x'");
+    row("tensor end", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32\n}", 3, 1, "expected '>'");
+    row("unknown type", f + "  %0 = stablehlo.abs %arg0 : tensor<8xfoo>\n}", 2, 39, "expected type");
+    row("undefined value", f + "  %0 = stablehlo.abs %nope : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}", 2, 22,
+        "undeclared SSA value name '%nope'");
+    row("redefinition", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n}",
+        3, 3, "redefinition of SSA value '%0'");
+    row("result count", f + "  %0:2 = stablehlo.abs %arg0 : tensor<8xf32>\n}", 2, 3,
+        "defines 1 results but was provided 2");
+    row("unknown custom op", f + "  %0 = stablehlo2.abs %arg0 : tensor<8xf32>\n}", 2, 8,
+        "custom op 'stablehlo2.abs' is unknown");
+    row("unregistered generic", f + "  %0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n}", 2, 3,
+        "unregistered operation 'foo.bar'");
+    row("missing colon", f + "  %0 = stablehlo.abs %arg0 tensor<8xf32>\n}", 2, 28, "expected ':'");
+    row("unterminated region", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n", 3, 1, "expected '}'");
+    row("unterminated string", "sdy.mesh @m = <[\"a=2]>\n", 1, 17, "terminate string");
+    row("bad character", "sdy.mesh @m = <[\"a\"=2]> `\n", 1, 25, "unexpected character");
+    row("mesh axis size", "sdy.mesh @m = <[\"a\"=2, \"b\"=0]>\n", 1, 1, "");
+    row("mesh device ids", "\n\nsdy.mesh @m = <[\"a\"=2], device_ids=[1, 1]>\n", 3, 1, "");
+    row("mesh duplicate axis", "sdy.mesh @m = <[\"a\"=2, \"a\"=4]>\n", 1, 1, "");
+    row("mesh missing bracket", "sdy.mesh @m = <\"a\"=2>\n", 1, 16, "expected '['");
+    row("mesh device_ids keyword", "sdy.mesh @m = <[\"a\"=2], ids=[0, 1]>\n", 1, 25, "expected 'device_ids'");
+    std::string sh =
+        "sdy.mesh @m = <[\"a\"=2, \"b\"=4]>\nfunc.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, ";
+    row("priority phigh", sh + "[{\"a\"}phigh, {}]>}) {\n  return\n}", 2, 77,
+        "expecting priority in format 'p<number>', got: phigh");
+    row("priority leading zero", sh + "[{\"a\"}p01, {}]>}) {\n  return\n}", 2, 77, "leading zeros");
+    row("priority overflow", sh + "[{\"a\"}p9999999999999999999, {}]>}) {\n  return\n}", 2, 77,
+        "expecting integer priority");
+    row("trailing comma", sh + "[{}, {}],>}) {\n  return\n}", 2, 80, "expected valid named axis list after comma");
+    row("unknown clause", sh + "[{}, {}], replicate={\"a\"}>}) {\n  return\n}", 2, 81,
+        "expected valid named axis list after comma");
+    row("repeated clause", sh + "[{}, {}], replicated={\"a\"}, replicated={\"b\"}>}) {\n  return\n}", 2, 99,
+        "expected valid named axis list after comma");
+    row("replicated without =", sh + "[{}, {}], replicated{\"a\"}>}) {\n  return\n}", 2, 91, "expected '='");
+    row("unreduced with [", sh + "[{}, {}], unreduced=[\"a\"]>}) {\n  return\n}", 2, 91, "expected '{'");
+    row("axis not a string", sh + "[{}, {}], replicated={\"a\", b}>}) {\n  return\n}", 2, 98, "expected string");
+    row("missing brace in unreduced", sh + "[{}, {}], unreduced={\"a\", \"b\"[]}>}) {\n  return\n}", 2, 100,
+        "expected '}'");
+    row("open not last", sh + "[{?, \"a\"}, {}]>}) {\n  return\n}", 2, 74, "expected '}'");
+    row("bad mesh ref", sh.substr(0, sh.size() - 4) + "m, [{}, {}]>}) {\n  return\n}", 2, 67, "expected mesh symbol");
+    std::string rule = "func.func @f(%arg0: tensor<2x4xf32>) -> tensor<8xf32> {\n  %0 = stablehlo.reshape %arg0 "
+                       "{sdy.sharding_rule = #sdy.op_sharding_rule<";
+    std::string rend = "} : (tensor<2x4xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}";
+    row("rule space between factors", rule + "([i, j])->([i j]) {i=2, j=4}>" + rend, 2, 89, "expected ']'");
+    row("rule factors reversed", rule + "([i, j])->([ij]) {j=4, i=2}>" + rend, 2, 93,
+        "Expecting factor index symbol 'i', received: 'j'");
+    row("rule z_", rule + "([z_, j])->([i]) {z_=2, j=4}>" + rend, 2, 77, "expecting integer after 'z_'");
+    row("rule z_0", rule + "([z_0z_, j])->([i]) {z_0=2, j=4}>" + rend, 2, 77, "without leading zeros");
+    row("rule bad letter", rule + "([a])->([a]) {i=2}>" + rend, 2, 77, "expecting symbol from 'i' to 'z'");
+    row("rule no operands", rule + "()->([i]) {i=2}>" + rend, 2, 76, "expected '['");
+    row("rule reduction colon", rule + "([i, j])->([i]) {i=2, j=4} reduction: {j}>" + rend, 2, 111, "expected '='");
+    row("rule list order", rule + "([i, j])->([i]) {i=2, j=4} need_replication={i} reduction={j}>" + rend, 2, 123,
+        "expected '>'");
+    row("rule custom keyword", rule + "([i, j])->([i]) {i=2, j=4}, custom_rule>" + rend, 2, 103, "expected 'custom'");
+    row("barrier BOTH", f + "  %0 = sdy.propagation_barrier %arg0 allowed_direction=BOTH : tensor<8xf32>\n}", 2, 56,
+        "cannot specify `BOTH` as the direction");
+    row("bad comparison",
+        f + "  %0 = stablehlo.compare  XX, %arg0, %arg0 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>\n}", 2, 3,
+        "invalid comparison direction");
+    row("integer overflow", "func.func @f() attributes {x = 99999999999999999999} {\n  return\n}", 1, 32,
+        "out of range");
+    row("i8 overflow", "func.func @f() attributes {x = 300 : i8} {\n  return\n}", 1, 32, "out of range");
+    row("dense shape", f + "  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<3xf32>\n}", 2, 33,
+        "does not match type");
+    row("dense dynamic", "func.func @f() {\n  %0 = sdy.constant dense<1.0> : tensor<?xf32>\n  return\n}", 2, 34,
+        "static shape");
+    row("undefined alias", "func.func @f() attributes {x = #nope} {\n  return\n}", 1, 32,
+        "undefined symbol alias id '#nope'");
+    row("missing function type", f + "  %0 = \"stablehlo.abs\"(%arg0) : tensor<8xf32>\n}", 2, 33,
+        "expected function type");
+    row("operand count", f + "  %0 = stablehlo.add %arg0 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>\n}", 2, 3,
+        "1 operands present, but expected 2");
+    row("invalid result number", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0#3 : tensor<8xf32>\n}", 3,
+        10, "invalid result number");
+    row("type mismatch", f + "  %0 = stablehlo.abs %arg0 : tensor<4xf32>\n}", 2, 22, "expects different type");
+    row("undefined block", f + "  \"stablehlo.foo\"()[^bb9] : () -> ()\n}", 2, 21, "undefined block '^bb9'");
+    row("trailing garbage after module", "module {\n}\nfunc.func @f() {\n  return\n}", 3, 1, "expected end of file");
+    row("bad location", f + "  return %arg0 : tensor<8xf32> loc(\"a\":x)\n}", 2, 40, "expected integer");
+    row("bad func name", "func.func f() {\n}", 1, 11, "expected function name");
+    row("block arg syntax",
+        f + "  %0 = \"stablehlo.sort\"(%arg0) ({\n  ^bb0(%a tensor<f32>):\n  }) : (tensor<8xf32>) -> tensor<8xf32>\n}",
+        3, 11, "expected ':'");
+    row("manual axes",
+        f + "  %0 = sdy.manual_computation(%arg0) in_shardings=[] out_shardings=[] manual_axes=[\"a\"] () {\n  } : () "
+            "-> ()\n}",
+        2, 83, "expected '{'");
+}
+
+void TestMlirReaderErrors::malformed()
+{
+    QFETCH(QString, text);
+    QFETCH(int, line);
+    QFETCH(int, col);
+    QFETCH(QString, phrase);
+    Diagnostic d = parseFail(text.toStdString());
+    QVERIFY2(d.severity == Severity::Error, "expected a parse error");
+    QVERIFY2(d.message.find(phrase.toStdString()) != std::string::npos, d.format().c_str());
+    QVERIFY2(d.pos.line == line && d.pos.col == col, d.format().c_str());
+    QCOMPARE(d.pos.file, std::string("t.mlir"));
+}
+
+void TestMlirReaderErrors::robustness()
+{
+    // Random bytes, random token soup.
+    std::mt19937 rng(1234);
+    for (int iter = 0; iter < 300; ++iter) {
+        std::string s(static_cast<size_t>(rng() % 400), '\0');
+        for (char& c : s)
+            c = static_cast<char>(rng() % 256);
+        DiagnosticList diags;
+        io::parseMlir(s, "r.mlir", diags);
+    }
+    const char* pieces[] = {"%0",
+                            "=",
+                            "stablehlo.add",
+                            "(",
+                            ")",
+                            "{",
+                            "}",
+                            "[",
+                            "]",
+                            "<",
+                            ">",
+                            ",",
+                            ":",
+                            "tensor<8xf32>",
+                            "#sdy.sharding<@m, [{\"a\"}]>",
+                            "func.func",
+                            "@f",
+                            "->",
+                            "\"",
+                            "dense<",
+                            "loc(",
+                            "^bb0",
+                            "sdy.mesh",
+                            "module",
+                            "#loc1",
+                            "0x",
+                            "-",
+                            "?",
+                            "sdy.manual_computation"};
+    for (int iter = 0; iter < 500; ++iter) {
+        std::string s;
+        int n = static_cast<int>(rng() % 60);
+        for (int k = 0; k < n; ++k)
+            s += std::string(pieces[rng() % (sizeof(pieces) / sizeof(pieces[0]))]) + (rng() % 2 ? " " : "");
+        DiagnosticList diags;
+        io::parseMlir(s, "r.mlir", diags);
+    }
+    // Truncations of a real unit at every 37th byte.
+    const std::string unit =
+        "#loc1 = loc(\"f.py\":1:2)\nsdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+        "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}) -> tensor<8x8xf32> {\n"
+        "  %c = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>\n"
+        "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@m, [{\"a\"}, {}]>] out_shardings=[<@m, [{\"a\"}, {}]>] "
+        "manual_axes={\"a\"} (%arg1: tensor<4x8xf32>) {\n"
+        "    %1 = stablehlo.reduce(%arg1 init: %arg1) applies stablehlo.add across dimensions = [1] : "
+        "(tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4xf32>\n"
+        "    sdy.return %arg1 : tensor<4x8xf32>\n"
+        "  } : (tensor<8x8xf32>) -> tensor<8x8xf32> loc(#loc1)\n"
+        "  %2 = \"stablehlo.sort\"(%0) <{dimension = 0 : i64}> ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "    %3 = stablehlo.compare  GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    stablehlo.return %3 : tensor<i1>\n  }) : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+        "  return %2 : tensor<8x8xf32>\n}\n";
+    QVERIFY(parseOk(unit));
+    for (size_t cut = 0; cut < unit.size(); cut += 37) {
+        DiagnosticList diags;
+        auto m = io::parseMlir(unit.substr(0, cut), "cut.mlir", diags);
+        QVERIFY(m || diags.hasErrors());
+    }
+    // Deep nesting is an error, not a crash.
+    std::string deep = "func.func @f() attributes {x = " + std::string(100000, '[') + "} {\n}";
+    Diagnostic d = parseFail(deep);
+    QVERIFY(d.message.find("nesting too deep") != std::string::npos);
+    std::string deepTypes = "func.func @f(%a: " + std::string(5000, '(') + ") {\n}";
+    parseFail(deepTypes);
+    std::string deepRegions;
+    for (int i = 0; i < 5000; ++i)
+        deepRegions += "\"stablehlo.case\"() ({\n";
+    parseFail(deepRegions);
+    // A 1 MB line.
+    std::string longLine = "func.func @f() attributes {x = \"" + std::string(1 << 20, 'a') + "\"} {\n  return\n}\n";
+    QVERIFY(parseOk(longLine));
+    std::string longBad = "func.func @f() attributes {x = [" + std::string(1 << 20, '1') + "]} {\n}";
+    QVERIFY(parseFail(longBad).message.find("out of range") != std::string::npos);
+}
+
+QTEST_APPLESS_MAIN(TestMlirReaderErrors)
+#include "tst_mlirreadererrors.moc"
