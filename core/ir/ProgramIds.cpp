@@ -64,9 +64,12 @@ std::optional<std::string> sourceResultList(const Op& op)
         if (hash != std::string::npos)
             while (i + count < op.numResults() && op.result(i + count)->sourceName.rfind(head + "#", 0) == 0)
                 ++count;
-        out += (out.empty() ? "%" : ", %") + head;
-        if (hash != std::string::npos)
-            out += ":" + std::to_string(count);
+        out += out.empty() ? "%" : ", %";
+        out += head;
+        if (hash != std::string::npos) {
+            out += ':';
+            out += std::to_string(count);
+        }
         i += count;
     }
     return out;
@@ -181,18 +184,24 @@ ProgramIds::ProgramIds(Module& module)
     module.op().walk([&](Op* op) {
         ++numOps;
         op->programId = -1;
+        // Values the file does not print (the body of a reduce in its `applies` form, a module
+        // built in memory) are named as MLIR's printer names them: by its counters where they
+        // give the name, else by the printer's naming itself (names that ops ask for).
+        const bool hinted = hasAsmResultNameHints(*op);
         for (const auto& r : op->results()) {
             ++numValues;
             r->programId = -1;
-            allNamed = allNamed && !r->sourceName.empty();
+            allNamed = allNamed && (!r->sourceName.empty() || !hinted);
         }
-        for (const auto& region : op->regions())
+        for (const auto& region : op->regions()) {
+            const bool counted = ssaNumbersEntryArgs(*region);
             for (const auto& block : region->blocks())
                 for (const auto& a : block->args()) {
                     ++numValues;
                     a->programId = -1;
-                    allNamed = allNamed && !a->sourceName.empty();
+                    allNamed = allNamed && (!a->sourceName.empty() || counted || block != region->blocks().front());
                 }
+        }
     });
     m_values.reserve(numValues + 16);
     m_ops.reserve(numOps);
@@ -202,11 +211,12 @@ ProgramIds::ProgramIds(Module& module)
     std::unique_ptr<SsaNames> printed;
     if (!allNamed)
         printed = std::make_unique<SsaNames>(module.op(), true);
+    const SsaCounters topLevel = ssaCountersAfter(module.op().region(0), {});
     for (const auto& top : module.body().ops()) {
         Op& op = *top;
         nameTopLevelOp(op);
         if (op.name() == "func.func")
-            nameFunction(op, printed.get());
+            nameFunction(op, printed.get(), printed ? nullptr : &topLevel);
     }
     m_naming = false;
 }
@@ -214,7 +224,7 @@ ProgramIds::ProgramIds(Module& module)
 const std::string& ProgramIds::scopeName(int id) const
 {
     static const std::string kNone;
-    return id >= 0 && static_cast<size_t>(id) < m_scopes.size() ? m_scopes[static_cast<size_t>(id)] : kNone;
+    return id >= 0 && static_cast<size_t>(id) < m_scopes.size() ? *m_scopes[static_cast<size_t>(id)].text : kNone;
 }
 
 int ProgramIds::scopeId(const AttrPtr& loc)
@@ -225,11 +235,16 @@ int ProgramIds::scopeId(const AttrPtr& loc)
     const LocationAttr* l = loc ? loc->as<LocationAttr>() : nullptr;
     const std::string* name = l ? scopeOf(*l) : nullptr;
     int id = -1;
-    if (name) {
-        auto [it, fresh] = m_scopeIndex.emplace(*name, static_cast<int>(m_scopes.size()));
-        if (fresh)
-            m_scopes.push_back(*name);
-        id = it->second;
+    if (name && m_lastScope >= 0 && *m_scopes[static_cast<size_t>(m_lastScope)].text == *name) {
+        id = m_lastScope; // neighbouring ops of one scope, each with a location of its own
+    } else if (name) {
+        auto it = m_scopeIndex.find(*name);
+        if (it == m_scopeIndex.end()) {
+            // The scope's text stays in its attribute (immutable), which the scope holds on to.
+            m_scopes.push_back(Scope{loc, name});
+            it = m_scopeIndex.emplace(std::string_view(*name), static_cast<int>(m_scopes.size() - 1)).first;
+        }
+        id = m_lastScope = it->second;
     }
     if (loc)
         m_scopeByLoc.insert(loc.get(), id);
@@ -348,57 +363,95 @@ void ProgramIds::addFuncResults(Op& func)
     }
 }
 
-void ProgramIds::nameFunction(Op& func, const SsaNames* printed)
+void ProgramIds::nameFunction(Op& func, const SsaNames* printed, const SsaCounters* counters)
 {
     addFuncResults(func);
     const int fi = func.programId;
     const std::string prefix = m_ops[static_cast<size_t>(fi)].id + ":";
-    for (const auto& region : func.regions())
+    for (const auto& region : func.regions()) {
+        Numbering numbering;
+        if (counters)
+            numbering = {*counters, ssaCountersAfter(*region, *counters)};
         for (const auto& block : region->blocks())
-            nameBlockContents(*block, prefix, fi, printed);
+            nameBlockContents(*block, prefix, fi, printed, counters ? &numbering : nullptr);
+    }
 }
 
-void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed)
+void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
+                                   Numbering* numbering)
 {
+    const Region* region = block.parentRegion();
+    const bool entry = region && !region->blocks().empty() && region->blocks().front().get() == &block;
+    const bool countedArgs = region && ssaNumbersEntryArgs(*region);
     for (unsigned a = 0; a < block.numArgs(); ++a) {
         Value& arg = *block.arg(a);
+        std::optional<std::string> counted;
+        if (numbering && (!entry || countedArgs))
+            counted = entry ? "%arg" + std::to_string(numbering->at.arg++) : "%" + std::to_string(numbering->at.value++);
         if (arg.programId >= 0)
             continue;
         std::optional<std::string> name = userName(arg, printed);
-        addValue(arg, name ? *name : freeDerivedName("%arg" + std::to_string(a), prefix), prefix, func, -1,
-                 scopeId(arg.loc));
+        if (!name)
+            name = counted ? std::move(counted) : freeDerivedName("%arg" + std::to_string(a), prefix);
+        addValue(arg, std::move(*name), prefix, func, -1, scopeId(arg.loc));
     }
     for (const auto& child : block.ops()) {
         Op& op = *child;
-        if (op.programId < 0) {
-            const int scope = scopeId(op.loc);
-            std::optional<std::string> list = sourceResultList(op);
-            if (!list && printed && op.numResults()) {
-                std::string s;
-                printed->appendResultList(s, op);
-                if (s.size() > 3 && s[0] == '%' && s.find("<<") == std::string::npos)
-                    list = s.substr(0, s.size() - 3);
-            }
-            if (op.numResults() == 0) {
-                const std::string sym = symbolName(op);
-                addOp(op, nextResultlessId(prefix, op.name()), sym.empty() ? op.name() : "@" + sym, func, scope);
-            } else if (list) {
-                const size_t end = list->find_first_of(":,");
-                const int oi = addOp(op, uniqueOpId(prefix + list->substr(0, end)), *list, func, scope);
-                for (const auto& r : op.results()) {
-                    std::optional<std::string> name = userName(*r, printed);
-                    addValue(*r, name ? *name : list->substr(0, end) + "#" + std::to_string(r->index()), prefix, func,
-                             oi, scope);
-                }
-            } else {
-                nameNew(op);
-            }
-        }
+        const int number = numbering && ssaNumbersResults(op) ? static_cast<int>(numbering->at.value++) : -1;
+        if (op.programId < 0)
+            nameUserOp(op, prefix, func, printed, number);
         for (unsigned ri = 0; ri < op.numRegions(); ++ri) {
             const std::string inner = regionPrefix(op, ri);
+            Numbering nested;
+            if (numbering)
+                nested = {numbering->regionEnd, ssaCountersAfter(op.region(ri), numbering->regionEnd)};
             for (const auto& b : op.region(ri).blocks())
-                nameBlockContents(*b, inner, func, printed);
+                nameBlockContents(*b, inner, func, printed, numbering ? &nested : nullptr);
         }
+    }
+}
+
+void ProgramIds::nameUserOp(Op& op, const std::string& prefix, int func, const SsaNames* printed, int number)
+{
+    const int scope = scopeId(op.loc);
+    if (op.numResults() == 1 && !op.result(0)->sourceName.empty() &&
+        op.result(0)->sourceName.find('#') == std::string::npos) {
+        // The common case: one result the file names (`%5`, `%cst_0`).
+        Value& r = *op.result(0);
+        std::string name;
+        name.reserve(r.sourceName.size() + 1);
+        name += '%';
+        name += r.sourceName;
+        const int oi = addOp(op, uniqueOpId(prefix + name), name, func, scope);
+        addValue(r, std::move(name), prefix, func, oi, scope);
+        return;
+    }
+    std::optional<std::string> list = sourceResultList(op);
+    if (!list && printed && op.numResults()) {
+        std::string s;
+        printed->appendResultList(s, op);
+        if (s.size() > 3 && s[0] == '%' && s.find("<<") == std::string::npos)
+            list = s.substr(0, s.size() - 3);
+    }
+    if (!list && number >= 0) {
+        list = "%" + std::to_string(number);
+        if (op.numResults() > 1)
+            *list += ":" + std::to_string(op.numResults());
+    }
+    if (op.numResults() == 0) {
+        const std::string sym = symbolName(op);
+        addOp(op, nextResultlessId(prefix, op.name()), sym.empty() ? op.name() : "@" + sym, func, scope);
+    } else if (list) {
+        const std::string head = list->substr(0, list->find_first_of(":,"));
+        const int oi = addOp(op, uniqueOpId(prefix + head), *list, func, scope);
+        for (const auto& r : op.results()) {
+            std::optional<std::string> name = userName(*r, printed);
+            if (!name)
+                name = op.numResults() == 1 ? head : head + "#" + std::to_string(r->index());
+            addValue(*r, std::move(*name), prefix, func, oi, scope);
+        }
+    } else {
+        nameNew(op);
     }
 }
 

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "core/ir/Operation.h"
+#include "core/ir/SsaNames.h"
 #include "core/support/Expected.h"
 #include "core/support/PointerMap.h"
 
 namespace shardx::ir {
 
 class Module;
-class SsaNames;
 
 /// How a value or op that a pass inserted relates to the user's program.
 enum class Derivation {
@@ -38,7 +38,7 @@ struct ProgramValue {
     /// What the file prints: `%5`, `%cst_0`, `%arg0`, `%0#1`, `result 0`; `%cst.copy2` for values
     /// that passes insert, named after the user's value they stand for.
     std::string name;
-    int scope = -1;       ///< ProgramIds::scopes(): the `loc` name scope of its op or argument
+    int scope = -1;       ///< ProgramIds::scopeName(): the `loc` name scope of its op or argument
     int func = -1;        ///< op index of the enclosing func.func, -1 outside functions
     int op = -1;          ///< op index of the defining op, -1 for block arguments and func results
     int funcResult = -1;  ///< for a function result: its index
@@ -55,7 +55,7 @@ struct ProgramOp {
     /// results its symbol (`@main`) or op name.
     std::string name;
     std::string opName; ///< `stablehlo.add`
-    int scope = -1;     ///< ProgramIds::scopes(): the `loc` name scope
+    int scope = -1;     ///< ProgramIds::scopeName(): the `loc` name scope
     int func = -1;      ///< op index of the enclosing func.func (itself for a func.func), -1 outside
     int derivedFrom = -1;
     Derivation derivation = Derivation::Other;
@@ -92,7 +92,7 @@ public:
 
     const std::vector<ProgramValue>& values() const { return m_values; }
     const std::vector<ProgramOp>& ops() const { return m_ops; }
-    const std::vector<std::string>& scopes() const { return m_scopes; }
+    size_t numScopes() const { return m_scopes.size(); }
     /// The scope `id`, empty for -1.
     const std::string& scopeName(int id) const;
 
@@ -136,8 +136,20 @@ public:
 private:
     void nameTopLevelOp(Op& op);
     void addFuncResults(Op& func);
-    void nameFunction(Op& func, const SsaNames* printed);
-    void nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed);
+    /// The printer's counters while naming the user's program without its names: at the block
+    /// being named (advanced as it goes) and at the end of the block's region.
+    struct Numbering {
+        SsaCounters at, regionEnd;
+    };
+    /// `counters`: the printer's counters at the function (null when `printed` names values).
+    void nameFunction(Op& func, const SsaNames* printed, const SsaCounters* counters = nullptr);
+    /// Names what `block` holds and, recursively, its ops' regions: the file's names, else the
+    /// printer's (`printed`, or `numbering`'s counters), else names derived here.
+    void nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
+                           Numbering* numbering = nullptr);
+    /// Names an op of the user's program and its results; `number` is the printer's number
+    /// for its results (-1 none).
+    void nameUserOp(Op& op, const std::string& prefix, int func, const SsaNames* printed, int number);
     int addValue(Value& v, std::string name, const std::string& prefix, int func, int op, int scope);
     int addOp(Op& op, std::string id, std::string name, int func, int scope);
     /// `prefix` for the ids of `op`'s region contents: `@f:%3/`, `@f:%3/r1/`.
@@ -157,8 +169,14 @@ private:
 
     std::vector<ProgramValue> m_values;
     std::vector<ProgramOp> m_ops;
-    std::vector<std::string> m_scopes;
-    std::unordered_map<std::string, int> m_scopeIndex;
+    /// A `loc` name scope: its text, held in the location attribute it was found in.
+    struct Scope {
+        AttrPtr owner;
+        const std::string* text = nullptr;
+    };
+    std::vector<Scope> m_scopes;
+    std::unordered_map<std::string_view, int> m_scopeIndex;
+    int m_lastScope = -1;                                      ///< the scope scopeId found last
     PointerMap<Attribute, int> m_scopeByLoc;                   ///< location attribute -> scope id (-1 none)
     bool m_naming = false;                                     ///< naming the user's program (the constructor)
     std::unordered_set<std::string> m_takenValues, m_takenOps; ///< ids that may collide (see uniqueValueId)

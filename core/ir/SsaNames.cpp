@@ -5,8 +5,40 @@
 
 namespace shardx::ir {
 
+bool hasAsmResultNameHints(const Op& op)
+{
+    const std::string& n = op.name();
+    return (n == "stablehlo.constant" && op.numResults() == 1) ||
+           (n == "stablehlo.rng_bit_generator" && op.numResults() == 2) ||
+           ((n == "stablehlo.batch_norm_training" || n == "stablehlo.batch_norm_grad") && op.numResults() == 3);
+}
+
+bool ssaNumbersEntryArgs(const Region& region)
+{
+    const Op* parent = region.parentOp();
+    return !parent || parent->name() != "stablehlo.while";
+}
+
+SsaCounters ssaCountersAfter(const Region& region, SsaCounters c)
+{
+    const bool countArgs = ssaNumbersEntryArgs(region);
+    bool entry = true;
+    for (const auto& block : region.blocks()) {
+        if (entry)
+            c.arg += countArgs ? block->numArgs() : 0;
+        else
+            c.value += block->numArgs();
+        entry = false;
+        for (const auto& op : block->ops())
+            c.value += ssaNumbersResults(*op) ? 1 : 0;
+    }
+    return c;
+}
+
 std::vector<std::string> asmResultNameHints(const Op& op)
 {
+    if (!hasAsmResultNameHints(op))
+        return {};
     const std::string& n = op.name();
     if (n == "stablehlo.constant" && op.numResults() == 1) {
         const Type& t = op.result(0)->type();
@@ -91,8 +123,7 @@ void SsaNames::numberOp(const Op& op, Counters& c)
 void SsaNames::numberRegion(const Region& region, Counters c)
 {
     m_scopeNames.emplace_back();
-    const Op* parent = region.parentOp();
-    const bool whileArgs = m_useHints && parent && parent->name() == "stablehlo.while";
+    const bool whileArgs = m_useHints && !ssaNumbersEntryArgs(region);
     unsigned blockId = 0;
     for (const auto& block : region.blocks()) {
         m_blockIds.insert(block.get(), blockId);

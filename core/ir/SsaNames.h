@@ -15,6 +15,22 @@ namespace shardx::ir {
 /// The result names an op asks for through MLIR's OpAsmOpInterface (`cst`/`c` for a constant,
 /// `output_state`/`output` for rng_bit_generator, ...); empty for numbered results.
 std::vector<std::string> asmResultNameHints(const Op& op);
+/// Whether asmResultNameHints(op) is not empty (without making the names).
+bool hasAsmResultNameHints(const Op& op);
+
+/// The printer's counters at a point of a naming scope: the next `%N` and the next `%argN`.
+/// A nested region starts from the counters of its parent region at that region's end, and
+/// sibling regions start from the same counters (SSANameState copies them into each region).
+struct SsaCounters {
+    unsigned value = 0, arg = 0;
+};
+/// Whether the entry block arguments of `region` are `%argN` (counted), not `%iterArg`.
+bool ssaNumbersEntryArgs(const Region& region);
+/// Whether `op`'s results take a number (`%N`, `%N:2`), not names it asks for.
+inline bool ssaNumbersResults(const Op& op) { return op.numResults() > 0 && !hasAsmResultNameHints(op); }
+/// The counters after the values `region` itself defines (its block arguments and the results
+/// of its ops, not those of nested regions), starting from `start`: where its ops' regions start.
+SsaCounters ssaCountersAfter(const Region& region, SsaCounters start);
 
 /// Names every value under one op as MLIR's printer does (SSANameState): numbered values `%0`,
 /// `%1`, ... (a nested region continues the numbering of its parent, which resumes after it),

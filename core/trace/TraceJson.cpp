@@ -1,4 +1,4 @@
-// Trace <-> versioned JSON (`{"format": "shardx-trace", "version": 3, ...}`).
+// Trace (Trace.h): the versioned JSON form (`{"format": "shardx-trace", "version": 3, ...}`), written and read back.
 #include <map>
 #include <ostream>
 #include <sstream>

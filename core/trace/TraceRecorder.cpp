@@ -243,7 +243,7 @@ void TraceRecorder::fillNames(TraceData& data) const
 {
     // Scopes are pooled in the order a trace document lists them (values, then ops), so that a
     // trace read back from JSON is equal to the one written.
-    std::vector<int> scopeMap(m_ids.scopes().size(), -1);
+    std::vector<int> scopeMap(m_ids.numScopes(), -1);
     data.scopes.clear();
     auto scope = [&](int id) {
         if (id < 0)

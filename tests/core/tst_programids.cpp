@@ -147,6 +147,69 @@ private slots:
         });
     }
 
+    void countedNamesAreThePrintersNames()
+    {
+        // Values the file does not print (a reduce body in its `applies` form) are numbered as
+        // MLIR's printer numbers them without running its naming: a nested region continues
+        // the counters its parent region has at its end, siblings start from the same ones.
+        // Names the file gives stay (%cst, %iterArg); every other name must be the printer's.
+        auto m = parse(R"(func.func @main(%a: tensor<8x4xf32>, %b: tensor<f32>) -> (tensor<8xf32>, tensor<4xf32>) {
+  %cst = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<8x4xf32>, tensor<f32>) -> tensor<8xf32>
+  %1:2 = stablehlo.while(%iterArg = %0, %iterArg_0 = %b) : tensor<8xf32>, tensor<f32>
+    cond {
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %5 = stablehlo.reduce(%iterArg init: %iterArg_0) applies stablehlo.maximum across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+    %6 = stablehlo.broadcast_in_dim %5, dims = [] : (tensor<f32>) -> tensor<8xf32>
+    stablehlo.return %6, %5 : tensor<8xf32>, tensor<f32>
+  }
+  %2 = stablehlo.reduce(%a init: %1#1) applies stablehlo.maximum across dimensions = [0] : (tensor<8x4xf32>, tensor<f32>) -> tensor<4xf32>
+  %3 = "stablehlo.reduce"(%a, %b) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = stablehlo.minimum %x, %y : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<8x4xf32>, tensor<f32>) -> tensor<4xf32>
+  %4 = stablehlo.add %2, %3 : tensor<4xf32>
+  return %1#0, %4 : tensor<8xf32>, tensor<4xf32>
+}
+)");
+        QVERIFY(m);
+        // Drop the names the counters can give (not those ops ask for, nor a while's).
+        m->op().walk([](ir::Op* op) {
+            if (!ir::hasAsmResultNameHints(*op))
+                for (const auto& r : op->results())
+                    r->sourceName.clear();
+            for (const auto& region : op->regions())
+                if (ir::ssaNumbersEntryArgs(*region))
+                    for (const auto& b : region->blocks())
+                        for (const auto& a : b->args())
+                            a->sourceName.clear();
+        });
+        const ir::ProgramIds& ids = m->programIds();
+        const ir::SsaNames printed(m->op(), true);
+        int compared = 0;
+        m->op().walk([&](ir::Op* op) {
+            for (const auto& r : op->results()) {
+                QCOMPARE(ids.values()[static_cast<size_t>(r->programId)].name, printed.reference(r.get()));
+                ++compared;
+            }
+            for (const auto& region : op->regions())
+                for (const auto& b : region->blocks())
+                    for (const auto& a : b->args()) {
+                        QCOMPARE(ids.values()[static_cast<size_t>(a->programId)].name, printed.reference(a.get()));
+                        ++compared;
+                    }
+        });
+        QCOMPARE(compared, 28);
+        std::map<std::string, std::string> names = valueNames(ids);
+        QCOMPARE(names["@main:%0/%arg2"], std::string("%arg2")); // after @main's %arg0, %arg1
+        QCOMPARE(names["@main:%0/%5"], std::string("%5"));       // after @main's %0 ... %4
+        QCOMPARE(names["@main:%1/r1/%5/%7"], std::string("%7")); // after the while body's %5, %6
+        QCOMPARE(names["@main:%1/r1/%5/%arg2"], std::string("%arg2")); // a while's are %iterArg
+    }
+
     void siblingRegionsAreQualifiedAndLookupsTiered()
     {
         auto m = parse(R"(sdy.mesh @mesh = <["a"=2]>
