@@ -204,9 +204,9 @@ private slots:
         });
         QCOMPARE(compared, 28);
         std::map<std::string, std::string> names = valueNames(ids);
-        QCOMPARE(names["@main:%0/%arg2"], std::string("%arg2")); // after @main's %arg0, %arg1
-        QCOMPARE(names["@main:%0/%5"], std::string("%5"));       // after @main's %0 ... %4
-        QCOMPARE(names["@main:%1/r1/%5/%7"], std::string("%7")); // after the while body's %5, %6
+        QCOMPARE(names["@main:%0/%arg2"], std::string("%arg2"));       // after @main's %arg0, %arg1
+        QCOMPARE(names["@main:%0/%5"], std::string("%5"));             // after @main's %0 ... %4
+        QCOMPARE(names["@main:%1/r1/%5/%7"], std::string("%7"));       // after the while body's %5, %6
         QCOMPARE(names["@main:%1/r1/%5/%arg2"], std::string("%arg2")); // a while's are %iterArg
     }
 
