@@ -369,28 +369,27 @@ private:
     /// Wires operands and successors once every value and block exists (uses may come first).
     void resolve()
     {
-        for (const Pending& p : m_pendingOperands) {
+        resolveIds(m_pendingOperands, m_values, "value", [](ir::Op* op, ir::Value* v) { op->addOperand(v); });
+        resolveIds(m_pendingSuccessors, m_blocks, "block",
+                   [](ir::Op* op, ir::Block* b) { op->successors().push_back(b); });
+    }
+
+    /// Resolves the ids of every pending list in `ids` (`what`: "value" or "block"), handing
+    /// each object to `add` in order.
+    template <class PendingList, class Map, class Add>
+    static void resolveIds(const PendingList& pending, const Map& ids, const char* what, Add add)
+    {
+        for (const auto& p : pending) {
             for (size_t i = 0; i < p.list->size(); ++i) {
                 const json& e = p.list->at(i);
                 std::string where = p.path + "/" + std::to_string(i);
                 if (!e.is_number_integer())
-                    throw ReadError{where, "expected a value id (an integer), got " + jsonTypeName(e)};
-                auto it = m_values.find(e.get<int64_t>());
-                if (it == m_values.end())
-                    throw ReadError{where, "unknown value id " + std::to_string(e.get<int64_t>())};
-                p.op->addOperand(it->second);
-            }
-        }
-        for (const Pending& p : m_pendingSuccessors) {
-            for (size_t i = 0; i < p.list->size(); ++i) {
-                const json& e = p.list->at(i);
-                std::string where = p.path + "/" + std::to_string(i);
-                if (!e.is_number_integer())
-                    throw ReadError{where, "expected a block id (an integer), got " + jsonTypeName(e)};
-                auto it = m_blocks.find(e.get<int64_t>());
-                if (it == m_blocks.end())
-                    throw ReadError{where, "unknown block id " + std::to_string(e.get<int64_t>())};
-                p.op->successors().push_back(it->second);
+                    throw ReadError{where,
+                                    std::string("expected a ") + what + " id (an integer), got " + jsonTypeName(e)};
+                auto it = ids.find(e.get<int64_t>());
+                if (it == ids.end())
+                    throw ReadError{where, std::string("unknown ") + what + " id " + std::to_string(e.get<int64_t>())};
+                add(p.op, it->second);
             }
         }
     }

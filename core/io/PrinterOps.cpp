@@ -173,6 +173,12 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
             appendFunctionalType(op);
     };
     auto head = [&] { out += full; };
+    // `stablehlo.op %a, %b`
+    auto headOperands = [&] {
+        head();
+        out += ' ';
+        appendValues(op.operands());
+    };
 
     if (unaryOps().count(name) && nOps == 1 && nRes == 1) {
         head();
@@ -191,18 +197,14 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
             sameOrFunctional();
         return true;
     }
-    if (binaryOps().count(name) && nOps == 2 && nRes == 1) {
-        head();
-        out += ' ';
-        appendValues(op.operands());
+    if (((binaryOps().count(name) && nOps == 2) || (name == "clamp" && nOps == 3)) && nRes == 1) {
+        headOperands();
         appendAttrDict(op, {});
         sameOrFunctional();
         return true;
     }
     if (name == "complex" && nOps == 2 && nRes == 1) {
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         appendAttrDict(op, {});
         out += " : ";
         const Type& r = op.result(0)->type();
@@ -356,9 +358,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         std::vector<int64_t> sizes;
         if (!intList(op.attr("slice_sizes"), sizes))
             return false;
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         out += ", sizes = ";
         appendIntList(out, sizes);
         appendAttrDict(op, {"slice_sizes"});
@@ -367,9 +367,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         return true;
     }
     if (name == "dynamic_update_slice" && nOps >= 2 && nRes == 1) {
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         appendAttrDict(op, {});
         out += " : ";
         appendFunctionalType(op);
@@ -379,9 +377,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         int64_t dim;
         if (!intValue(op.attr("dimension"), dim))
             return false;
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         out += (nOps ? ", dim = " : "dim = ") + std::to_string(dim);
         appendAttrDict(op, {"dimension"});
         out += " : ";
@@ -393,9 +389,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         if (!intList(op.attr("edge_padding_low"), lo) || !intList(op.attr("edge_padding_high"), hi) ||
             !intList(op.attr("interior_padding"), in))
             return false;
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         out += ", low = ";
         appendIntList(out, lo);
         out += ", high = ";
@@ -412,9 +406,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         const Attribute* pc = op.attr("precision_config");
         if (pc && !precisionList(pc, prec))
             return false;
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         if (pc)
             out += ", precision = " + prec;
         appendAttrDict(op, {"precision_config"});
@@ -440,9 +432,7 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         const OpaqueAttr* algO = alg ? alg->as<OpaqueAttr>() : nullptr;
         if (alg && !algO)
             return false;
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         out += ", ";
         if (lb != "[]" || rb != "[]")
             out += "batching_dims = " + lb + " x " + rb + ", ";
@@ -568,18 +558,8 @@ bool Printer::printCustomOp(const Op& op, bool inFuncBody)
         sameOrFunctional();
         return true;
     }
-    if (name == "clamp" && nOps == 3 && nRes == 1) {
-        head();
-        out += ' ';
-        appendValues(op.operands());
-        appendAttrDict(op, {});
-        sameOrFunctional();
-        return true;
-    }
     if (name == "select" && nOps == 3 && nRes == 1) {
-        head();
-        out += ' ';
-        appendValues(op.operands());
+        headOperands();
         appendAttrDict(op, {});
         out += " : ";
         const Type& r = op.result(0)->type();

@@ -457,50 +457,33 @@ PropagationEdgesAttr Parser::parseEdgesBody()
 AttrPtr Parser::parseSdyAttr(const std::string& mnemonic, const SourcePos& p)
 {
     DepthGuard guard(*this);
+    // `<...>` around the body, the context of errors naming the attribute.
+    auto inAngles = [&](auto parseBody) {
+        expect(Kind::Less, "to start " + mnemonic);
+        auto body = parseBody();
+        expect(Kind::Greater, "to end " + mnemonic);
+        return body;
+    };
     if (mnemonic == "sharding")
         return makeAttr(ShardingAttr{parseShardingBody()});
-    if (mnemonic == "sharding_per_value") {
-        expect(Kind::Less, "to start sharding_per_value");
-        ShardingPerValue v = parseShardingList();
-        expect(Kind::Greater, "to end sharding_per_value");
-        return makeAttr(ShardingPerValueAttr{std::move(v)});
-    }
+    if (mnemonic == "sharding_per_value")
+        return makeAttr(ShardingPerValueAttr{inAngles([&] { return parseShardingList(); })});
     if (mnemonic == "mesh")
         return makeAttr(MeshAttr{parseMeshBody(p)});
     if (mnemonic == "op_sharding_rule")
         return makeAttr(OpShardingRuleAttr{parseRuleBody()});
     if (mnemonic == "propagation_edges")
         return makeAttr(parseEdgesBody());
-    if (mnemonic == "manual_axes") {
-        expect(Kind::Less, "to start manual_axes");
-        auto axes = parseManualAxes();
-        expect(Kind::Greater, "to end manual_axes");
-        return makeAttr(ManualAxesAttr{std::move(axes)});
-    }
-    if (mnemonic == "axis_ref_list") {
-        expect(Kind::Less, "to start axis_ref_list");
-        auto axes = parseAxisList();
-        expect(Kind::Greater, "to end axis_ref_list");
-        return makeAttr(AxisRefListAttr{std::move(axes)});
-    }
-    if (mnemonic == "list_of_axis_ref_lists") {
-        expect(Kind::Less, "to start list_of_axis_ref_lists");
-        auto lists = parseAxisListList();
-        expect(Kind::Greater, "to end list_of_axis_ref_lists");
-        return makeAttr(ListOfAxisRefListsAttr{std::move(lists)});
-    }
-    if (mnemonic == "all_to_all_param_list") {
-        expect(Kind::Less, "to start all_to_all_param_list");
-        auto params = parseAllToAllParams();
-        expect(Kind::Greater, "to end all_to_all_param_list");
-        return makeAttr(AllToAllParamListAttr{std::move(params)});
-    }
-    if (mnemonic == "axis_ref") {
-        expect(Kind::Less, "to start axis_ref");
-        AxisRef a = parseAxisRef();
-        expect(Kind::Greater, "to end axis_ref");
-        return makeAttr(AxisRefListAttr{{a}});
-    }
+    if (mnemonic == "manual_axes")
+        return makeAttr(ManualAxesAttr{inAngles([&] { return parseManualAxes(); })});
+    if (mnemonic == "axis_ref_list")
+        return makeAttr(AxisRefListAttr{inAngles([&] { return parseAxisList(); })});
+    if (mnemonic == "list_of_axis_ref_lists")
+        return makeAttr(ListOfAxisRefListsAttr{inAngles([&] { return parseAxisListList(); })});
+    if (mnemonic == "all_to_all_param_list")
+        return makeAttr(AllToAllParamListAttr{inAngles([&] { return parseAllToAllParams(); })});
+    if (mnemonic == "axis_ref")
+        return makeAttr(AxisRefListAttr{{inAngles([&] { return parseAxisRef(); })}});
     error(p, "unknown sdy attribute '#sdy." + mnemonic + "'");
 }
 

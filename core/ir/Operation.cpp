@@ -77,6 +77,17 @@ Op* Block::insertAfter(Op* after, std::unique_ptr<Op> op)
     return insertBefore(next, std::move(op));
 }
 
+Op* insertAtDefinition(Value& v, std::unique_ptr<Op> op)
+{
+    if (Op* def = v.definingOp()) {
+        if (op->pos.line == 0)
+            op->pos = def->pos;
+        return def->parentBlock()->insertAfter(def, std::move(op));
+    }
+    Block* b = v.ownerBlock();
+    return b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
+}
+
 std::unique_ptr<Op> Block::remove(Op* op)
 {
     assert(op->m_parent == this);

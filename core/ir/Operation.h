@@ -230,6 +230,11 @@ private:
     Block::OpList::iterator m_self;
 };
 
+/// Inserts `op` where every use of `v` sees it: right after `v`'s defining op, or first in its
+/// block for a block argument. `op` takes the defining op's source position when it has none.
+/// Returns it.
+Op* insertAtDefinition(Value& v, std::unique_ptr<Op> op);
+
 /// The type shapes of an op's operands / results (what the rule verifier checks).
 std::vector<TypeShape> operandTypeShapes(const Op& op);
 std::vector<TypeShape> resultTypeShapes(const Op& op);

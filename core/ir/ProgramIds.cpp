@@ -88,6 +88,18 @@ std::optional<std::string> userName(const Value& v, const SsaNames* printed)
     return std::nullopt;
 }
 
+/// `id`, else `id~2`, `id~3`... the first that `taken` says is free.
+template <class Taken> std::string firstFreeId(std::string id, const Taken& taken)
+{
+    if (!taken(id))
+        return id;
+    for (int n = 2;; ++n) {
+        std::string candidate = id + "~" + std::to_string(n);
+        if (!taken(candidate))
+            return candidate;
+    }
+}
+
 int64_t funcResultKey(int func, int i) { return (static_cast<int64_t>(func) << 32) | static_cast<uint32_t>(i); }
 
 } // namespace
@@ -183,40 +195,18 @@ int ProgramIds::scopeId(const AttrPtr& loc)
 
 bool ProgramIds::isTaken(const std::string& id) const { return m_takenValues.count(id) || m_takenOps.count(id); }
 
-std::string ProgramIds::uniqueValueId(std::string id)
+std::string ProgramIds::uniqueId(std::unordered_set<std::string>& taken, std::string id) const
 {
     // The user's program names its values uniquely (per region, and ids qualify regions by
     // their op), so only names made here can collide: those are checked and remembered, and so
     // are user names that look like made ones (with a dot).
     if (m_naming) {
         if (id.find('.') != std::string::npos)
-            m_takenValues.insert(id);
+            taken.insert(id);
         return id;
     }
-    if (m_takenValues.count(id))
-        for (int n = 2;; ++n)
-            if (!m_takenValues.count(id + "~" + std::to_string(n))) {
-                id += "~" + std::to_string(n);
-                break;
-            }
-    m_takenValues.insert(id);
-    return id;
-}
-
-std::string ProgramIds::uniqueOpId(std::string id)
-{
-    if (m_naming) {
-        if (id.find('.') != std::string::npos)
-            m_takenOps.insert(id);
-        return id;
-    }
-    if (m_takenOps.count(id))
-        for (int n = 2;; ++n)
-            if (!m_takenOps.count(id + "~" + std::to_string(n))) {
-                id += "~" + std::to_string(n);
-                break;
-            }
-    m_takenOps.insert(id);
+    id = firstFreeId(std::move(id), [&](const std::string& c) { return taken.count(c) != 0; });
+    taken.insert(id);
     return id;
 }
 
@@ -241,7 +231,7 @@ int ProgramIds::addValue(Value& v, std::string name, const std::string& prefix, 
 {
     const int idx = static_cast<int>(m_values.size());
     ProgramValue pv;
-    pv.id = uniqueValueId(prefix + name);
+    pv.id = uniqueId(m_takenValues, prefix + name);
     pv.name = std::move(name);
     pv.scope = scope;
     pv.func = func;
@@ -284,7 +274,7 @@ void ProgramIds::addFuncResults(Op& func)
     for (size_t i = 0; i < numResults; ++i) {
         const int idx = static_cast<int>(m_values.size());
         ProgramValue pv;
-        pv.id = uniqueValueId(prefix + "result" + std::to_string(i));
+        pv.id = uniqueId(m_takenValues, prefix + "result" + std::to_string(i));
         pv.name = "result " + std::to_string(i);
         pv.func = fi;
         pv.funcResult = static_cast<int>(i);
@@ -353,7 +343,7 @@ void ProgramIds::nameUserOp(Op& op, const std::string& prefix, int func, const S
         name.reserve(r.sourceName.size() + 1);
         name += '%';
         name += r.sourceName;
-        const int oi = addOp(op, uniqueOpId(prefix + name), name, func, scope);
+        const int oi = addOp(op, uniqueId(m_takenOps, prefix + name), name, func, scope);
         addValue(r, std::move(name), prefix, func, oi, scope);
         return;
     }
@@ -374,7 +364,7 @@ void ProgramIds::nameUserOp(Op& op, const std::string& prefix, int func, const S
         addOp(op, nextResultlessId(prefix, op.name()), sym.empty() ? op.name() : "@" + sym, func, scope);
     } else if (list) {
         const std::string head = list->substr(0, list->find_first_of(":,"));
-        const int oi = addOp(op, uniqueOpId(prefix + head), *list, func, scope);
+        const int oi = addOp(op, uniqueId(m_takenOps, prefix + head), *list, func, scope);
         for (const auto& r : op.results()) {
             std::optional<std::string> name = userName(*r, printed);
             if (!name)
@@ -392,12 +382,7 @@ void ProgramIds::nameTopLevelOp(Op& op)
     // one again under the symbol of an earlier one, which then gets `~2`.
     const std::string sym = symbolName(op);
     std::string id = sym.empty() ? nextResultlessId("module:", op.name()) : "@" + sym;
-    if (m_topLevel.count(id))
-        for (int n = 2;; ++n)
-            if (!m_topLevel.count(id + "~" + std::to_string(n))) {
-                id += "~" + std::to_string(n);
-                break;
-            }
+    id = firstFreeId(std::move(id), [&](const std::string& c) { return m_topLevel.count(c) != 0; });
     const int idx = addOp(op, id, sym.empty() ? op.name() : "@" + sym, -1, scopeId(op.loc));
     m_topLevel.emplace(m_ops[static_cast<size_t>(idx)].id, idx);
 }
@@ -435,7 +420,7 @@ void ProgramIds::nameNew(Op& op)
         addOp(op, nextResultlessId(prefix, op.name()), op.name(), func, scope);
     } else {
         const std::string name = freeDerivedName(base, prefix);
-        const int oi = addOp(op, uniqueOpId(prefix + name),
+        const int oi = addOp(op, uniqueId(m_takenOps, prefix + name),
                              op.numResults() > 1 ? name + ":" + std::to_string(op.numResults()) : name, func, scope);
         if (from >= 0)
             m_ops[static_cast<size_t>(oi)].derivedFrom = m_values[static_cast<size_t>(from)].op;
@@ -523,7 +508,7 @@ void ProgramIds::noteDerived(Op& inserted, const Value& from, Derivation how)
     const int scope = inserted.loc ? scopeId(inserted.loc) : source.scope;
     const int sourceOp = source.op;
     const int oi =
-        addOp(inserted, uniqueOpId(prefix + name),
+        addOp(inserted, uniqueId(m_takenOps, prefix + name),
               inserted.numResults() > 1 ? name + ":" + std::to_string(inserted.numResults()) : name, func, scope);
     m_ops[static_cast<size_t>(oi)].derivedFrom = sourceOp;
     m_ops[static_cast<size_t>(oi)].derivation = how;
@@ -568,8 +553,8 @@ void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
     }
     const int scope = inserted.loc ? scopeId(inserted.loc) : m_ops[static_cast<size_t>(fo)].scope;
     const std::string head = m_values[static_cast<size_t>(from.result(0)->programId)].name + suffix + n;
-    const int oi =
-        addOp(inserted, uniqueOpId(prefix + head), m_ops[static_cast<size_t>(fo)].name + suffix + n, func, scope);
+    const int oi = addOp(inserted, uniqueId(m_takenOps, prefix + head),
+                         m_ops[static_cast<size_t>(fo)].name + suffix + n, func, scope);
     m_ops[static_cast<size_t>(oi)].derivedFrom = fo;
     m_ops[static_cast<size_t>(oi)].derivation = how;
     for (const auto& r : inserted.results()) {
@@ -673,7 +658,7 @@ void ProgramIds::noteCloned(const Op& original, Op& clone)
                         const ProgramOp& src = m_ops[static_cast<size_t>(oo.programId)];
                         const std::string tail = src.id.substr(src.id.rfind(':') + 1);
                         const std::string local = tail.substr(tail.rfind('/') + 1);
-                        const int oi = addOp(co, uniqueOpId(prefix + local), src.name, func, src.scope);
+                        const int oi = addOp(co, uniqueId(m_takenOps, prefix + local), src.name, func, src.scope);
                         m_ops[static_cast<size_t>(oi)].derivedFrom = oo.programId;
                         m_ops[static_cast<size_t>(oi)].derivation = Derivation::Copy;
                         for (unsigned r = 0; r < co.numResults() && r < oo.numResults(); ++r) {

@@ -154,10 +154,10 @@ private:
     int addOp(Op& op, std::string id, std::string name, int func, int scope);
     /// `prefix` for the ids of `op`'s region contents: `@f:%3/`, `@f:%3/r1/`.
     std::string regionPrefix(const Op& op, unsigned region) const;
-    /// Makes `id` unique among the ids made after the naming of the user's program (`~2`, `~3`
-    /// appended) and remembers it; while naming the user's program, ids are unique already.
-    std::string uniqueValueId(std::string id);
-    std::string uniqueOpId(std::string id);
+    /// Makes `id` unique among the ids in `taken` made after the naming of the user's program
+    /// (`~2`, `~3` appended) and remembers it there; while naming the user's program, ids are
+    /// unique already.
+    std::string uniqueId(std::unordered_set<std::string>& taken, std::string id) const;
     bool isTaken(const std::string& id) const;
     /// `prefix` + `opName` + `#k`, k counting the resultless ops of that name under `prefix`.
     std::string nextResultlessId(const std::string& prefix, const std::string& opName);
@@ -179,7 +179,7 @@ private:
     int m_lastScope = -1;                                      ///< the scope scopeId found last
     PointerMap<Attribute, int> m_scopeByLoc;                   ///< location attribute -> scope id (-1 none)
     bool m_naming = false;                                     ///< naming the user's program (the constructor)
-    std::unordered_set<std::string> m_takenValues, m_takenOps; ///< ids that may collide (see uniqueValueId)
+    std::unordered_set<std::string> m_takenValues, m_takenOps; ///< ids that may collide (see uniqueId)
     std::unordered_map<std::string, int> m_topLevel;           ///< top-level op id -> op index
     std::unordered_map<std::string, int> m_resultless;         ///< next number per prefix + op name
     /// (function op index, result index) -> value index.

@@ -245,15 +245,24 @@ bool verifyNamedComputation(Context& ctx, const Op& op)
 
 bool isStaticTensor(const Type& t) { return t.isRankedTensor() && t.hasStaticShape(); }
 
-bool verifyDataFlowEdge(Context& ctx, const Op& op)
+/// What both data-flow edge ops check first: one operand, one result of static shape, and this
+/// op the operand's only user (`operandWords` names the operand in the message).
+bool verifyEdgeOperand(Context& ctx, const Op& op, const std::string& operandWords)
 {
     if (op.numOperands() != 1 || op.numResults() != 1)
         return opError(ctx, op, "expects one operand and one result");
     if (!isStaticTensor(op.result(0)->type()))
         return opError(ctx, op, "expected a ranked tensor with a static shape, got " + op.result(0)->type().toString());
+    if (op.operand(0)->uses().size() != 1)
+        return opError(ctx, op, "expected " + operandWords + " to have a single user");
+    return true;
+}
+
+bool verifyDataFlowEdge(Context& ctx, const Op& op)
+{
+    if (!verifyEdgeOperand(ctx, op, "input of sdy.data_flow_edge"))
+        return false;
     const Value* input = op.operand(0);
-    if (input->uses().size() != 1)
-        return opError(ctx, op, "expected input of sdy.data_flow_edge to have a single user");
     if (const Op* def = input->definingOp())
         if (def->dialect() == "sdy" && def->name() != "sdy.manual_computation" &&
             def->name() != "sdy.named_computation")
@@ -273,13 +282,9 @@ bool verifyDataFlowEdge(Context& ctx, const Op& op)
 
 bool verifyFuncDataFlowEdge(Context& ctx, const Op& op)
 {
-    if (op.numOperands() != 1 || op.numResults() != 1)
-        return opError(ctx, op, "expects one operand and one result");
-    if (!isStaticTensor(op.result(0)->type()))
-        return opError(ctx, op, "expected a ranked tensor with a static shape, got " + op.result(0)->type().toString());
+    if (!verifyEdgeOperand(ctx, op, "operand of sdy.func_data_flow_edge"))
+        return false;
     const Value* input = op.operand(0);
-    if (input->uses().size() != 1)
-        return opError(ctx, op, "expected operand of sdy.func_data_flow_edge to have a single user");
     if (input->isBlockArgument()) {
         const Op* parent = input->ownerBlock()->parentOp();
         if (!parent || parent->name() != "func.func")

@@ -64,14 +64,7 @@ Value* insertAfter(Op* after, std::unique_ptr<Op> op)
     return after->parentBlock()->insertAfter(after, std::move(op))->result(0);
 }
 
-Value* insertAfterDef(Value* v, std::unique_ptr<Op> op)
-{
-    if (Op* def = v->definingOp())
-        return insertAfter(def, std::move(op));
-    ir::Block* b = v->ownerBlock();
-    Op* first = b->ops().empty() ? nullptr : b->ops().front().get();
-    return b->insertBefore(first, std::move(op))->result(0);
-}
+Value* insertAfterDef(Value* v, std::unique_ptr<Op> op) { return ir::insertAtDefinition(*v, std::move(op))->result(0); }
 
 Value* InsertPoint::insert(std::unique_ptr<Op> op)
 {

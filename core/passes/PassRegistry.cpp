@@ -2,6 +2,7 @@
 // that contributes passes (ir, rules, propagation, trace, partition).
 #include "core/passes/PassRegistry.h"
 
+#include <optional>
 #include <sstream>
 
 #include "core/ir/Canonicalizer.h"
@@ -23,6 +24,18 @@ bool readDebugOutputOptions(PassOptionReader& reader, const std::string& prefix,
     return reader.flag(prefix + "debug-sharding-origins", out.origins)
         .flag(prefix + "debug-propagation-edge-sharding", out.edges)
         .ok();
+}
+
+/// The debug output options of a pass that takes no others: null (with the diagnostics
+/// reported) when an option is malformed.
+std::optional<DebugOutputOptions> debugOutputOptionsOf(const PassOptions& opts, ir::Module& m, PassContext& ctx,
+                                                       const std::string& prefix)
+{
+    PassOptionReader reader(opts, m, ctx.diags);
+    DebugOutputOptions debug;
+    if (!readDebugOutputOptions(reader, prefix, debug))
+        return std::nullopt;
+    return debug;
 }
 
 using PropagationFn = bool (*)(ir::Module&, const PropagationPassOptions&, DiagnosticList&);
@@ -110,22 +123,20 @@ std::vector<PassInfo> buildRegistry()
                             "move data-flow edge shardings back onto their ops and remove the edges",
                             {"sink-debug-sharding-origins", "sink-debug-propagation-edge-sharding"},
                             [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
-                                PassOptionReader reader(opts, m, ctx.diags);
-                                DebugOutputOptions debug;
-                                if (!readDebugOutputOptions(reader, "sink-", debug))
+                                const auto debug = debugOutputOptionsOf(opts, m, ctx, "sink-");
+                                if (!debug)
                                     return false;
-                                sinkDebugAttributes(m, debug);
+                                sinkDebugAttributes(m, *debug);
                                 return sinkDataFlowEdges(m);
                             }});
     list.push_back(PassInfo{"sdy-apply-sharding-constraints",
                             "copy fully closed sharding constraints onto their unsharded inputs",
                             {"debug-sharding-origins", "debug-propagation-edge-sharding"},
                             [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
-                                PassOptionReader reader(opts, m, ctx.diags);
-                                DebugOutputOptions debug;
-                                if (!readDebugOutputOptions(reader, "", debug))
+                                const auto debug = debugOutputOptionsOf(opts, m, ctx, "");
+                                if (!debug)
                                     return false;
-                                return runWithDebugOutputs(m, debug, ctx.observer, [&](PropagationObserver* obs) {
+                                return runWithDebugOutputs(m, *debug, ctx.observer, [&](PropagationObserver* obs) {
                                     return applyShardingConstraints(m, obs);
                                 });
                             },

@@ -68,16 +68,6 @@ bool canApply(Value* x, const TensorSharding& s, const Op* self, unsigned selfIn
     return true;
 }
 
-void insertAtDefinition(Value* x, std::unique_ptr<Op> op)
-{
-    if (Op* def = x->definingOp()) {
-        def->parentBlock()->insertAfter(def, std::move(op));
-    } else {
-        ir::Block* b = x->ownerBlock();
-        b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
-    }
-}
-
 void redirectOtherUses(Value* x, Op* keep, Value* to) { replaceUses(x, to, keep); }
 
 void setUnreducedOf(Value* x, const TensorSharding& s)
@@ -139,7 +129,7 @@ void applyConstraint(Op& c, PropagationObserver* obs)
     if (isDataFlowTarget(x)) {
         std::unique_ptr<Op> owned = c.parentBlock()->remove(&c);
         Op* raw = owned.get();
-        insertAtDefinition(x, std::move(owned));
+        ir::insertAtDefinition(*x, std::move(owned));
         redirectOtherUses(x, raw, raw->result(0));
         setUnreducedOf(x, *s);
         return;
@@ -161,7 +151,7 @@ void applyManualInShardings(ir::Module& module, Op& mc, PropagationObserver* obs
             Value* r = op->addResult(x->type());
             ir::setOpSharding(*op, *s);
             Op* raw = op.get();
-            insertAtDefinition(x, std::move(op));
+            ir::insertAtDefinition(*x, std::move(op));
             module.noteDerived(*raw, *x, ir::Derivation::Constraint);
             redirectOtherUses(x, raw, r);
             continue;

@@ -22,14 +22,7 @@ void addEdge(ir::Module& module, Value* owner)
     Value* result = op->addResult(owner->type());
     if (std::optional<TensorSharding> s = getOwnSharding(owner))
         ir::setOpSharding(*op, *s);
-    Op* raw = nullptr;
-    if (Op* def = owner->definingOp()) {
-        raw = def->parentBlock()->insertAfter(def, std::move(op));
-        raw->pos = def->pos;
-    } else {
-        ir::Block* b = owner->ownerBlock();
-        raw = b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
-    }
+    Op* raw = ir::insertAtDefinition(*owner, std::move(op));
     module.noteDerived(*raw, *owner, ir::Derivation::Edge);
     replaceUses(owner, result, raw);
 }

@@ -28,14 +28,7 @@ Value* insertOpenConstraint(ir::Module& module, Value* v, const MeshRef& mesh)
     op->addOperand(v);
     Value* result = op->addResult(v->type());
     ir::setOpSharding(*op, TensorSharding::open(mesh, valueRank(v)));
-    Op* raw = nullptr;
-    if (Op* def = v->definingOp()) {
-        raw = def->parentBlock()->insertAfter(def, std::move(op));
-        raw->pos = def->pos;
-    } else {
-        ir::Block* b = v->ownerBlock();
-        raw = b->insertBefore(b->empty() ? nullptr : b->ops().front().get(), std::move(op));
-    }
+    Op* raw = ir::insertAtDefinition(*v, std::move(op));
     module.noteDerived(*raw, *v, ir::Derivation::Constraint);
     replaceUses(v, result, raw);
     return result;

@@ -153,19 +153,23 @@ RuleResult reverseRule(const RuleContext& c)
     });
 }
 
-RuleResult allGatherRule(const RuleContext& c)
+/// all_gather and reduce_scatter: pointwise but for the dimension `dimAttr` names, which
+/// changes size and so is one operand factor and one result factor, both needing replication.
+RuleResult resizedDimRule(const RuleContext& c, const char* opLabel, const char* dimAttr)
 {
-    auto g = intAttr(c, "all_gather_dim");
-    if (!g || !inRange(*g, c.operand(0)))
-        return RuleResult::invalid("all_gather: missing or invalid all_gather_dim");
+    auto d = intAttr(c, dimAttr);
+    if (!d || !inRange(*d, c.operand(0)))
+        return RuleResult::invalid(std::string(opLabel) + ": missing or invalid " + dimAttr);
     OpShardingRuleBuilder b = c.builder();
-    pointwiseExcept(b, c.operand(0), {*g});
-    b.addFactor(OpShardingRuleBuilder::repeat(*g, c.operandShapes.size()), {}, c.operand(0)[static_cast<size_t>(*g)],
+    pointwiseExcept(b, c.operand(0), {*d});
+    b.addFactor(OpShardingRuleBuilder::repeat(*d, c.operandShapes.size()), {}, c.operand(0)[static_cast<size_t>(*d)],
                 FactorKind::NeedReplication);
-    b.addFactor({}, OpShardingRuleBuilder::repeat(*g, c.resultShapes.size()), c.result(0)[static_cast<size_t>(*g)],
+    b.addFactor({}, OpShardingRuleBuilder::repeat(*d, c.resultShapes.size()), c.result(0)[static_cast<size_t>(*d)],
                 FactorKind::NeedReplication);
     return RuleResult::created(b.build());
 }
+
+RuleResult allGatherRule(const RuleContext& c) { return resizedDimRule(c, "all_gather", "all_gather_dim"); }
 
 RuleResult allToAllRule(const RuleContext& c)
 {
@@ -189,19 +193,7 @@ RuleResult allToAllRule(const RuleContext& c)
     return RuleResult::created(b.build());
 }
 
-RuleResult reduceScatterRule(const RuleContext& c)
-{
-    auto s = intAttr(c, "scatter_dimension");
-    if (!s || !inRange(*s, c.operand(0)))
-        return RuleResult::invalid("reduce_scatter: missing or invalid scatter_dimension");
-    OpShardingRuleBuilder b = c.builder();
-    pointwiseExcept(b, c.operand(0), {*s});
-    b.addFactor(OpShardingRuleBuilder::repeat(*s, c.operandShapes.size()), {}, c.operand(0)[static_cast<size_t>(*s)],
-                FactorKind::NeedReplication);
-    b.addFactor({}, OpShardingRuleBuilder::repeat(*s, c.resultShapes.size()), c.result(0)[static_cast<size_t>(*s)],
-                FactorKind::NeedReplication);
-    return RuleResult::created(b.build());
-}
+RuleResult reduceScatterRule(const RuleContext& c) { return resizedDimRule(c, "reduce_scatter", "scatter_dimension"); }
 
 RuleResult rngBitGeneratorRule(const RuleContext& c)
 {
