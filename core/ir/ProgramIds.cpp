@@ -376,6 +376,13 @@ void ProgramIds::nameUserOp(Op& op, const std::string& prefix, int func, const S
     }
 }
 
+void ProgramIds::nameRegions(Op& op, int func)
+{
+    for (unsigned ri = 0; ri < op.numRegions(); ++ri)
+        for (const auto& b : op.region(ri).blocks())
+            nameBlockContents(*b, regionPrefix(op, ri), func, nullptr);
+}
+
 void ProgramIds::nameTopLevelOp(Op& op)
 {
     // Top-level ids are symbols (`@main`, `@mesh`), else numbered by op name; a pass may make
@@ -430,11 +437,7 @@ void ProgramIds::nameNew(Op& op)
             m_values[static_cast<size_t>(vi)].derivedFrom = from;
         }
     }
-    for (unsigned ri = 0; ri < op.numRegions(); ++ri) {
-        const std::string inner = regionPrefix(op, ri);
-        for (const auto& b : op.region(ri).blocks())
-            nameBlockContents(*b, inner, func, nullptr);
-    }
+    nameRegions(op, func);
 }
 
 // ---- lookups that name on demand ----------------------------------------------------------------
@@ -518,9 +521,7 @@ void ProgramIds::noteDerived(Op& inserted, const Value& from, Derivation how)
         m_values[static_cast<size_t>(vi)].derivedFrom = fi;
         m_values[static_cast<size_t>(vi)].derivation = how;
     }
-    for (unsigned ri = 0; ri < inserted.numRegions(); ++ri)
-        for (const auto& b : inserted.region(ri).blocks())
-            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr);
+    nameRegions(inserted, func);
 }
 
 void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
@@ -564,9 +565,7 @@ void ProgramIds::noteDerived(Op& inserted, const Op& from, Derivation how)
         m_values[static_cast<size_t>(vi)].derivedFrom = ov;
         m_values[static_cast<size_t>(vi)].derivation = how;
     }
-    for (unsigned ri = 0; ri < inserted.numRegions(); ++ri)
-        for (const auto& b : inserted.region(ri).blocks())
-            nameBlockContents(*b, regionPrefix(inserted, ri), func, nullptr);
+    nameRegions(inserted, func);
 }
 
 void ProgramIds::noteDerived(Value& inserted, const Value& from, Derivation how)
@@ -679,9 +678,7 @@ void ProgramIds::noteCloned(const Op& original, Op& clone)
     };
     pairRegions(original, clone);
     // Whatever did not pair (the original had no name for it) is named as new.
-    for (unsigned ri = 0; ri < clone.numRegions(); ++ri)
-        for (const auto& b : clone.region(ri).blocks())
-            nameBlockContents(*b, regionPrefix(clone, ri), func, nullptr);
+    nameRegions(clone, func);
 }
 
 } // namespace shardx::ir

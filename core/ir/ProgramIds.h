@@ -147,6 +147,8 @@ private:
     /// printer's (`printed`, or `numbering`'s counters), else names derived here.
     void nameBlockContents(Block& block, const std::string& prefix, int func, const SsaNames* printed,
                            Numbering* numbering = nullptr);
+    /// Names what `op`'s regions hold that is not named yet (an op a pass made).
+    void nameRegions(Op& op, int func);
     /// Names an op of the user's program and its results; `number` is the printer's number
     /// for its results (-1 none).
     void nameUserOp(Op& op, const std::string& prefix, int func, const SsaNames* printed, int number);
