@@ -150,6 +150,7 @@ int cmdGenerate(int argc, char** argv)
 bool openVerified(Session& session, const std::string& path, const Args& args)
 {
     OpenOptions options;
+    options.strict = args.has("strict");
     options.allowUnregisteredDialects = args.has("allow-unregistered-dialect");
     const bool ok = session.open(path, options);
     std::cerr << session.diagnostics().formatAll();
@@ -160,7 +161,7 @@ int cmdCheck(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {});
     if (args.positional.empty()) {
-        std::cerr << "usage: shardx-cli check FILE... [--allow-unregistered-dialect]\n";
+        std::cerr << "usage: shardx-cli check FILE... [--strict [--allow-unregistered-dialect]]\n";
         return 2;
     }
     int failures = 0;
@@ -326,6 +327,10 @@ void printUsage(std::ostream& os)
           "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
+          "\n"
+          "Ops and attributes of dialects shardx does not know are kept as written (a warning each), and\n"
+          "shardings do not propagate through such ops. --strict refuses them as MLIR does\n"
+          "(--strict --allow-unregistered-dialect keeps them in generic form, as mlir-opt does).\n"
           "  convert FILE --to json|mlir [-o FILE]\n"
           "                     convert between MLIR text and shardx's JSON document format\n";
 }

@@ -13,6 +13,13 @@ namespace shardx::io {
 struct ReadOptions {
     /// Keep ops of unknown dialects (printed generically) instead of rejecting them.
     bool allowUnregisteredDialects = false;
+    /// Viewer tolerance (shardx-cli, the GUI): what allowUnregisteredDialects keeps, and besides
+    /// every op written in a custom form shardx does not know (an op of a dialect it does not
+    /// know, or an op its dialect does not define) is kept as written (ir::OpaqueSyntax): its
+    /// text is printed back unchanged, the values it names are its operands, its result types
+    /// come from its trailing `: type` signature (else from the first use that names them).
+    /// Each such op gets a warning. mlir-opt and shardx-opt are strict: this is off there.
+    bool keepUnknownOps = false;
 };
 
 /// Parses `text` (the contents of `fileName`). Stops at the first syntax error, which is

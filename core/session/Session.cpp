@@ -91,6 +91,26 @@ void Session::close()
     m_path.clear();
 }
 
+namespace {
+
+io::ReadOptions readOptions(const OpenOptions& options)
+{
+    io::ReadOptions read;
+    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
+    read.keepUnknownOps = !options.strict;
+    return read;
+}
+
+} // namespace
+
+ir::VerifyOptions Session::verifyOptions(ir::VerifyScope scope) const
+{
+    ir::VerifyOptions v;
+    v.scope = scope;
+    v.allowUnknownOps = !m_openOptions.strict;
+    return v;
+}
+
 bool Session::adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options)
 {
     if (!module || m_diagnostics.hasErrors())
@@ -98,7 +118,7 @@ bool Session::adopt(std::unique_ptr<ir::Module> module, const OpenOptions& optio
     m_source = std::move(module);
     // The names users know are taken from the module as read, before any pass renames it.
     m_source->programIds();
-    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics, ir::VerifyScope::EveryOp))
+    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics, verifyOptions(ir::VerifyScope::EveryOp)))
         return false;
     return !m_diagnostics.hasErrors();
 }
@@ -107,18 +127,16 @@ bool Session::open(const std::string& path, const OpenOptions& options)
 {
     close();
     m_path = path;
-    io::ReadOptions read;
-    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
-    return adopt(io::loadModuleFile(path, m_diagnostics, read), options);
+    m_openOptions = options;
+    return adopt(io::loadModuleFile(path, m_diagnostics, readOptions(options)), options);
 }
 
 bool Session::openText(std::string_view text, const std::string& name, const OpenOptions& options)
 {
     close();
     m_path = name;
-    io::ReadOptions read;
-    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
-    return adopt(io::loadModuleText(text, name, m_diagnostics, read), options);
+    m_openOptions = options;
+    return adopt(io::loadModuleText(text, name, m_diagnostics, readOptions(options)), options);
 }
 
 bool Session::openTrace(const std::string& path)
@@ -144,7 +162,7 @@ bool Session::openTrace(const std::string& path)
 bool Session::verify(DiagnosticList& out) const
 {
     const ir::Module* m = module();
-    return m && ir::verifyModule(*m, out, ir::VerifyScope::EveryOp);
+    return m && ir::verifyModule(*m, out, verifyOptions(ir::VerifyScope::EveryOp));
 }
 
 const ir::ProgramIds* Session::ids() const
@@ -200,7 +218,7 @@ PropagationResult Session::propagate(const PropagationRequest& request, const Pr
         counter.report();
         ok = passes[i].pass->run(*work, passes[i].options, context) && !result.diagnostics.hasErrors();
         if (ok && request.verifyAfterEachPass)
-            ok = ir::verifyModule(*work, result.diagnostics);
+            ok = ir::verifyModule(*work, result.diagnostics, verifyOptions(ir::VerifyScope::FirstFailure));
         result.passes.push_back(passes[i].pass->name);
     }
     result.cancelled = m_cancel.load();
@@ -415,7 +433,7 @@ Status Session::setSharding(int value, const std::optional<TensorSharding>& shar
         }
     }
     DiagnosticList diags;
-    if (!ir::verifyModule(*edited, diags)) {
+    if (!ir::verifyModule(*edited, diags, verifyOptions(ir::VerifyScope::FirstFailure))) {
         const Diagnostic& d = diags.all().front();
         return Error{d.message, d.pos};
     }

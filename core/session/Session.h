@@ -13,6 +13,7 @@
 
 #include "core/ir/Module.h"
 #include "core/ir/ProgramIds.h"
+#include "core/ir/Verifier.h"
 #include "core/passes/PassRegistry.h"
 #include "core/rules/ShardingProjection.h"
 #include "core/support/Diagnostic.h"
@@ -25,8 +26,14 @@ namespace shardx {
 
 /// How a file is read.
 struct OpenOptions {
-    /// Keep ops of dialects shardx does not know (printed in generic form), as mlir-opt's
-    /// `-allow-unregistered-dialect`; without it they are errors.
+    /// MLIR's strictness (`shardx-cli --strict`): ops and attributes of dialects shardx does not
+    /// know are errors (unless allowUnregisteredDialects), and so is an op in a custom form it
+    /// cannot read. Off (the default, viewer tolerance), they are kept as written, printed back
+    /// unchanged and reported as warnings; shardings do not propagate through such ops (they
+    /// have no sharding rule, as in Shardy) and the trace says so.
+    bool strict = false;
+    /// With `strict`: keep ops of dialects shardx does not know in generic form, as mlir-opt's
+    /// `-allow-unregistered-dialect`.
     bool allowUnregisteredDialects = false;
     /// Verify the module after reading it.
     bool verify = true;
@@ -190,7 +197,10 @@ public:
 private:
     bool adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options);
 
+    ir::VerifyOptions verifyOptions(ir::VerifyScope scope) const;
+
     std::string m_path;
+    OpenOptions m_openOptions;
     DiagnosticList m_diagnostics;
     std::unique_ptr<ir::Module> m_source;
     std::unique_ptr<ir::Module> m_result;

@@ -394,6 +394,22 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                         for (const AxisRef& a : d.axes)
                             candidates.insert(a.name);
     }
+    // Ops next to it without a sharding rule: nothing crosses them (once per op).
+    std::set<int> blockedOps;
+    for (size_t si : involving) {
+        const TraceStep& s = trace.steps()[si];
+        if (s.kind != TraceStepKind::Skipped || s.note.rfind("no sharding rule: ", 0) != 0 || s.op < 0 ||
+            !blockedOps.insert(s.op).second)
+            continue;
+        const TraceOp& op = trace.ops()[static_cast<size_t>(s.op)];
+        const auto at = std::find(s.tensorValues.begin(), s.tensorValues.end(), value) - s.tensorValues.begin();
+        const std::string role = at < s.numOperands ? "uses it as operand " + std::to_string(at)
+                                                    : "defines it (result " + std::to_string(at - s.numOperands) + ")";
+        const std::string reason = " (" + s.note.substr(std::string("no sharding rule: ").size()) + ")";
+        e.blockedBy.push_back(op.displayName + " = " + op.name + " " + role + " but has no sharding rule" + reason +
+                              ", so propagation passes nothing through it (skipped at step #" + std::to_string(si) +
+                              ").");
+    }
     if (axisFilter)
         candidates = {*axisFilter};
     for (const std::string& name : candidates) {
@@ -511,8 +527,10 @@ std::string explanationText(const ValueExplanation& e)
         out += ", inserted by a pass for " + e.derivedFrom;
     out += "\n  before propagation: " + (e.initial ? e.initial->toString() : std::string("no sharding"));
     out += "\n  after propagation:  " + (e.final ? e.final->toString() : std::string("no sharding")) + "\n";
-    if (e.present.empty() && e.missing.empty())
+    if (e.present.empty() && e.missing.empty() && e.blockedBy.empty())
         out += "  nothing to explain: the value ends unsharded and no neighbour offers it an axis\n";
+    for (const std::string& b : e.blockedBy)
+        out += "  blocked: " + b + "\n";
     for (const AxisExplanation& x : e.present)
         out += "  why " + x.axis.toString() + ": " + x.sentence + "\n";
     for (const AxisExplanation& x : e.missing)
@@ -537,7 +555,8 @@ nlohmann::json explanationJson(const ValueExplanation& e)
             {"initial", e.initial ? e.initial->toString() : std::string()},
             {"final", e.final ? e.final->toString() : std::string()},
             {"present", axes(e.present)},
-            {"missing", axes(e.missing)}};
+            {"missing", axes(e.missing)},
+            {"blockedBy", e.blockedBy}};
 }
 
 } // namespace shardx

@@ -34,6 +34,9 @@ struct ValueExplanation {
     std::optional<TensorSharding> final;
     std::vector<AxisExplanation> present;
     std::vector<AxisExplanation> missing;
+    /// Ops next to the value that propagation did not cross (no sharding rule: an op shardx does
+    /// not know, a custom call without a rule), one sentence each, with the step that skipped it.
+    std::vector<std::string> blockedBy;
 };
 
 /// Finds a value by `query` as ir::findByUserName does: a trace id (`@main:%arg0`, `@main:%3`,
