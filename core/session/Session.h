@@ -78,6 +78,18 @@ struct PropagationResult {
     std::vector<std::string> passes; ///< the passes that ran, in order
 };
 
+/// A propagation request running on its own copy of the source module (Session::startPropagation).
+class PropagationRun;
+struct PropagationRunDeleter {
+    void operator()(PropagationRun* run) const;
+};
+using PropagationRunPtr = std::unique_ptr<PropagationRun, PropagationRunDeleter>;
+/// Runs `run` (any thread; it touches only its own copy of the module). `progress` is called on
+/// that thread.
+void runPropagation(PropagationRun& run, const ProgressFn& progress = {});
+/// Asks `run` to stop at its next step (any thread, while runPropagation runs).
+void cancelPropagation(PropagationRun& run);
+
 /// The factor table of one op at one position of the trace: its sharding rule, the shardings of
 /// its operands and results there projected onto the rule's factors (SDY.md 4.3), and the value
 /// index of each row.
@@ -132,6 +144,12 @@ public:
     /// trace trace() (when recorded) and the cursor moves to the last step. On failure or
     /// cancellation the session is left as it was.
     PropagationResult propagate(const PropagationRequest& request, const ProgressFn& progress = {});
+    /// propagate() in three parts, for front ends that run propagation on a worker thread while
+    /// the session stays readable: startPropagation() (the session's thread) checks the request
+    /// and copies the source module, runPropagation() (any thread) runs it on the copy, and
+    /// finishPropagation() (the session's thread) adopts the result as propagate() does.
+    PropagationRunPtr startPropagation(const PropagationRequest& request);
+    PropagationResult finishPropagation(PropagationRunPtr run);
     /// Runs the last request again (after setSharding()).
     PropagationResult repropagate(const ProgressFn& progress = {});
     /// Asks a running propagate() to stop at its next step (any thread).
@@ -183,6 +201,11 @@ public:
     /// nullopt). The module must still verify, else nothing changes and the error is returned.
     /// The last result and trace are dropped: propagate again to see the effect.
     Status setSharding(int value, const std::optional<TensorSharding>& sharding);
+    /// What setSharding() would say, changing nothing.
+    Status checkSharding(int value, const std::optional<TensorSharding>& sharding) const;
+    /// The sharding the user's program gives value `value` itself (its own annotation in the
+    /// source module, with edits), nullopt for none.
+    std::optional<TensorSharding> sourceSharding(int value) const;
 
     // ---- saving -------------------------------------------------------------------------------
     enum class Format { Auto, Mlir, Json };
@@ -198,6 +221,8 @@ private:
     bool adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options);
 
     ir::VerifyOptions verifyOptions(ir::VerifyScope scope) const;
+    /// A copy of the source module with `value`'s sharding set (or removed), verified.
+    Expected<std::unique_ptr<ir::Module>> editedWith(int value, const std::optional<TensorSharding>& sharding) const;
 
     std::string m_path;
     OpenOptions m_openOptions;

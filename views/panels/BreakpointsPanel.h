@@ -1,0 +1,20 @@
+// BreakpointsPanel: (placeholder) an empty panel observing the SessionContext.
+#pragma once
+
+#include <QWidget>
+
+namespace shardx::views {
+
+class SessionContext;
+
+class BreakpointsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit BreakpointsPanel(SessionContext& context, QWidget* parent = nullptr);
+
+private:
+    SessionContext& m_context;
+};
+
+} // namespace shardx::views

@@ -1,0 +1,20 @@
+// DiagnosticsPanel: (placeholder) an empty panel observing the SessionContext.
+#pragma once
+
+#include <QWidget>
+
+namespace shardx::views {
+
+class SessionContext;
+
+class DiagnosticsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit DiagnosticsPanel(SessionContext& context, QWidget* parent = nullptr);
+
+private:
+    SessionContext& m_context;
+};
+
+} // namespace shardx::views

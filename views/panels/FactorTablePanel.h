@@ -1,0 +1,20 @@
+// FactorTablePanel: (placeholder) an empty panel observing the SessionContext.
+#pragma once
+
+#include <QWidget>
+
+namespace shardx::views {
+
+class SessionContext;
+
+class FactorTablePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit FactorTablePanel(SessionContext& context, QWidget* parent = nullptr);
+
+private:
+    SessionContext& m_context;
+};
+
+} // namespace shardx::views

@@ -1,0 +1,20 @@
+// StepTreePanel: (placeholder) an empty panel observing the SessionContext.
+#pragma once
+
+#include <QWidget>
+
+namespace shardx::views {
+
+class SessionContext;
+
+class StepTreePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit StepTreePanel(SessionContext& context, QWidget* parent = nullptr);
+
+private:
+    SessionContext& m_context;
+};
+
+} // namespace shardx::views

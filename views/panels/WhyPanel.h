@@ -1,0 +1,20 @@
+// WhyPanel: (placeholder) an empty panel observing the SessionContext.
+#pragma once
+
+#include <QWidget>
+
+namespace shardx::views {
+
+class SessionContext;
+
+class WhyPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit WhyPanel(SessionContext& context, QWidget* parent = nullptr);
+
+private:
+    SessionContext& m_context;
+};
+
+} // namespace shardx::views
