@@ -193,6 +193,10 @@ public:
     /// never visited, and the shardings of its tensors at that position. Fails for ops without
     /// a sharding rule or a mesh.
     Expected<OpFactorTable> factorTable(int op, size_t step) const;
+    /// Where op `op` (or the op defining value `value`, for valuePosition) is written in the file
+    /// opened; unknown (line 0) for what passes made.
+    SourcePos opPosition(int op) const;
+    SourcePos valuePosition(int value) const;
     /// Where each axis of `value`'s final sharding came from.
     Expected<std::vector<AxisOrigin>> origins(int value) const;
 
