@@ -13,6 +13,9 @@ namespace shardx::io {
 struct ReadOptions {
     /// Keep ops of unknown dialects (printed generically) instead of rejecting them.
     bool allowUnregisteredDialects = false;
+    /// Line of the file on which the text starts (a part of a split file, SplitInput.h, starts
+    /// further down): every position, in diagnostics and in the ops read, is a line of the file.
+    int firstLine = 1;
 };
 
 /// Parses `text` (the contents of `fileName`). Stops at the first syntax error, which is

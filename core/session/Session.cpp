@@ -109,6 +109,7 @@ bool Session::open(const std::string& path, const OpenOptions& options)
     m_path = path;
     io::ReadOptions read;
     read.allowUnregisteredDialects = options.allowUnregisteredDialects;
+    read.firstLine = options.firstLine;
     return adopt(io::loadModuleFile(path, m_diagnostics, read), options);
 }
 
@@ -118,6 +119,7 @@ bool Session::openText(std::string_view text, const std::string& name, const Ope
     m_path = name;
     io::ReadOptions read;
     read.allowUnregisteredDialects = options.allowUnregisteredDialects;
+    read.firstLine = options.firstLine;
     return adopt(io::loadModuleText(text, name, m_diagnostics, read), options);
 }
 
