@@ -254,6 +254,28 @@ private slots:
         QVERIFY(e.out.endsWith("}\n\n\n// -----\n"));
     }
 
+    void trailingTextIsAnErrorAtItsLine()
+    {
+        // A module followed by text that is not MLIR: an error at the line of that text, alone and as
+        // the second part of a split file (line 9 of the file); the other parts are still printed.
+        const QByteArray module = "module {\n  func.func @f() {\n    return\n  }\n}\n";
+        QString in = writeFile("trailing.mlir", module + "this is not mlir\n");
+        Result r = run({in});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.startsWith(in + ":6:1: error: expected end of file after the top-level module, found 'this'"),
+                 qPrintable(r.err));
+        QString split =
+            writeFile("trailing-split.mlir", "func.func @g() {\n  return\n}\n// -----\n" + module +
+                                                 "this is not mlir\n// -----\nfunc.func @h() {\n  return\n}\n");
+        Result s = run({"-split-input-file", split});
+        QCOMPARE(s.exitCode, 1);
+        QVERIFY2(s.err.startsWith(split + ":10:1: error: expected end of file after the top-level module"),
+                 qPrintable(s.err));
+        QVERIFY(s.out.contains("func.func @g()") && s.out.contains("func.func @h()"));
+        QVERIFY(s.out.contains("\n// -----\n\n// -----\n"));
+    }
+
     void helpListsDriverFlags()
     {
         Result r = run({"--help"});
