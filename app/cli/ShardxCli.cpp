@@ -331,7 +331,7 @@ int cmdPropagate(int argc, char** argv)
     return writeOutput(args, io::joinSplitOutputs(outputs)) && ok ? 0 : 1;
 }
 
-/// `explain FILE VALUE [--axis A] [--strategy S] [--json]`: why each axis of VALUE is there.
+/// `explain FILE VALUE [--axis A] [--strategy S] [--json] [--part N]`: why each axis of VALUE is there.
 int cmdExplain(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"axis", "strategy", "output", "o", "part"});
