@@ -1,5 +1,5 @@
-// Test helper: MLIR text with the entries of its attribute dictionaries in another order (MLIR sorts them by name,
-// so the module read is the same).
+// Test helpers: MLIR text with the entries of its attribute dictionaries, or its location alias definitions, in
+// another order (MLIR sorts the former by name and resolves the latter wherever they are, so the module is the same).
 #pragma once
 
 #include <algorithm>
@@ -137,6 +137,34 @@ inline std::string reverseAttributeDictionaries(std::string_view text)
             stack.pop_back();
         out += c;
     }
+    return out;
+}
+
+/// `text` with its location alias definitions (`#loc3 = loc(...)` lines) in reverse order: MLIR resolves a location
+/// alias wherever it is defined, so their order does not matter. Other lines stay where they are.
+inline std::string reverseLocationAliases(std::string_view text)
+{
+    std::vector<std::string_view> lines;
+    for (size_t begin = 0; begin < text.size();) {
+        size_t end = text.find('\n', begin);
+        end = end == std::string_view::npos ? text.size() : end + 1;
+        lines.push_back(text.substr(begin, end - begin));
+        begin = end;
+    }
+    auto isAlias = [](std::string_view l) {
+        return l.size() > 4 && l.substr(0, 4) == "#loc" && l.find(" = loc(") != std::string_view::npos &&
+               l.back() == '\n';
+    };
+    std::vector<size_t> aliasLines;
+    for (size_t i = 0; i < lines.size(); ++i)
+        if (isAlias(lines[i]))
+            aliasLines.push_back(i);
+    std::vector<std::string_view> reordered = lines;
+    for (size_t k = 0; k < aliasLines.size(); ++k)
+        reordered[aliasLines[k]] = lines[aliasLines[aliasLines.size() - 1 - k]];
+    std::string out;
+    for (std::string_view l : reordered)
+        out += l;
     return out;
 }
 

@@ -1,6 +1,7 @@
 // Determinism (DESIGN.md section 3): the same input and options give byte-identical MLIR, JSON documents and traces,
 // run after run in one process and across processes (shardx-cli), for every sample and every propagation strategy;
-// and the order of attribute dictionary entries in the input, which MLIR sorts, changes nothing.
+// and the order of attribute dictionary entries in the input, which MLIR sorts, and of location alias definitions
+// changes nothing.
 #include <QtTest>
 
 #include <QProcess>
@@ -222,7 +223,7 @@ private slots:
         QCOMPARE(json[0].toStdString(), inProcess.sourceJson);
     }
 
-    void reverserReordersDictionariesOnly()
+    void reorderingHelpers()
     {
         // The helper itself, on each kind of brace: dictionaries (nested ones too) are reversed; regions, the
         // dimension shardings inside <...>, sharding rule factor sizes and manual axes stay.
@@ -238,6 +239,9 @@ private slots:
                                 "  sdy.manual_computation() manual_axes={\"a\", \"b\"} () {\n";
         QCOMPARE(testing::reverseAttributeDictionaries(in), out);
         QCOMPARE(testing::reverseAttributeDictionaries(out), in);
+        QCOMPARE(testing::reverseLocationAliases(
+                     "a\n#loc = loc(unknown)\nb\n#loc1 = loc(\"f\":1:2)\n#loc2 = loc(\"n\"(#loc1))\n"),
+                 std::string("a\n#loc2 = loc(\"n\"(#loc1))\nb\n#loc1 = loc(\"f\":1:2)\n#loc = loc(unknown)\n"));
     }
 
     void attributeOrderDoesNotMatter_data()
@@ -272,8 +276,11 @@ private slots:
             text = io::printModule(*s.sourceModule(), options);
             QVERIFY(text.find("<{") != std::string::npos);
         }
-        const std::string permuted = testing::reverseAttributeDictionaries(text);
-        QVERIFY2(permuted != text, "the input has a dictionary of two entries or more");
+        const std::string reversed = testing::reverseAttributeDictionaries(text);
+        QVERIFY2(reversed != text, "the input has a dictionary of two entries or more");
+        const std::string permuted = testing::reverseLocationAliases(reversed);
+        if (reversed.find("\n#loc1 = ") != std::string::npos)
+            QVERIFY(permuted != reversed);
         QCOMPARE(permuted.size(), text.size()); // positions of ops and values unchanged
         const Outputs expected = propagate(text, name, strategy.toStdString());
         QVERIFY2(expected.failure.empty(), expected.failure.c_str());
