@@ -99,6 +99,7 @@ io::ReadOptions readOptions(const OpenOptions& options)
     io::ReadOptions read;
     read.allowUnregisteredDialects = options.allowUnregisteredDialects;
     read.keepUnknownOps = !options.strict;
+    read.firstLine = options.firstLine;
     return read;
 }
 

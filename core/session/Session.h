@@ -37,6 +37,9 @@ struct OpenOptions {
     bool allowUnregisteredDialects = false;
     /// Verify the module after reading it.
     bool verify = true;
+    /// Line of the file on which the text opened starts: openText() of a part of a split file
+    /// (io::splitInputFile) passes the part's first line, so that every position is a line of the file.
+    int firstLine = 1;
 };
 
 /// What propagation to run: a strategy, or a pass list.
