@@ -46,7 +46,8 @@ QVariant BreakpointModel::data(const QModelIndex& index, int role) const
     }
     case Qt::CheckStateRole: return b.enabled ? Qt::Checked : Qt::Unchecked;
     case Qt::DecorationRole:
-        return themedIcon(b.kind == BreakpointKind::AnyConflict ? QStringLiteral("conflict") : QStringLiteral("breakpoint"));
+        return themedIcon(b.kind == BreakpointKind::AnyConflict ? QStringLiteral("conflict")
+                                                                : QStringLiteral("breakpoint"));
     case HitsRole: return hits;
     default: return {};
     }

@@ -18,8 +18,8 @@ void DiagnosticsModel::setDiagnostics(std::vector<Diagnostic> diagnostics)
 
 int DiagnosticsModel::errorCount() const
 {
-    return static_cast<int>(
-        std::count_if(m_diags.begin(), m_diags.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; }));
+    return static_cast<int>(std::count_if(m_diags.begin(), m_diags.end(),
+                                          [](const Diagnostic& d) { return d.severity == Severity::Error; }));
 }
 
 int DiagnosticsModel::warningCount() const

@@ -107,12 +107,14 @@ QVariant FactorTableModel::data(const QModelIndex& index, int role) const
     }
     case Qt::ToolTipRole: {
         if (col >= numFactors())
-            return col == replicatedColumn() ? tr("Explicitly replicated axes") : tr("Unreduced axes (partial results)");
+            return col == replicatedColumn() ? tr("Explicitly replicated axes")
+                                             : tr("Unreduced axes (partial results)");
         const FactorSharding* fs = m_table->table.tensor(row).find(col);
         if (!fs)
             return tr("Factor %1 does not map to this tensor").arg(QString::fromStdString(factorName(col)));
-        QString tip = tr("Factor %1: %2").arg(QString::fromStdString(factorName(col)),
-                                              fs->axes.empty() ? tr("no axes") : axesText(fs->axes));
+        QString tip =
+            tr("Factor %1: %2")
+                .arg(QString::fromStdString(factorName(col)), fs->axes.empty() ? tr("no axes") : axesText(fs->axes));
         if (!fs->overflowAxes.empty())
             tip += tr("\nOverflow axes: %1").arg(axesText(fs->overflowAxes));
         tip += fs->closed ? tr("\nClosed: propagation may not add axes") : tr("\nOpen: propagation may add axes");
@@ -152,7 +154,8 @@ QVariant FactorTableModel::headerData(int section, Qt::Orientation orientation, 
             return {};
         if (role == Qt::DisplayRole) {
             QString name = QString::fromStdString(m_table->table.rowName(section));
-            if (section < static_cast<int>(m_valueNames.size()) && !m_valueNames[static_cast<size_t>(section)].isEmpty())
+            if (section < static_cast<int>(m_valueNames.size()) &&
+                !m_valueNames[static_cast<size_t>(section)].isEmpty())
                 name += QStringLiteral("  ") + m_valueNames[static_cast<size_t>(section)];
             return name;
         }

@@ -97,6 +97,8 @@ bool StepTreeModel::stepVisible(size_t stepIndex) const
     const TraceStep& s = m_trace->steps()[stepIndex];
     if (m_filter.changesOnly && s.changes.empty())
         return false;
+    if (m_filter.hideSkipped && s.kind == TraceStepKind::Skipped)
+        return false;
     if (m_filter.conflictsOnly && !stepHasConflict(*m_trace, stepIndex))
         return false;
     if (m_filter.text.isEmpty())
@@ -324,9 +326,10 @@ QVariant StepTreeModel::data(const QModelIndex& index, int role) const
         switch (role) {
         case Qt::DisplayRole:
             if (index.column() == StepColumn)
-                return nodeLabel(n);
-            if (index.column() == ChangeColumn)
-                return tr("steps #%1 – #%2").arg(n.firstStep).arg(std::max(n.firstStep, n.endStep - 1));
+                return tr("%1   (steps #%2 – #%3)")
+                    .arg(nodeLabel(n))
+                    .arg(n.firstStep)
+                    .arg(std::max(n.firstStep, n.endStep - 1));
             return {};
         case StepIndexRole: return -1;
         case NodeIndexRole: return static_cast<int>(indexOf(id));

@@ -15,8 +15,9 @@ namespace shardx::views {
 
 /// What the step tree shows.
 struct StepFilter {
-    QString text;              ///< matched in op names, result names, loc scopes, changed values
-    bool changesOnly = false;  ///< hide steps that changed nothing
+    QString text;               ///< matched in op names, result names, loc scopes, changed values
+    bool changesOnly = false;   ///< hide steps that changed nothing
+    bool hideSkipped = false;   ///< hide ops visited without a step (constants, terminators, no mesh)
     bool conflictsOnly = false; ///< only steps where tensors disagreed (Breakpoints.h stepHasConflict)
     bool operator==(const StepFilter& o) const = default;
 };

@@ -12,7 +12,10 @@
 namespace shardx::views {
 
 DiagnosticsPanel::DiagnosticsPanel(SessionContext& context, QWidget* parent)
-    : QWidget(parent), m_context(context), m_model(new DiagnosticsModel(this)), m_view(new QTableView(this)),
+    : QWidget(parent),
+      m_context(context),
+      m_model(new DiagnosticsModel(this)),
+      m_view(new QTableView(this)),
       m_summary(new QLabel(this))
 {
     m_view->setModel(m_model);

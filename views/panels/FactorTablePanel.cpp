@@ -15,8 +15,12 @@
 namespace shardx::views {
 
 FactorTablePanel::FactorTablePanel(SessionContext& context, QWidget* parent)
-    : QWidget(parent), m_context(context), m_model(new FactorTableModel(this)), m_title(new QLabel(this)),
-      m_view(new QTableView(this)), m_explanation(new QTextBrowser(this))
+    : QWidget(parent),
+      m_context(context),
+      m_model(new FactorTableModel(this)),
+      m_title(new QLabel(this)),
+      m_view(new QTableView(this)),
+      m_explanation(new QTextBrowser(this))
 {
     m_title->setTextFormat(Qt::RichText);
     m_title->setWordWrap(true);
@@ -64,7 +68,8 @@ void FactorTablePanel::refresh()
     const int op = m_context.selectedOp();
     const size_t step = m_context.step();
     if (!s || op < 0 || !s->ids() || static_cast<size_t>(op) >= s->ids()->ops().size()) {
-        m_title->setText(tr("<i>Select an op (in the graph, the step tree or by a value) to see its factor table.</i>"));
+        m_title->setText(
+            tr("<i>Select an op (in the graph, the step tree or by a value) to see its factor table.</i>"));
         m_model->setTable(std::nullopt, std::nullopt, {});
         m_explanation->clear();
         return;
@@ -72,10 +77,10 @@ void FactorTablePanel::refresh()
     const ir::ProgramOp& pop = s->ids()->ops()[static_cast<size_t>(op)];
     const QString opText = QString::fromStdString(pop.name).toHtmlEscaped() + QStringLiteral(" = <b>") +
                            QString::fromStdString(pop.opName).toHtmlEscaped() + QStringLiteral("</b>");
-    const QString scope =
-        pop.scope >= 0 ? QStringLiteral(" <span style='color:gray'>at %1</span>")
-                             .arg(QString::fromStdString(s->ids()->scopeName(pop.scope)).toHtmlEscaped())
-                       : QString();
+    const QString scope = pop.scope >= 0
+                              ? QStringLiteral(" <span style='color:gray'>at %1</span>")
+                                    .arg(QString::fromStdString(s->ids()->scopeName(pop.scope)).toHtmlEscaped())
+                              : QString();
     Expected<OpFactorTable> table = s->factorTable(op, step);
     if (!table) {
         m_title->setText(opText + scope);
@@ -92,10 +97,11 @@ void FactorTablePanel::refresh()
         names.push_back(v >= 0 && static_cast<size_t>(v) < s->ids()->values().size()
                             ? QString::fromStdString(s->ids()->values()[static_cast<size_t>(v)].name)
                             : QString());
-    m_title->setText(opText + scope + tr(" — after step %1 of %2, mesh @%3")
-                                          .arg(step)
-                                          .arg(s->numSteps())
-                                          .arg(QString::fromStdString(table->meshName).toHtmlEscaped()));
+    m_title->setText(opText + scope +
+                     tr(" — after step %1 of %2, mesh @%3")
+                         .arg(step)
+                         .arg(s->numSteps())
+                         .arg(QString::fromStdString(table->meshName).toHtmlEscaped()));
     m_model->setTable(std::move(*table), std::move(previous), std::move(names));
 
     // The decision of the current step, when it is on this op; else where this op's steps are.
@@ -118,8 +124,9 @@ void FactorTablePanel::refresh()
     for (size_t i = 0; i < trace->numSteps() && links.size() < 40; ++i)
         if (trace->steps()[i].op == op && !trace->steps()[i].changes.empty())
             links << QStringLiteral("<a href='#%1'>#%1</a>").arg(i);
-    html += links.isEmpty() ? tr("<p>No step changed a sharding at this op.</p>")
-                            : tr("<p>Steps that changed shardings at this op: %1</p>").arg(links.join(QStringLiteral(" ")));
+    html += links.isEmpty()
+                ? tr("<p>No step changed a sharding at this op.</p>")
+                : tr("<p>Steps that changed shardings at this op: %1</p>").arg(links.join(QStringLiteral(" ")));
     m_explanation->setHtml(html);
 }
 

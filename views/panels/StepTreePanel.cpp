@@ -21,22 +21,30 @@
 namespace shardx::views {
 
 StepTreePanel::StepTreePanel(SessionContext& context, QWidget* parent)
-    : QWidget(parent), m_context(context), m_model(new StepTreeModel(this)), m_view(new QTreeView(this)),
-      m_search(new QLineEdit(this)), m_changesOnly(new QCheckBox(tr("Changes"), this)),
-      m_conflictsOnly(new QCheckBox(tr("Conflicts"), this)), m_count(new QLabel(this))
+    : QWidget(parent),
+      m_context(context),
+      m_model(new StepTreeModel(this)),
+      m_view(new QTreeView(this)),
+      m_search(new QLineEdit(this)),
+      m_changesOnly(new QCheckBox(tr("Changes"), this)),
+      m_conflictsOnly(new QCheckBox(tr("Conflicts"), this)),
+      m_skipped(new QCheckBox(tr("Skipped"), this)),
+      m_count(new QLabel(this))
 {
     m_search->setPlaceholderText(tr("Filter by op, value or loc name…"));
     m_search->setClearButtonEnabled(true);
     m_search->addAction(themedIcon(QStringLiteral("filter")), QLineEdit::LeadingPosition);
     m_changesOnly->setToolTip(tr("Only steps that changed a sharding"));
     m_conflictsOnly->setToolTip(tr("Only steps where tensors disagreed and an axis was cut or not taken"));
+    m_skipped->setToolTip(tr("Also show ops visited without a step (constants, terminators, ops without a mesh)"));
     m_view->setModel(m_model);
     m_view->setUniformRowHeights(true);
+    m_view->setIndentation(12);
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     m_view->header()->setStretchLastSection(true);
-    m_view->header()->resizeSection(StepTreeModel::StepColumn, 120);
+    m_view->header()->resizeSection(StepTreeModel::StepColumn, 110);
     m_view->header()->resizeSection(StepTreeModel::WhatColumn, 190);
     m_view->header()->resizeSection(StepTreeModel::ChangeColumn, 260);
 
@@ -45,6 +53,7 @@ StepTreePanel::StepTreePanel(SessionContext& context, QWidget* parent)
     filters->addWidget(m_search, 1);
     filters->addWidget(m_changesOnly);
     filters->addWidget(m_conflictsOnly);
+    filters->addWidget(m_skipped);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
@@ -60,6 +69,7 @@ StepTreePanel::StepTreePanel(SessionContext& context, QWidget* parent)
     connect(typing, &QTimer::timeout, this, &StepTreePanel::applyFilter);
     connect(m_changesOnly, &QCheckBox::toggled, this, &StepTreePanel::applyFilter);
     connect(m_conflictsOnly, &QCheckBox::toggled, this, &StepTreePanel::applyFilter);
+    connect(m_skipped, &QCheckBox::toggled, this, &StepTreePanel::applyFilter);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -109,13 +119,28 @@ void StepTreePanel::applyFilter()
     f.text = m_search->text().trimmed();
     f.changesOnly = m_changesOnly->isChecked();
     f.conflictsOnly = m_conflictsOnly->isChecked();
+    f.hideSkipped = !m_skipped->isChecked();
     m_model->setFilter(f);
+    spanNodeRows({});
     const Session* s = m_context.session();
     const size_t total = s && s->trace() ? s->trace()->numSteps() : 0;
-    m_count->setText(total == 0 ? tr("No trace yet") : tr("%1 of %2 steps shown").arg(m_model->visibleSteps()).arg(total));
+    m_count->setText(total == 0 ? tr("No trace yet")
+                                : tr("%1 of %2 steps shown").arg(m_model->visibleSteps()).arg(total));
     if (!f.text.isEmpty() || f.changesOnly || f.conflictsOnly)
         m_view->expandAll();
     showCurrent();
+}
+
+void StepTreePanel::spanNodeRows(const QModelIndex& parent)
+{
+    // Node rows (passes, rounds, runs) read across the columns.
+    for (int r = 0; r < m_model->rowCount(parent); ++r) {
+        const QModelIndex idx = m_model->index(r, 0, parent);
+        if (idx.data(StepTreeModel::NodeIndexRole).toInt() < 0)
+            continue;
+        m_view->setFirstColumnSpanned(r, parent, true);
+        spanNodeRows(idx);
+    }
 }
 
 void StepTreePanel::showCurrent()

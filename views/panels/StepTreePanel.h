@@ -30,6 +30,7 @@ private:
     void applyFilter();
     void showCurrent();
     void showContextMenu(const QPoint& pos);
+    void spanNodeRows(const QModelIndex& parent);
 
     SessionContext& m_context;
     StepTreeModel* m_model;
@@ -37,6 +38,7 @@ private:
     QLineEdit* m_search;
     QCheckBox* m_changesOnly;
     QCheckBox* m_conflictsOnly;
+    QCheckBox* m_skipped;
     QLabel* m_count;
 };
 

@@ -88,7 +88,8 @@ void WhyPanel::refresh()
         m_axis->addItems(names);
     }
     auto esc = [](const std::string& t) { return QString::fromStdString(t).toHtmlEscaped(); };
-    QString html = QStringLiteral("<p><b>%1</b> <span style='color:gray'>%2</span>").arg(esc(e->displayName), esc(e->id));
+    QString html =
+        QStringLiteral("<p><b>%1</b> <span style='color:gray'>%2</span>").arg(esc(e->displayName), esc(e->id));
     if (!e->opName.empty())
         html += QStringLiteral(" = %1").arg(esc(e->opName));
     if (!e->scope.empty())
@@ -101,7 +102,8 @@ void WhyPanel::refresh()
             return;
         html += QStringLiteral("<p><b>%1</b></p><ul>").arg(title);
         for (const AxisExplanation& x : list)
-            html += QStringLiteral("<li><code>%1</code>: %2</li>").arg(esc(x.axis.toString()), linkSteps(esc(x.sentence)));
+            html +=
+                QStringLiteral("<li><code>%1</code>: %2</li>").arg(esc(x.axis.toString()), linkSteps(esc(x.sentence)));
         html += QStringLiteral("</ul>");
     };
     section(tr("Why these axes are here"), e->present);
