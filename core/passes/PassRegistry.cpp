@@ -7,6 +7,7 @@
 
 #include "core/ir/Canonicalizer.h"
 #include "core/partition/ExplicitReshards.h"
+#include "core/partition/ReshardToCollectives.h"
 #include "core/passes/PropagationPipeline.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationPasses.h"
@@ -164,6 +165,16 @@ std::vector<PassInfo> buildRegistry()
                          return false;
                      return insertExplicitReshards(m, o, ctx.diags);
                  }});
+    list.push_back(PassInfo{
+        "sdy-reshard-to-collectives",
+        "lower every sdy.reshard to sdy.all_slice, collective_permute, all_to_all and all_gather (global shapes)",
+        {"keep-redundant-reshards"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            ReshardToCollectivesOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags).flag("keep-redundant-reshards", o.keepRedundantReshards).ok())
+                return false;
+            return reshardToCollectives(m, o, ctx.diags);
+        }});
     return list;
 }
 
