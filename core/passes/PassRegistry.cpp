@@ -7,6 +7,7 @@
 
 #include "core/ir/Canonicalizer.h"
 #include "core/partition/ExplicitReshards.h"
+#include "core/partition/PartitionPasses.h"
 #include "core/partition/ReshardToCollectives.h"
 #include "core/passes/PropagationPipeline.h"
 #include "core/propagation/DataFlowEdgePasses.h"
@@ -175,6 +176,26 @@ std::vector<PassInfo> buildRegistry()
                 return false;
             return reshardToCollectives(m, o, ctx.diags);
         }});
+    list.push_back(PassInfo{
+        "sdy-resolve-single-device-sharding",
+        "run each op whose results live on one device in a stablehlo.if on that device, then all-reduce its results",
+        {"replica-count", "partition-count"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            DeviceCountOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags)
+                     .integer("replica-count", o.replicaCount)
+                     .integer("partition-count", o.partitionCount)
+                     .ok())
+                return false;
+            return resolveSingleDeviceSharding(m, o, ctx.diags);
+        }});
+    list.push_back(PassInfo{"sdy-drop-sharding-and-mesh",
+                            "remove every sdy.sharding attribute and every sdy.mesh (the per-device program stays)",
+                            {},
+                            [](ir::Module& m, const PassOptions&, PassContext&) {
+                                dropShardingAndMesh(m);
+                                return true;
+                            }});
     return list;
 }
 
@@ -292,6 +313,23 @@ PassOptionReader& PassOptionReader::flag(const std::string& name, bool& out)
         out = false;
     else
         fail(name, it->second);
+    return *this;
+}
+
+PassOptionReader& PassOptionReader::integer(const std::string& name, int64_t& out)
+{
+    auto it = m_options.find(name);
+    if (it == m_options.end() || !m_ok)
+        return *this;
+    const std::string& v = it->second;
+    size_t digits = (!v.empty() && v[0] == '-') ? 1 : 0;
+    bool valid = v.size() > digits && v.size() - digits <= 18;
+    for (size_t i = digits; valid && i < v.size(); ++i)
+        valid = v[i] >= '0' && v[i] <= '9';
+    if (valid)
+        out = std::stoll(v);
+    else
+        fail(name, v);
     return *this;
 }
 
