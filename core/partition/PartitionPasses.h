@@ -20,6 +20,20 @@ struct DeviceCountOptions {
 /// to an sdy.all_reduce over every axis of the module's first mesh with axes.
 bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& options, DiagnosticList& diags);
 
+/// Options of `-sdy-convert-global-to-local` (PARTITION.md 7.1).
+struct GlobalToLocalOptions {
+    bool perDimAllGather = false;                    ///< `per-dim-all-gather`
+    bool combineMultiDimensionReduceScatter = false; ///< `combine-multi-dimension-reduce-scatter`
+    bool enableRgv3 = false;                         ///< `enable-rgv3`: replica groups as mesh axes
+    int64_t replicaCount = 1;                        ///< `replica-count`
+    int64_t partitionCount = 1;                      ///< `partition-count`
+};
+
+/// `-sdy-convert-global-to-local` (PARTITION.md 7): the global program with shardings becomes the
+/// program every device runs: local types, StableHLO collectives with replica groups for the sdy
+/// collectives, device-dependent offsets from partition_id, manual computations inlined.
+bool convertGlobalToLocal(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags);
+
 /// `-sdy-drop-sharding-and-mesh` (PARTITION.md 8): removes `sdy.sharding` from every op, function
 /// argument and result, and erases every sdy.mesh.
 void dropShardingAndMesh(ir::Module& module);

@@ -189,6 +189,23 @@ std::vector<PassInfo> buildRegistry()
                 return false;
             return resolveSingleDeviceSharding(m, o, ctx.diags);
         }});
+    list.push_back(
+        PassInfo{"sdy-convert-global-to-local",
+                 "turn the global program into the per-device one: local types, StableHLO collectives, device offsets",
+                 {"per-dim-all-gather", "combine-multi-dimension-reduce-scatter", "enable-rgv3", "replica-count",
+                  "partition-count"},
+                 [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                     GlobalToLocalOptions o;
+                     if (!PassOptionReader(opts, m, ctx.diags)
+                              .flag("per-dim-all-gather", o.perDimAllGather)
+                              .flag("combine-multi-dimension-reduce-scatter", o.combineMultiDimensionReduceScatter)
+                              .flag("enable-rgv3", o.enableRgv3)
+                              .integer("replica-count", o.replicaCount)
+                              .integer("partition-count", o.partitionCount)
+                              .ok())
+                         return false;
+                     return convertGlobalToLocal(m, o, ctx.diags);
+                 }});
     list.push_back(PassInfo{"sdy-drop-sharding-and-mesh",
                             "remove every sdy.sharding attribute and every sdy.mesh (the per-device program stays)",
                             {},
