@@ -20,6 +20,11 @@ struct DeviceCountOptions {
 /// to an sdy.all_reduce over every axis of the module's first mesh with axes.
 bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& options, DiagnosticList& diags);
 
+/// `-sdy-pad-for-divisibility` (PARTITION.md 5): values whose sharded dimensions do not divide
+/// among their shards are enlarged at the high end (collectives get padded inputs and trimmed
+/// outputs, contractions mask the padding). Function inputs and outputs must already divide.
+bool padForDivisibility(ir::Module& module, DiagnosticList& diags);
+
 /// Options of `-sdy-convert-global-to-local` (PARTITION.md 7.1).
 struct GlobalToLocalOptions {
     bool perDimAllGather = false;                    ///< `per-dim-all-gather`

@@ -176,6 +176,11 @@ std::vector<PassInfo> buildRegistry()
                 return false;
             return reshardToCollectives(m, o, ctx.diags);
         }});
+    list.push_back(
+        PassInfo{"sdy-pad-for-divisibility",
+                 "enlarge values whose sharded dimensions do not divide among their shards (global shapes)",
+                 {},
+                 [](ir::Module& m, const PassOptions&, PassContext& ctx) { return padForDivisibility(m, ctx.diags); }});
     list.push_back(PassInfo{
         "sdy-resolve-single-device-sharding",
         "run each op whose results live on one device in a stablehlo.if on that device, then all-reduce its results",
