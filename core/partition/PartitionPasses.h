@@ -20,6 +20,20 @@ struct DeviceCountOptions {
 /// to an sdy.all_reduce over every axis of the module's first mesh with axes.
 bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& options, DiagnosticList& diags);
 
+/// Options of `-sdy-resolve-permutation-factors`.
+struct PermutationFactorOptions {
+    /// `enable-halo-exchange`: shift neighbour data for pad, slice and reverse instead of
+    /// replicating. Not written yet: such ops are replicated in both modes.
+    bool enableHaloExchange = true;
+    DeviceCountOptions counts;
+};
+
+/// `-sdy-resolve-permutation-factors` (PARTITION.md 4.4): every StableHLO op whose sharding rule
+/// has a sharded permutation factor (pad and slice unless communication-free, reverse, windowed
+/// ops, convolution windows, concatenates of slices) gets that factor replicated by reshards
+/// before and after it. Halo exchange and the reshape analysis of 4.9 are not written yet.
+bool resolvePermutationFactors(ir::Module& module, const PermutationFactorOptions& options, DiagnosticList& diags);
+
 /// `-sdy-pad-for-divisibility` (PARTITION.md 5): values whose sharded dimensions do not divide
 /// among their shards are enlarged at the high end (collectives get padded inputs and trimmed
 /// outputs, contractions mask the padding). Function inputs and outputs must already divide.

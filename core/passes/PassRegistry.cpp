@@ -176,6 +176,21 @@ std::vector<PassInfo> buildRegistry()
                 return false;
             return reshardToCollectives(m, o, ctx.diags);
         }});
+    list.push_back(PassInfo{
+        "sdy-resolve-permutation-factors",
+        "replicate sharded permutation factors (pad, slice, reverse, windows) around their ops; halo exchange is not "
+        "written yet, so enable-halo-exchange replicates too",
+        {"enable-halo-exchange", "replica-count", "partition-count"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            PermutationFactorOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags)
+                     .flag("enable-halo-exchange", o.enableHaloExchange)
+                     .integer("replica-count", o.counts.replicaCount)
+                     .integer("partition-count", o.counts.partitionCount)
+                     .ok())
+                return false;
+            return resolvePermutationFactors(m, o, ctx.diags);
+        }});
     list.push_back(
         PassInfo{"sdy-pad-for-divisibility",
                  "enlarge values whose sharded dimensions do not divide among their shards (global shapes)",

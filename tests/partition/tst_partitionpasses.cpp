@@ -90,6 +90,34 @@ private slots:
                  std::string("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"));
     }
 
+    void permutationFactorsAreReplicatedWhereShardsWouldNeedNeighbours()
+    {
+        // PARTITION.md 4.10 R2: pad low [2, 1], high [0, 1] of 8x8 on a=2, b=2. Dimension 0 shifts by
+        // 2 (shard 1 would read rows of shard 0); dimension 1 pads 1 on each side, so each output
+        // shard reads only its own input shard. Only dimension 0 is replicated.
+        const std::string out = run(R"(sdy.mesh @m = <["a"=2, "b"=2]>
+func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {"b"}]>}) -> (tensor<10x10xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {"b"}]>}) {
+  %c = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.pad %arg0, %c, low = [2, 1], high = [0, 1], interior = [0, 0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : (tensor<8x8xf32>, tensor<f32>) -> tensor<10x10xf32>
+  return %0 : tensor<10x10xf32>
+})",
+                                    {{"sdy-resolve-permutation-factors", {{"enable-halo-exchange", "false"}}}});
+        QVERIFY2(has(out, "sdy.reshard %arg0 <@m, [{}, {\"b\"}]> : tensor<8x8xf32>"), out.c_str());
+        QVERIFY2(has(out, "{sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"b\"}]>]>} : (tensor<8x8xf32>, "
+                          "tensor<f32>) -> tensor<10x10xf32>"),
+                 out.c_str());
+        QVERIFY2(has(out, "sdy.reshard %1 <@m, [{\"a\"}, {\"b\"}]> : tensor<10x10xf32>"), out.c_str());
+        // A pad that needs no neighbour data is left alone.
+        const std::string free = run(R"(sdy.mesh @m = <["a"=2]>
+func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}]>}) -> (tensor<10xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}]>}) {
+  %c = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.pad %arg0, %c, low = [1], high = [1], interior = [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}]>]>} : (tensor<8xf32>, tensor<f32>) -> tensor<10xf32>
+  return %0 : tensor<10xf32>
+})",
+                                     {{"sdy-resolve-permutation-factors", {}}});
+        QVERIFY2(!has(free, "sdy.reshard"), free.c_str());
+    }
+
     void padMasksWhatItNoLongerPads()
     {
         // PARTITION.md 5.6 (c): the slice to 7 elements is widened to the padded 8; the pad's high
