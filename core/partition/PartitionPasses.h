@@ -53,6 +53,12 @@ struct GlobalToLocalOptions {
 /// collectives, device-dependent offsets from partition_id, manual computations inlined.
 bool convertGlobalToLocal(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags);
 
+/// `-sdy-remove-all-gather-reduce-scatter-for-cmv1` (PARTITION.md 10): for XLA's collective
+/// matmul, a single-use all_gather feeding a dot is removed, and so is a reduce_scatter that is a
+/// dot's only user (the dot takes its out sharding). The result is meant for XLA, not for further
+/// partitioning.
+void removeAllGatherReduceScatterForCmv1(ir::Module& module);
+
 /// `-sdy-drop-sharding-and-mesh` (PARTITION.md 8): removes `sdy.sharding` from every op, function
 /// argument and result, and erases every sdy.mesh.
 void dropShardingAndMesh(ir::Module& module);

@@ -1,4 +1,5 @@
 // -sdy-resolve-single-device-sharding and -sdy-drop-sharding-and-mesh (PARTITION.md 6 and 8).
+#include <algorithm>
 #include <optional>
 
 #include "core/ir/Builder.h"
@@ -198,6 +199,45 @@ void dropShardingAndMesh(ir::Module& module)
     }
     for (ir::Op* mesh : module.meshes())
         mesh->erase();
+}
+
+} // namespace shardx
+
+namespace shardx {
+
+void removeAllGatherReduceScatterForCmv1(ir::Module& module)
+{
+    for (ir::Op* func : module.funcs()) {
+        std::vector<ir::Op*> toRemove;
+        func->walkPostOrder([&](ir::Op* op) {
+            if (op->name() != "stablehlo.dot" && op->name() != "stablehlo.dot_general")
+                return;
+            bool sawGather = false;
+            for (ir::Value* v : op->operands()) {
+                ir::Op* def = v->definingOp();
+                if (def && def->name() == "sdy.all_gather" && v->hasOneUse()) {
+                    if (std::find(toRemove.begin(), toRemove.end(), def) == toRemove.end())
+                        toRemove.push_back(def);
+                    sawGather = true;
+                }
+            }
+            if (sawGather || op->numResults() != 1 || !op->result(0)->hasOneUse())
+                return;
+            ir::Op* user = op->result(0)->uses().front().user;
+            const ShardingPerValue* own = ir::resultShardings(*op);
+            const TensorSharding* out = ir::outSharding(*user);
+            if (user->name() != "sdy.reduce_scatter" || !own || own->shardings.empty() ||
+                !own->shardings.front().unreduced.empty() || !out)
+                return;
+            ir::setResultShardings(*op, ShardingPerValue{{*out}});
+            toRemove.push_back(user);
+        });
+        for (ir::Op* r : toRemove) {
+            r->result(0)->replaceAllUsesWith(r->operand(0));
+            r->dropAllReferences();
+            r->erase();
+        }
+    }
 }
 
 } // namespace shardx

@@ -226,6 +226,14 @@ std::vector<PassInfo> buildRegistry()
                          return false;
                      return convertGlobalToLocal(m, o, ctx.diags);
                  }});
+    list.push_back(
+        PassInfo{"sdy-remove-all-gather-reduce-scatter-for-cmv1",
+                 "remove single-use all_gathers into dots and reduce_scatters of dots (XLA collective matmul)",
+                 {},
+                 [](ir::Module& m, const PassOptions&, PassContext&) {
+                     removeAllGatherReduceScatterForCmv1(m);
+                     return true;
+                 }});
     list.push_back(PassInfo{"sdy-drop-sharding-and-mesh",
                             "remove every sdy.sharding attribute and every sdy.mesh (the per-device program stays)",
                             {},
