@@ -51,6 +51,10 @@ using CanonicalizationPattern = std::function<bool(Op&, Rewriter&)>;
 /// Patterns for the sdy ops (SDY.md sections 2.3, 2.4, 2.13-2.17), keyed by op name.
 const std::unordered_map<std::string, std::vector<CanonicalizationPattern>>& sdyCanonicalizationPatterns();
 
+/// The only pattern labelled `sdy-reshard`: a reshard of a single-use reshard becomes one
+/// reshard to the outer sharding.
+bool foldReshardOfReshard(Op& op, Rewriter& rw);
+
 /// Runs the canonicalizer to a fixed point on every function of `module`: sdy patterns, dead
 /// code removal of unused Pure ops, and de-duplication/hoisting of identical
 /// `stablehlo.constant` ops. Returns true (canonicalization cannot fail).

@@ -512,4 +512,6 @@ const std::unordered_map<std::string, std::vector<CanonicalizationPattern>>& sdy
     return patterns;
 }
 
+bool foldReshardOfReshard(Op& op, Rewriter& rw) { return op.name() == "sdy.reshard" && reshardOfReshard(op, rw); }
+
 } // namespace shardx::ir

@@ -9,6 +9,7 @@
 #include "core/partition/ExplicitReshards.h"
 #include "core/partition/PartitionPasses.h"
 #include "core/partition/ReshardToCollectives.h"
+#include "core/passes/ExportPipeline.h"
 #include "core/passes/PropagationPipeline.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationPasses.h"
@@ -175,6 +176,36 @@ std::vector<PassInfo> buildRegistry()
             if (!PassOptionReader(opts, m, ctx.diags).flag("keep-redundant-reshards", o.keepRedundantReshards).ok())
                 return false;
             return reshardToCollectives(m, o, ctx.diags);
+        }});
+    list.push_back(PassInfo{
+        "sdy-export-pipeline",
+        "the export pipeline: closed shardings, explicit reshards and (with enable-insert-explicit-collectives) sdy "
+        "collectives on global shapes, meshes inlined",
+        {"replica-count", "partition-count", "dump-directory", "avoid-export-for-partitioning",
+         "enable-insert-explicit-collectives", "remove-all-gather-reduce-scatter-for-cmv1",
+         "enable-per-instruction-partitioning", "per-instruction-partitioning-filter", "keep-sharding-rules",
+         "dump-sharding-origins", "dump-propagation-edges", "avoid-reshards-on-calls",
+         "update-non-divisible-input-output-shardings", "inline-meshes"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            ExportOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags)
+                     .integer("replica-count", o.replicaCount)
+                     .integer("partition-count", o.partitionCount)
+                     .text("dump-directory", o.dumpDirectory)
+                     .flag("avoid-export-for-partitioning", o.avoidExportForPartitioning)
+                     .flag("enable-insert-explicit-collectives", o.enableInsertExplicitCollectives)
+                     .flag("remove-all-gather-reduce-scatter-for-cmv1", o.removeAllGatherReduceScatterForCmv1)
+                     .flag("enable-per-instruction-partitioning", o.enablePerInstructionPartitioning)
+                     .text("per-instruction-partitioning-filter", o.perInstructionPartitioningFilter)
+                     .flag("keep-sharding-rules", o.keepShardingRules)
+                     .flag("dump-sharding-origins", o.dumpShardingOrigins)
+                     .flag("dump-propagation-edges", o.dumpPropagationEdges)
+                     .flag("avoid-reshards-on-calls", o.avoidReshardsOnCalls)
+                     .flag("update-non-divisible-input-output-shardings", o.updateNonDivisibleInputOutputShardings)
+                     .flag("inline-meshes", o.inlineMeshes)
+                     .ok())
+                return false;
+            return runExportPipeline(m, o, ctx.diags);
         }});
     list.push_back(PassInfo{
         "sdy-resolve-permutation-factors",

@@ -323,4 +323,46 @@ void canonicalizeCollectives(ir::Module& module)
     }
 }
 
+void canonicalizeReshards(ir::Module& module)
+{
+    for (Op* func : module.funcs()) {
+        if (!func->numRegions() || func->region(0).empty())
+            continue;
+        ir::Rewriter rw;
+        rw.module = &module;
+        std::vector<Op*> order;
+        func->walkPostOrder([&](Op* o) {
+            if (o != func)
+                order.push_back(o);
+        });
+        for (auto it = order.rbegin(); it != order.rend(); ++it)
+            rw.enqueue(*it);
+        int budget = 1000000;
+        while (Op* op = rw.pop()) {
+            if (--budget < 0)
+                break;
+            if (ir::isTriviallyDead(*op))
+                rw.eraseOp(op);
+            else
+                ir::foldReshardOfReshard(*op, rw);
+        }
+    }
+}
+
+void inlineMeshes(ir::Module& module)
+{
+    forEachSharding(module, [&](TensorSharding& s) {
+        if (s.mesh.isInline())
+            return false;
+        const Mesh* mesh = module.findMesh(s.mesh.symbol);
+        if (!mesh)
+            return false;
+        s.mesh.inlineMesh = *mesh;
+        s.mesh.symbol.clear();
+        return true;
+    });
+    for (Op* mesh : module.meshes())
+        mesh->erase();
+}
+
 } // namespace shardx

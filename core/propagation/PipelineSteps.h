@@ -45,5 +45,11 @@ bool verifyUnreducedAxes(ir::Module& module, DiagnosticList& diags);
 void dropShardingRules(ir::Module& module);
 /// Step 25: the canonicalizer restricted to the collective patterns, plus dead-code removal.
 void canonicalizeCollectives(ir::Module& module);
+/// The canonicalizer restricted to the `sdy-reshard` pattern (reshard of a single-use reshard),
+/// plus dead-code removal.
+void canonicalizeReshards(ir::Module& module);
+/// `sdy-inline-meshes`: every mesh symbol in a sharding is replaced by the mesh itself, then every
+/// sdy.mesh is erased.
+void inlineMeshes(ir::Module& module);
 
 } // namespace shardx

@@ -165,6 +165,19 @@ private:
         return true;
     }
 
+    /// Ops whose region is a computation on scalars (a reducer, a comparator, a scatter's update)
+    /// rather than a body whose returns become the op's results.
+    static bool isComputationBody(const Op& parent)
+    {
+        static const char* const kNames[] = {
+            "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter",        "stablehlo.select_and_scatter",
+            "stablehlo.sort",   "stablehlo.all_reduce",    "stablehlo.reduce_scatter", "stablehlo.map"};
+        for (const char* n : kNames)
+            if (parent.name() == n)
+                return true;
+        return false;
+    }
+
     bool verifyTerminator(const Op& term)
     {
         Op* parent = term.parentOp();
@@ -179,7 +192,7 @@ private:
             }
             return true;
         }
-        if (term.numOperands() != parent->numResults())
+        if (term.numOperands() != parent->numResults() || isComputationBody(*parent))
             return true;
         const bool manual = parent->name() == "sdy.manual_computation";
         for (unsigned i = 0; i < term.numOperands(); ++i) {
