@@ -1,10 +1,13 @@
 // -sdy-convert-global-to-local: the StableHLO ops whose per-device form differs from the global one
 // (PARTITION.md 7.9).
 #include <algorithm>
+#include <cstdint>
+#include <map>
 
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/StablehloAttrs.h"
+#include "core/ir/Type.h"
 #include "core/partition/GlobalToLocalInternal.h"
 #include "core/partition/LocalOps.h"
 
@@ -400,6 +403,64 @@ bool Converter::gather(ir::Op* op)
     return localizeResults(*op);
 }
 
+namespace {
+
+/// The identity of a scatter's update computation for input 0, as MLIR text of a scalar of
+/// `elementType` (`0`, `1`, the lowest or largest value, `true`, `false`), or empty when the
+/// computation is not one binary op of a known kind on arguments 0 and N.
+std::string scatterIdentity(const ir::Op& scatter, unsigned inputs, const std::string& elementType)
+{
+    if (!scatter.numRegions() || scatter.region(0).empty())
+        return {};
+    const ir::Block& body = scatter.region(0).front();
+    const ir::Op* ret = body.terminator();
+    if (!ret || ret->numOperands() == 0 || body.numArgs() < 2 * inputs)
+        return {};
+    const ir::Op* combine = ret->operand(0)->definingOp();
+    if (!combine || combine->numOperands() != 2)
+        return {};
+    const ir::Value* a = body.arg(0);
+    const ir::Value* b = body.arg(inputs);
+    if (!((combine->operand(0) == a && combine->operand(1) == b) ||
+          (combine->operand(0) == b && combine->operand(1) == a)))
+        return {};
+    const bool isFloat = ir::isFloatElementType(elementType);
+    const int bits = ir::elementBitWidth(elementType);
+    const bool isUnsigned = ir::isUnsignedElementType(elementType);
+    const std::string& k = combine->name();
+    if (k == "stablehlo.add")
+        return isFloat ? "0.000000e+00" : "0";
+    if (k == "stablehlo.multiply")
+        return isFloat ? "1.000000e+00" : "1";
+    if (k == "stablehlo.and" && elementType == "i1")
+        return "true";
+    if (k == "stablehlo.or" && elementType == "i1")
+        return "false";
+    if (k != "stablehlo.maximum" && k != "stablehlo.minimum")
+        return {};
+    const bool lowest = k == "stablehlo.maximum";
+    if (isFloat) {
+        static const std::map<std::string, std::string> kMax = {{"f64", "1.7976931348623157E+308"},
+                                                                {"f32", "3.40282347E+38"},
+                                                                {"f16", "6.550400e+04"},
+                                                                {"bf16", "3.389530e+38"}};
+        auto it = kMax.find(elementType);
+        if (it == kMax.end())
+            return {};
+        return (lowest ? "-" : "") + it->second;
+    }
+    if (bits <= 0 || bits > 64)
+        return {};
+    if (isUnsigned)
+        return lowest ? "0" : std::to_string(bits == 64 ? UINT64_MAX : ((uint64_t(1) << bits) - 1));
+    if (bits == 1)
+        return lowest ? "false" : "true";
+    const int64_t max = bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    return lowest ? std::to_string(-max - 1) : std::to_string(max);
+}
+
+} // namespace
+
 bool Converter::scatter(ir::Op* op)
 {
     const unsigned inputs = op->numOperands() >= 3 ? (op->numOperands() - 1) / 2 : 0;
@@ -415,7 +476,8 @@ bool Converter::scatter(ir::Op* op)
     std::optional<stablehlo::ScatterDimensionNumbers> dims = stablehlo::scatterDimensionNumbers(*op);
     if (!dims)
         return fail(*op, "the scatter_dimension_numbers of this scatter cannot be read");
-    // Axes that shard the update's scatter (batch) dimensions but not the input: partial updates.
+    // Axes that shard the update's scatter (batch) dimensions but not the input: every device of
+    // such a group holds a partial update of the same data.
     AxisList reduced;
     for (size_t d = 0; up0 && d < up0->dims.size(); ++d) {
         if (std::find(dims->updateWindowDims.begin(), dims->updateWindowDims.end(), static_cast<int64_t>(d)) !=
@@ -430,10 +492,15 @@ bool Converter::scatter(ir::Op* op)
                 reduced.push_back(a);
         }
     }
-    bool indexed = false;
-    for (size_t i = 0; in0 && i < in0->dims.size(); ++i) {
-        if (axesProduct(in0->dims[i].axes, *mesh) <= 1)
+    if (reduced.empty() && fullyReplicated(in0))
+        return localizeResults(*op);
+    std::vector<int64_t> indexed;
+    for (size_t i = 0; !fullyReplicated(in0) && i < in0->dims.size(); ++i) {
+        if (in0->dims[i].axes.empty())
             continue;
+        if (axesProduct(in0->dims[i].axes, *mesh) <= 1)
+            return fail(*op,
+                        "dimension " + std::to_string(i) + " of this scatter's input is sharded by axes of size 1");
         const int64_t d = static_cast<int64_t>(i);
         const bool isIndexed = std::find(dims->scatterDimsToOperandDims.begin(), dims->scatterDimsToOperandDims.end(),
                                          d) != dims->scatterDimsToOperandDims.end();
@@ -442,13 +509,83 @@ bool Converter::scatter(ir::Op* op)
         if (inserted && !isIndexed)
             return fail(*op, "dimension " + std::to_string(i) +
                                  " of this scatter's input is sharded and inserted but not indexed");
-        indexed = indexed || isIndexed;
+        if (isIndexed)
+            indexed.push_back(d);
     }
-    if (!reduced.empty() || indexed)
-        return fail(*op,
-                    "shardx does not yet write the per-device form of a scatter whose updates are partial (sharded "
-                    "on " +
-                        axisListString(reduced) + ") or whose indexed dimensions are sharded");
+    if (indexed.empty() && reduced.empty())
+        return localizeResults(*op);
+    ir::Builder b;
+    b.setInsertionPoint(*op);
+    b.setLoc(op->loc);
+    if (!reduced.empty()) {
+        // Only the group's leader (shard index 0 along the reduced axes) keeps the input; the
+        // others start from the identity, so that the all_reduce after adds the input once.
+        const ir::Type& local0 = op->operand(0)->type();
+        const std::string e = local0.elementType();
+        const std::string identity = scatterIdentity(*op, inputs, e);
+        if (identity.empty())
+            return fail(*op, "the update computation of this scatter has no identity shardx knows, so its partial "
+                             "updates on " +
+                                 axisListString(reduced) + " cannot be combined");
+        ir::Value* idc = b.createConstant(attr("dense<" + identity + "> : tensor<" + e + ">"));
+        ir::Value* id = deviceId(b);
+        const int64_t n = mesh->totalSize();
+        std::string table = "dense<[";
+        for (int64_t dev = 0; dev < n; ++dev)
+            table += std::string(dev ? ", " : "") + (shardIndex(dev, *mesh, reduced) == 0 ? "true" : "false");
+        table += "]> : tensor<" + std::to_string(n) + "xi1>";
+        ir::Value* t = b.createConstant(attr(table));
+        ir::Value* leader = create(b, "stablehlo.dynamic_slice", {t, id}, {ir::Type::tensor({1}, "i1")},
+                                   {{"slice_sizes", ir::denseI64ArrayAttr({1})}})
+                                ->result(0);
+        ir::Value* mask = create(b, "stablehlo.broadcast_in_dim", {leader}, {ir::Type::tensor(local0.shape(), "i1")},
+                                 {{"broadcast_dimensions", ir::denseI64ArrayAttr({0})}})
+                              ->result(0);
+        ir::Value* idb = create(b, "stablehlo.broadcast_in_dim", {idc}, {local0},
+                                {{"broadcast_dimensions", ir::denseI64ArrayAttr({})}})
+                             ->result(0);
+        for (unsigned k = 0; k < inputs; ++k) {
+            ir::Value* in = op->operand(k);
+            op->setOperand(k, b.createValue("stablehlo.select", {mask, in, idb}, in->type()));
+        }
+    }
+    if (!indexed.empty()) {
+        // Indices into a sharded dimension become local: minus this device's offset. Indices of
+        // other shards fall outside the local piece and their updates are dropped.
+        ir::Value* indices = op->operand(inputs);
+        const ir::Type ti = indices->type();
+        const std::string e = ti.elementType();
+        const ir::Type scalar = ir::Type::tensor({}, e);
+        std::vector<ir::Value*> mins;
+        for (int64_t j : dims->scatterDimsToOperandDims) {
+            if (std::find(indexed.begin(), indexed.end(), j) == indexed.end()) {
+                mins.push_back(b.createConstant(attr("dense<0> : tensor<" + e + ">")));
+                continue;
+            }
+            ir::Value* o = offset(b, *mesh, in0->dims[static_cast<size_t>(j)].axes,
+                                  op->operand(0)->type().dim(static_cast<int>(j)));
+            mins.push_back(b.createValue("stablehlo.convert", {o}, scalar));
+        }
+        const int64_t ivd = dims->indexVectorDim;
+        ir::Value* minTensor = nullptr;
+        if (ivd >= ti.rank() || ti.dim(static_cast<int>(ivd)) == 1) {
+            minTensor = create(b, "stablehlo.broadcast_in_dim", {mins.front()}, {ti},
+                               {{"broadcast_dimensions", ir::denseI64ArrayAttr({})}})
+                            ->result(0);
+        } else {
+            std::vector<ir::Value*> pieces;
+            for (ir::Value* m : mins)
+                pieces.push_back(reshape(b, m, {1}));
+            ir::Value* cat =
+                create(b, "stablehlo.concatenate", pieces, {ir::Type::tensor({static_cast<int64_t>(pieces.size())}, e)},
+                       {{"dimension", ir::integerAttr(0, "i64")}})
+                    ->result(0);
+            minTensor = create(b, "stablehlo.broadcast_in_dim", {cat}, {ti},
+                               {{"broadcast_dimensions", ir::denseI64ArrayAttr({ivd})}})
+                            ->result(0);
+        }
+        op->setOperand(inputs, b.createValue("stablehlo.subtract", {indices, minTensor}, ti));
+    }
     return localizeResults(*op);
 }
 

@@ -192,6 +192,7 @@ private slots:
     void roundTrip();
     void everyCustomFormOpIsCovered();
     void customFormsInGenericText();
+    void dimensionNumbersPrintWithoutDefaults();
     void rejected_data();
     void rejected();
 };
@@ -240,6 +241,26 @@ void TestStablehloOps::everyCustomFormOpIsCovered()
         QVERIFY(seen.count(op));
         QVERIFY(!OpRegistry::instance().lookup(op)->hasCustomForm);
     }
+}
+
+void TestStablehloOps::dimensionNumbersPrintWithoutDefaults()
+{
+    // StableHLO prints gather/scatter dimension numbers without empty lists and zero integers.
+    const std::string text =
+        "func.func @f(%a: tensor<8xi32>, %i: tensor<i64>, %u: tensor<i32>) -> tensor<8xi32> {\n"
+        "  %0 = \"stablehlo.scatter\"(%a, %i, %u) ({\n"
+        "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
+        "    stablehlo.return %y : tensor<i32>\n"
+        "  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [], inserted_window_dims = [0], "
+        "scatter_dims_to_operand_dims = [0], index_vector_dim = 0>} : (tensor<8xi32>, tensor<i64>, tensor<i32>) -> "
+        "tensor<8xi32>\n"
+        "  return %0 : tensor<8xi32>\n}\n";
+    auto m = readVerified(text);
+    QVERIFY(m);
+    const std::string out = print(*m, false);
+    QVERIFY2(out.find("#stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>") !=
+                 std::string::npos,
+             out.c_str());
 }
 
 void TestStablehloOps::customFormsInGenericText()
