@@ -5,6 +5,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "core/io/SplitInput.h"
 #include "core/session/Session.h"
 #include "core/trace/TracePrinter.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace shardx;
 
@@ -364,6 +367,73 @@ int cmdExplain(int argc, char** argv)
     return writeOutput(args, out) ? 0 : 1;
 }
 
+/// Reads `--cost "*=5/50,model=1/400"`: per mesh axis (or `*` for every other axis) the latency in
+/// microseconds and the bandwidth in GB/s of the alpha-beta model.
+bool parseCost(const std::string& text, CostModel& cost, std::string& error)
+{
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(',', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string item = text.substr(start, end - start);
+        const size_t eq = item.find('='), slash = item.find('/');
+        if (eq == std::string::npos || slash == std::string::npos || slash < eq) {
+            error = "'" + item + "' is not AXIS=LATENCY_US/BANDWIDTH_GBPS";
+            return false;
+        }
+        AxisLink link;
+        try {
+            size_t used = 0;
+            const std::string lat = item.substr(eq + 1, slash - eq - 1), bw = item.substr(slash + 1);
+            link.latencySeconds = std::stod(lat, &used) * 1e-6;
+            if (used != lat.size())
+                throw std::invalid_argument(lat);
+            link.bandwidthBytesPerSecond = std::stod(bw, &used) * 1e9;
+            if (used != bw.size() || link.bandwidthBytesPerSecond <= 0 || link.latencySeconds < 0)
+                throw std::invalid_argument(bw);
+        } catch (const std::exception&) {
+            error = "'" + item + "' is not AXIS=LATENCY_US/BANDWIDTH_GBPS with positive numbers";
+            return false;
+        }
+        const std::string axis = item.substr(0, eq);
+        if (axis == "*")
+            cost.defaults = link;
+        else
+            cost.perAxis[axis] = link;
+        start = end + 1;
+    }
+    return true;
+}
+
+/// `partition FILE [--strategy S] [--json] [--no-program] [--cost ...] [--part N] [-o FILE]`.
+int cmdPartition(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "part", "cost"});
+    const std::string strategy = args.get("strategy", "pipeline");
+    PartitionOptions options;
+    std::string costError;
+    const bool costOk = !args.has("cost") || parseCost(args.get("cost"), options.cost, costError);
+    if (!args.error.empty() || args.positional.size() != 1 || !findPropagationStrategy(strategy) || !costOk) {
+        std::cerr << "usage: shardx-cli partition FILE [--strategy S] [--json] [--no-program] [--part N] [-o FILE]\n"
+                     "                              [--cost \"*=5/50,AXIS=LATENCY_US/BANDWIDTH_GBPS,...\"]\n";
+        if (!costOk)
+            std::cerr << "shardx-cli partition: error: --cost: " << costError << "\n";
+        return 2;
+    }
+    Session session;
+    if (!openVerified(session, args.positional[0], args, "partition") || !propagate(session, strategy, false))
+        return 1;
+    Expected<PartitionModel> model = session.partition(options);
+    if (!model) {
+        std::cerr << "shardx-cli partition: error: " << model.error().message << "\n";
+        return 1;
+    }
+    const std::string out =
+        args.has("json") ? partitionJson(*model).dump(1) + "\n" : partitionText(*model, !args.has("no-program"));
+    return writeOutput(args, out) ? 0 : 1;
+}
+
 /// `trace print TRACE.json` and `trace seek TRACE.json STEP [--value ID]`.
 int cmdTrace(int argc, char** argv)
 {
@@ -427,6 +497,9 @@ void printUsage(std::ostream& os)
           "  explain FILE VALUE [--axis A] [--strategy S] [--json] [--part N]\n"
           "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
           "                     (VALUE as the file names it: %5, @main:%cst_0, result 0, or a loc name)\n"
+          "  partition FILE [--strategy S] [--json] [--no-program] [--cost \"*=5/50,AXIS=US/GBPS\"]\n"
+          "                     the per-device program and every collective it runs: axes, replica groups,\n"
+          "                     bytes per device, time under the alpha-beta model, and why it is there\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
           "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
@@ -456,8 +529,8 @@ int main(int argc, char** argv)
         return 0;
     }
     static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate},   {"check", cmdCheck}, {"convert", cmdConvert},
-        {"propagate", cmdPropagate}, {"trace", cmdTrace}, {"explain", cmdExplain}};
+        {"generate", cmdGenerate}, {"check", cmdCheck},     {"convert", cmdConvert},    {"propagate", cmdPropagate},
+        {"trace", cmdTrace},       {"explain", cmdExplain}, {"partition", cmdPartition}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

@@ -672,6 +672,9 @@ std::unique_ptr<ir::Op> makeStep(const ReshardStep& step, ir::Value* in, const i
     case ReshardStep::Kind::CollectivePermute: break;
     }
     ir::setOutSharding(*op, step.out);
+    // The partition model's note of why the reshard is there follows it onto its collectives.
+    if (ir::AttrPtr cause = reshard.attrPtr("shardx.cause"))
+        op->setDiscardable("shardx.cause", cause);
     return op;
 }
 

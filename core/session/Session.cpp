@@ -347,6 +347,14 @@ Expected<ValueExplanation> Session::explain(int value, const std::optional<std::
     return explainValue(*m_trace, value, axis);
 }
 
+Expected<PartitionModel> Session::partition(const PartitionOptions& options) const
+{
+    const ir::Module* m = module();
+    if (!m)
+        return Error{"no program is open", {}};
+    return buildPartitionModel(*m, options);
+}
+
 Expected<OpFactorTable> Session::factorTable(int op, size_t step) const
 {
     if (!m_trace)

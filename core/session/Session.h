@@ -14,6 +14,7 @@
 #include "core/ir/Module.h"
 #include "core/ir/ProgramIds.h"
 #include "core/ir/Verifier.h"
+#include "core/partition/PartitionModel.h"
 #include "core/passes/PassRegistry.h"
 #include "core/rules/ShardingProjection.h"
 #include "core/support/Diagnostic.h"
@@ -196,6 +197,11 @@ public:
     /// never visited, and the shardings of its tensors at that position. Fails for ops without
     /// a sharding rule or a mesh.
     Expected<OpFactorTable> factorTable(int op, size_t step) const;
+
+    /// Partitions the program (propagated if it was, else as written) into the per-device
+    /// program with explicit collectives (PARTITION.md 1.2) and describes what it costs; the
+    /// session is not changed.
+    Expected<PartitionModel> partition(const PartitionOptions& options = {}) const;
     /// Where op `op` (or the op defining value `value`, for valuePosition) is written in the file
     /// opened; unknown (line 0) for what passes made.
     SourcePos opPosition(int op) const;

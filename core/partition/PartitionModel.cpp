@@ -1,0 +1,465 @@
+// PartitionModel: the partitioner run for users, with collectives, bytes, causes and memory.
+#include "core/partition/PartitionModel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/MlirPrinter.h"
+#include "core/ir/FuncOps.h"
+#include "core/ir/ProgramIds.h"
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
+#include "core/mesh/DeviceLayout.h"
+#include "core/partition/ExplicitReshards.h"
+#include "core/partition/LocalOps.h"
+#include "core/partition/PartitionPasses.h"
+#include "core/partition/ReshardToCollectives.h"
+#include "core/propagation/DataFlowEdgePasses.h"
+#include "core/propagation/PipelineSteps.h"
+
+namespace shardx {
+
+const AxisLink& CostModel::link(const std::string& axis) const
+{
+    auto it = perAxis.find(axis);
+    return it == perAxis.end() ? defaults : it->second;
+}
+
+namespace {
+
+constexpr char kCauseAttr[] = "shardx.cause";
+
+bool isCollectiveName(const std::string& n)
+{
+    return n == "sdy.all_gather" || n == "sdy.all_slice" || n == "sdy.all_reduce" || n == "sdy.reduce_scatter" ||
+           n == "sdy.all_to_all" || n == "sdy.collective_permute";
+}
+bool isInserted(const std::string& n)
+{
+    return n == "sdy.reshard" || isCollectiveName(n) || n == "sdy.sharded_to_unreduced" ||
+           n == "sdy.replicated_to_unreduced";
+}
+
+/// Why an inserted reshard or collective is there.
+struct Cause {
+    ir::Op* op = nullptr; ///< the user's op that needs it
+    std::string sentence;
+    std::string from, to;
+};
+
+std::string shardingText(const TensorSharding* s) { return s ? s->toString() : std::string("<replicated>"); }
+
+int64_t elementBytes(const std::string& elementType)
+{
+    const int bits = ir::elementBitWidth(elementType);
+    return bits <= 0 ? 0 : (bits + 7) / 8;
+}
+
+std::vector<int64_t> localShape(const ir::Module& module, const ir::Type& t, const TensorSharding* s)
+{
+    std::vector<int64_t> shape = t.isRankedTensor() ? t.shape() : std::vector<int64_t>{};
+    const Mesh* mesh = s ? ir::meshOf(module, *s) : nullptr;
+    for (size_t d = 0; mesh && d < shape.size() && d < s->dims.size(); ++d) {
+        const int64_t n = axesProduct(s->dims[d].axes, *mesh);
+        if (shape[d] > 0 && n > 1)
+            shape[d] = (shape[d] + n - 1) / n;
+    }
+    return shape;
+}
+
+int64_t product(const std::vector<int64_t>& shape)
+{
+    int64_t p = 1;
+    for (int64_t d : shape)
+        p *= std::max<int64_t>(d, 0);
+    return p;
+}
+
+class ModelBuilder {
+public:
+    ModelBuilder(ir::Module& module, const PartitionOptions& options) : m_module(module), m_options(options) {}
+
+    /// Tags every inserted reshard or collective that has no cause yet with one.
+    void tagCauses(const std::string& stage)
+    {
+        for (ir::Op* func : m_module.funcs())
+            func->walk([&](ir::Op* op) {
+                if (!isInserted(op->name()) || op->attr(kCauseAttr))
+                    return;
+                m_causes.push_back(causeOf(op, stage));
+                op->setDiscardable(kCauseAttr, ir::integerAttr(static_cast<int64_t>(m_causes.size() - 1), "i64"));
+            });
+    }
+
+    /// Tags every sharding constraint: the user asked for that sharding there.
+    void tagConstraints()
+    {
+        for (ir::Op* func : m_module.funcs())
+            func->walk([&](ir::Op* op) {
+                if (op->name() != "sdy.sharding_constraint")
+                    return;
+                Cause c;
+                c.op = op;
+                c.from = shardingText(ir::shardingOfValue(op->operand(0)));
+                c.to = shardingText(ir::opSharding(*op));
+                c.sentence = "the sharding constraint " + opDisplayName(op) + " asks for " + c.to +
+                             " where the value is " + c.from;
+                m_causes.push_back(c);
+                op->setDiscardable(kCauseAttr, ir::integerAttr(static_cast<int64_t>(m_causes.size() - 1), "i64"));
+            });
+    }
+
+    /// Describes every sdy collective of the (global) module.
+    void collect(PartitionModel& model)
+    {
+        for (ir::Op* func : m_module.funcs())
+            func->walk([&](ir::Op* op) {
+                if (isCollectiveName(op->name()))
+                    model.collectives.push_back(describe(*op));
+            });
+    }
+
+    std::string opDisplayName(ir::Op* op)
+    {
+        if (!op)
+            return {};
+        const int idx = m_module.programIds().opOf(op);
+        return idx < 0 ? op->name() : m_module.programIds().ops()[static_cast<size_t>(idx)].name;
+    }
+
+private:
+    Cause causeOf(ir::Op* op, const std::string& stage)
+    {
+        // The chain of inserted ops this one belongs to: its root value and first real user.
+        ir::Value* root = op->operand(0);
+        while (root->definingOp() && isInserted(root->definingOp()->name()))
+            root = root->definingOp()->operand(0);
+        ir::Op* producer = root->definingOp();
+        ir::Op* consumer = nullptr;
+        unsigned consumerOperand = 0;
+        for (ir::Value* v = op->result(0); v && !consumer;) {
+            if (v->uses().empty())
+                break;
+            const ir::Use& u = v->uses().front();
+            if (isInserted(u.user->name()))
+                v = u.user->result(0);
+            else {
+                consumer = u.user;
+                consumerOperand = u.index;
+            }
+        }
+        Cause c;
+        c.from = shardingText(ir::shardingOfValue(op->operand(0)));
+        c.to = shardingText(ir::shardingOfValue(op->result(0)));
+        const std::string rootName =
+            root->isBlockArgument() ? "an argument" : opDisplayName(producer) + " (" + producer->name() + ")";
+        if (op->name() == "sdy.all_reduce" && producer && !isInserted(producer->name())) {
+            c.op = producer;
+            const std::vector<AxisRef>* axes = ir::collectiveAxisList(*op);
+            c.sentence = opDisplayName(producer) + " (" + producer->name() +
+                         ") contracts or reduces a dimension sharded on " +
+                         axisListString(axes ? *axes : std::vector<AxisRef>{}) +
+                         ": each device holds a partial result, summed across those axes";
+            return c;
+        }
+        if (stage == "permutation" && consumer) {
+            c.op = consumer;
+            c.sentence = "operand " + std::to_string(consumerOperand) + " of " + opDisplayName(consumer) + " (" +
+                         consumer->name() +
+                         ") is sharded along a dimension it shifts, windows or reverses; shards would "
+                         "need their neighbours' data, so that dimension is replicated around it";
+            return c;
+        }
+        if (consumer && consumer->name() != "func.return") {
+            c.op = consumer;
+            c.sentence = "operand " + std::to_string(consumerOperand) + " of " + opDisplayName(consumer) + " (" +
+                         consumer->name() + ") is " + c.from + " but the op needs " + c.to +
+                         " to compute locally; it " + "comes from " + rootName;
+            return c;
+        }
+        c.op = producer;
+        c.sentence = consumer ? "the function returns " + rootName + " as " + c.to + " but it is computed as " + c.from
+                              : rootName + " is computed as " + c.from + " but used as " + c.to;
+        return c;
+    }
+
+    CollectiveInfo describe(ir::Op& op)
+    {
+        CollectiveInfo info;
+        const std::string& n = op.name();
+        info.kind = n.substr(4);
+        std::replace(info.kind.begin(), info.kind.end(), '_', '-');
+        const TensorSharding* in = ir::shardingOfValue(op.operand(0));
+        const TensorSharding* out = ir::outSharding(op);
+        const TensorSharding* meshSource = n == "sdy.reduce_scatter" ? in : out;
+        const Mesh* mesh = meshSource ? ir::meshOf(m_module, *meshSource) : nullptr;
+        if (const auto* perDim = ir::perDimCollectiveAxes(op))
+            for (const auto& d : *perDim)
+                info.axes.insert(info.axes.end(), d.begin(), d.end());
+        if (const std::vector<AxisRef>* list = ir::collectiveAxisList(op))
+            info.axes = *list;
+        if (const auto* params = ir::allToAllParams(op))
+            for (const ir::AllToAllParam& p : *params)
+                info.axes.insert(info.axes.end(), p.axes.begin(), p.axes.end());
+        const ir::Type& t = op.operand(0)->type();
+        info.elementType = t.isRankedTensor() ? t.elementType() : std::string();
+        info.shapeBefore = localShape(m_module, t, in);
+        info.shapeAfter = localShape(m_module, op.result(0)->type(), out);
+        info.payloadBytesPerDevice = product(info.shapeBefore) * elementBytes(info.elementType);
+        info.from = shardingText(in);
+        info.to = shardingText(out);
+        if (mesh) {
+            if (n == "sdy.collective_permute") {
+                info.groupSize = 2;
+            } else {
+                info.replicaGroups = partition::replicaGroups(*mesh, info.axes);
+                info.groupSize =
+                    info.replicaGroups.empty() ? 1 : static_cast<int64_t>(info.replicaGroups.front().size());
+            }
+        }
+        const int64_t g = info.groupSize;
+        const int64_t p = info.payloadBytesPerDevice;
+        int64_t steps = 0;
+        if (n == "sdy.all_reduce") {
+            info.bytesSentPerDevice = g > 1 ? 2 * (g - 1) * p / g : 0;
+            steps = 2 * (g - 1);
+        } else if (n == "sdy.all_gather") {
+            info.bytesSentPerDevice = (g - 1) * p; // (n-1)/n of the full result
+            steps = g - 1;
+        } else if (n == "sdy.reduce_scatter" || n == "sdy.all_to_all") {
+            info.bytesSentPerDevice = g > 1 ? (g - 1) * p / g : 0;
+            steps = g - 1;
+        } else if (n == "sdy.collective_permute") {
+            info.bytesSentPerDevice = p;
+            steps = 1;
+        }
+        info.bytesReceivedPerDevice = info.bytesSentPerDevice;
+        // Alpha-beta: the slowest axis the collective crosses sets both terms.
+        double latency = 0, bandwidth = 0;
+        for (const AxisRef& a : info.axes) {
+            const AxisLink& l = m_options.cost.link(a.name);
+            latency = std::max(latency, l.latencySeconds);
+            bandwidth = bandwidth == 0 ? l.bandwidthBytesPerSecond : std::min(bandwidth, l.bandwidthBytesPerSecond);
+        }
+        if (info.axes.empty()) {
+            latency = m_options.cost.defaults.latencySeconds;
+            bandwidth = m_options.cost.defaults.bandwidthBytesPerSecond;
+        }
+        info.seconds = static_cast<double>(steps) * latency +
+                       (bandwidth > 0 ? static_cast<double>(info.bytesSentPerDevice) / bandwidth : 0.0);
+        if (const ir::Attribute* a = op.attr(kCauseAttr))
+            if (const ir::IntegerAttr* i = a->as<ir::IntegerAttr>())
+                if (i->value >= 0 && static_cast<size_t>(i->value) < m_causes.size()) {
+                    const Cause& c = m_causes[static_cast<size_t>(i->value)];
+                    info.op = opDisplayName(c.op);
+                    info.opName = c.op ? c.op->name() : std::string();
+                    info.position = c.op ? c.op->pos : SourcePos{};
+                    info.cause = c.sentence;
+                }
+        return info;
+    }
+
+    ir::Module& m_module;
+    const PartitionOptions& m_options;
+    std::vector<Cause> m_causes;
+};
+
+/// The largest sum of live tensor bytes along each function's body (values die after their last
+/// use in the same block; nested regions count with their op).
+int64_t peakLiveBytes(const ir::Module& module)
+{
+    int64_t peak = 0;
+    auto bytesOf = [](const ir::Value* v) {
+        const ir::Type& t = v->type();
+        return t.isRankedTensor() && t.hasStaticShape() ? t.numElements() * elementBytes(t.elementType()) : 0;
+    };
+    for (ir::Op* func : module.funcs()) {
+        if (!func->numRegions() || func->region(0).empty())
+            continue;
+        const ir::Block& body = func->region(0).front();
+        std::unordered_map<const ir::Op*, size_t> index;
+        size_t i = 0;
+        for (const auto& op : body.ops())
+            index[op.get()] = i++;
+        auto lastUse = [&](const ir::Value* v) {
+            size_t last = 0;
+            for (const ir::Use& u : v->uses()) {
+                const ir::Op* user = u.user;
+                while (user && user->parentBlock() != &body)
+                    user = user->parentOp();
+                if (user && index.count(user))
+                    last = std::max(last, index[user]);
+            }
+            return last;
+        };
+        std::vector<int64_t> freed(i + 1, 0);
+        int64_t live = 0;
+        for (unsigned a = 0; a < body.numArgs(); ++a) {
+            live += bytesOf(body.arg(a));
+            freed[lastUse(body.arg(a))] += bytesOf(body.arg(a));
+        }
+        peak = std::max(peak, live);
+        size_t k = 0;
+        for (const auto& op : body.ops()) {
+            for (unsigned r = 0; r < op->numResults(); ++r) {
+                live += bytesOf(op->result(r));
+                freed[std::max(k, lastUse(op->result(r)))] += bytesOf(op->result(r));
+            }
+            peak = std::max(peak, live);
+            live -= freed[k];
+            ++k;
+        }
+    }
+    return peak;
+}
+
+Error passError(const DiagnosticList& diags, const std::string& what)
+{
+    Error e;
+    e.message = what + (diags.empty() ? std::string() : ":\n" + diags.formatAll());
+    return e;
+}
+
+} // namespace
+
+Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const PartitionOptions& options)
+{
+    std::unique_ptr<ir::Module> m = propagated.clone();
+    m->programIds(); // the user's names, kept through the passes
+    DiagnosticList diags;
+    ModelBuilder builder(*m, options);
+    // What the propagation strategies leave besides the export pipeline's output.
+    sinkDataFlowEdges(*m);
+    builder.tagConstraints();
+    removeShardingGroups(*m);
+    shardingConstraintToReshard(*m);
+    closeShardings(*m);
+    builder.tagCauses("reshard");
+    if (!insertExplicitReshards(*m, ExplicitReshardsOptions{true}, diags))
+        return passError(diags, "inserting explicit reshards failed");
+    builder.tagCauses("reshard");
+    PermutationFactorOptions permutation;
+    permutation.counts = {options.replicaCount, options.partitionCount};
+    if (!resolvePermutationFactors(*m, permutation, diags))
+        return passError(diags, "resolving permutation factors failed");
+    builder.tagCauses("permutation");
+    if (!reshardToCollectives(*m, ReshardToCollectivesOptions{}, diags))
+        return passError(diags, "lowering reshards to collectives failed");
+    PartitionModel model;
+    builder.collect(model);
+    if (!padForDivisibility(*m, diags))
+        return passError(diags, "padding for divisibility failed");
+    DeviceCountOptions counts{options.replicaCount, options.partitionCount};
+    if (!resolveSingleDeviceSharding(*m, counts, diags))
+        return passError(diags, "resolving single-device shardings failed");
+    GlobalToLocalOptions local;
+    local.replicaCount = options.replicaCount;
+    local.partitionCount = options.partitionCount;
+    // The mesh the devices are listed for: the first with axes.
+    for (ir::Op* meshOp : m->meshes())
+        if (const Mesh* mesh = ir::meshOpMesh(*meshOp); mesh && !mesh->axes().empty() && !mesh->isMaximal()) {
+            model.mesh = *mesh;
+            model.meshName = ir::symbolName(*meshOp);
+            break;
+        }
+    if (!convertGlobalToLocal(*m, local, diags))
+        return passError(diags, "converting to the per-device program failed");
+    dropShardingAndMesh(*m);
+    m->op().walk([](ir::Op* op) { op->removeAttribute(kCauseAttr); });
+    model.local = std::move(m);
+    const int64_t peak = peakLiveBytes(*model.local);
+    DeviceLayout layout(model.mesh);
+    for (int64_t pos = 0; pos < layout.numDevices(); ++pos)
+        model.devices.push_back(DeviceInfo{layout.deviceAt(pos), layout.coordsOf(pos), peak});
+    for (const CollectiveInfo& c : model.collectives) {
+        model.bytesSentPerDevice += c.bytesSentPerDevice;
+        model.seconds += c.seconds;
+    }
+    return model;
+}
+
+nlohmann::json partitionJson(const PartitionModel& model)
+{
+    nlohmann::json j;
+    j["format"] = "shardx-partition";
+    j["version"] = 1;
+    nlohmann::json mesh;
+    mesh["name"] = model.meshName;
+    mesh["axes"] = nlohmann::json::array();
+    for (const MeshAxis& a : model.mesh.axes())
+        mesh["axes"].push_back({{"name", a.name}, {"size", a.size}});
+    mesh["device_ids"] = model.mesh.allDeviceIds();
+    j["mesh"] = mesh;
+    j["devices"] = nlohmann::json::array();
+    for (const DeviceInfo& d : model.devices)
+        j["devices"].push_back({{"id", d.id}, {"coords", d.coords}, {"peak_live_bytes", d.peakLiveBytes}});
+    j["collectives"] = nlohmann::json::array();
+    for (const CollectiveInfo& c : model.collectives) {
+        nlohmann::json axes = nlohmann::json::array();
+        for (const AxisRef& a : c.axes)
+            axes.push_back(a.isSubAxis() ? a.toString() : a.name);
+        j["collectives"].push_back({{"kind", c.kind},
+                                    {"axes", axes},
+                                    {"replica_groups", c.replicaGroups},
+                                    {"shape_before", c.shapeBefore},
+                                    {"shape_after", c.shapeAfter},
+                                    {"element_type", c.elementType},
+                                    {"group_size", c.groupSize},
+                                    {"payload_bytes_per_device", c.payloadBytesPerDevice},
+                                    {"bytes_sent_per_device", c.bytesSentPerDevice},
+                                    {"bytes_received_per_device", c.bytesReceivedPerDevice},
+                                    {"seconds", c.seconds},
+                                    {"op", c.op},
+                                    {"op_name", c.opName},
+                                    {"line", c.position.line},
+                                    {"from", c.from},
+                                    {"to", c.to},
+                                    {"cause", c.cause}});
+    }
+    j["replicated"] = nlohmann::json::array();
+    j["bytes_sent_per_device"] = model.bytesSentPerDevice;
+    j["seconds"] = model.seconds;
+    j["program"] = model.local ? io::printModule(*model.local) : std::string();
+    return j;
+}
+
+std::string partitionText(const PartitionModel& model, bool withProgram)
+{
+    std::string out;
+    char buf[256];
+    out += "mesh @" + model.meshName + " " + model.mesh.toString() + ": " + std::to_string(model.devices.size()) +
+           " devices\n";
+    if (model.collectives.empty())
+        out += "no collectives: every device computes its shard on its own\n";
+    for (size_t i = 0; i < model.collectives.size(); ++i) {
+        const CollectiveInfo& c = model.collectives[i];
+        std::string axes;
+        for (const AxisRef& a : c.axes)
+            axes += (axes.empty() ? "" : ", ") + a.toString();
+        std::snprintf(buf, sizeof buf,
+                      "#%zu %s over {%s} (groups of %lld): %lld B payload, %lld B sent per device, %.3g us\n", i + 1,
+                      c.kind.c_str(), axes.c_str(), static_cast<long long>(c.groupSize),
+                      static_cast<long long>(c.payloadBytesPerDevice), static_cast<long long>(c.bytesSentPerDevice),
+                      c.seconds * 1e6);
+        out += buf;
+        if (!c.op.empty())
+            out += "   for " + c.op + " (" + c.opName + ")" +
+                   (c.position.line > 0 ? " at line " + std::to_string(c.position.line) : std::string()) + "\n";
+        if (!c.cause.empty())
+            out += "   why: " + c.cause + "\n";
+    }
+    std::snprintf(buf, sizeof buf, "total: %lld B sent per device, %.3g us of collectives\n",
+                  static_cast<long long>(model.bytesSentPerDevice), model.seconds * 1e6);
+    out += buf;
+    if (!model.devices.empty())
+        out += "peak live memory per device: " + std::to_string(model.devices.front().peakLiveBytes) + " B\n";
+    if (withProgram && model.local)
+        out += "\nper-device program (every device runs it; partition_id selects its shard):\n" +
+               io::printModule(*model.local);
+    return out;
+}
+
+} // namespace shardx

@@ -1,0 +1,85 @@
+// PartitionModel: what partitioning a propagated program costs, for users (CLI, reports, GUI):
+// the per-device program, every collective with its axes, replica groups, bytes and cause, and
+// each device's peak live memory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/ir/Module.h"
+#include "core/mesh/Mesh.h"
+#include "core/support/Diagnostic.h"
+#include "core/support/Expected.h"
+
+namespace shardx {
+
+/// Latency and bandwidth of the links along one mesh axis (the alpha-beta model).
+struct AxisLink {
+    double latencySeconds = 5e-6;          ///< per ring step
+    double bandwidthBytesPerSecond = 50e9; ///< per device and direction
+};
+
+/// The cost model: a default link and overrides per mesh axis name.
+struct CostModel {
+    AxisLink defaults;
+    std::map<std::string, AxisLink> perAxis;
+    const AxisLink& link(const std::string& axis) const;
+};
+
+struct PartitionOptions {
+    int64_t replicaCount = 1;
+    int64_t partitionCount = 1;
+    CostModel cost;
+};
+
+/// One collective of the per-device program.
+struct CollectiveInfo {
+    std::string kind; ///< `all-gather`, `all-slice`, `all-reduce`, `reduce-scatter`, `all-to-all`, `collective-permute`
+    std::vector<AxisRef> axes;                       ///< the mesh axes it communicates over
+    std::vector<std::vector<int64_t>> replicaGroups; ///< device ids; a permute: one [source, target] pair each
+    std::vector<int64_t> shapeBefore, shapeAfter;    ///< local shapes of its operand and result
+    std::string elementType;
+    int64_t groupSize = 1;
+    int64_t payloadBytesPerDevice = 0;  ///< bytes of the local operand
+    int64_t bytesSentPerDevice = 0;     ///< under ring algorithms (see README)
+    int64_t bytesReceivedPerDevice = 0; ///< the same
+    double seconds = 0;                 ///< the cost model's time
+    std::string op;                     ///< the user's name of the op that needs it (`%5`)
+    std::string opName;                 ///< `stablehlo.dot_general`
+    SourcePos position;                 ///< where that op is in the user's file
+    std::string from, to;               ///< the shardings it converts between
+    std::string cause;                  ///< why it is there, in a sentence
+};
+
+/// One device of the mesh.
+struct DeviceInfo {
+    int64_t id = 0;
+    std::vector<int64_t> coords; ///< per mesh axis
+    int64_t peakLiveBytes = 0;   ///< the largest sum of live local tensors along the program
+};
+
+struct PartitionModel {
+    std::unique_ptr<ir::Module> local; ///< the per-device program (SPMD: every device runs it)
+    std::string meshName;
+    Mesh mesh;
+    std::vector<DeviceInfo> devices;
+    std::vector<CollectiveInfo> collectives;
+    int64_t bytesSentPerDevice = 0; ///< all collectives together
+    double seconds = 0;             ///< all collectives together, one after the other
+};
+
+/// Partitions a propagated module (which is not changed) with the executable sequence of
+/// PARTITION.md 1.2 and describes the result. Fails with the first error of a pass.
+Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const PartitionOptions& options = {});
+
+/// `{"format": "shardx-partition", "version": 1, "devices": [...], "collectives": [...], ...}`.
+nlohmann::json partitionJson(const PartitionModel& model);
+/// The collectives table and per-device summary as text.
+std::string partitionText(const PartitionModel& model, bool withProgram = true);
+
+} // namespace shardx

@@ -1,0 +1,212 @@
+// Session::partition: the collectives of partitioned programs, their replica groups, bytes and
+// causes, derived by hand in the comments.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "core/session/Session.h"
+#include "tests/TestSupport.h"
+
+using namespace shardx;
+
+namespace {
+
+using testing::has;
+
+/// Opens `text`, propagates it with the whole pipeline and partitions it.
+Expected<PartitionModel> partitionOf(const std::string& text, const PartitionOptions& options = {})
+{
+    Session s;
+    if (!s.openText(text, "test.mlir"))
+        return Error{"open: " + s.diagnostics().formatAll(), {}};
+    PropagationRequest r;
+    r.record = false;
+    if (!s.propagate(r).ok)
+        return Error{"propagate failed", {}};
+    return s.partition(options);
+}
+
+std::string groups(const std::vector<std::vector<int64_t>>& g)
+{
+    std::string s;
+    for (const auto& group : g) {
+        s += "[";
+        for (size_t i = 0; i < group.size(); ++i)
+            s += (i ? "," : "") + std::to_string(group[i]);
+        s += "]";
+    }
+    return s;
+}
+
+} // namespace
+
+class TestPartitionModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void mlpSampleHasOneAllReduce()
+    {
+        // samples/mlp_dp_tp.mlir: x 16x64 on "data"=2, W1 [{}, {"model"}], W2 [{"model"}, {}] on
+        // "model"=4. The first layer needs nothing; the second contracts over "model", so every
+        // device holds a partial 8x64 f32 sum (16/2 rows, 64 columns): 2,048 bytes. A ring
+        // all-reduce over groups of 4 sends 2(4-1)/4 of it: 3,072 bytes per device.
+        Session s;
+        QVERIFY(s.open(std::string(SHARDX_SOURCE_DIR) + "/samples/mlp_dp_tp.mlir"));
+        PropagationRequest r;
+        r.record = false;
+        QVERIFY(s.propagate(r).ok);
+        Expected<PartitionModel> m = s.partition();
+        QVERIFY2(m, m ? "" : m.error().message.c_str());
+        QCOMPARE(m->collectives.size(), size_t(1));
+        const CollectiveInfo& c = m->collectives.front();
+        QCOMPARE(c.kind, std::string("all-reduce"));
+        QCOMPARE(c.axes.size(), size_t(1));
+        QCOMPARE(c.axes.front().toString(), std::string("\"model\""));
+        // Devices sharing "data" coordinate d form a group: [0..3] and [4..7].
+        QCOMPARE(groups(c.replicaGroups), std::string("[0,1,2,3][4,5,6,7]"));
+        QCOMPARE(c.shapeBefore, (std::vector<int64_t>{8, 64}));
+        QCOMPARE(c.payloadBytesPerDevice, int64_t(2048));
+        QCOMPARE(c.bytesSentPerDevice, int64_t(3072));
+        QCOMPARE(c.bytesReceivedPerDevice, int64_t(3072));
+        QCOMPARE(c.opName, std::string("stablehlo.dot_general"));
+        QVERIFY2(has(c.cause, "partial"), c.cause.c_str());
+        QCOMPARE(m->devices.size(), size_t(8));
+        QVERIFY(m->local);
+    }
+
+    void fsdpGathersTheWeight()
+    {
+        // FSDP: x 64x16 and the weight 16x32 are both sharded on their first dimension over
+        // "fsdp"=4, so the axis is wanted both by x's batch and by the contraction. x (1,024
+        // elements) is the larger tensor, so its batch keeps the axis and the weight's contracting
+        // dimension must be whole on every device: the weight is all-gathered. Local piece 4x32 f32
+        // = 512 bytes; each device receives the three other pieces: (4-1) x 512 = 1,536 bytes.
+        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["fsdp"=4]>
+func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>},
+                %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>})
+    -> (tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>}) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+})");
+        QVERIFY2(m, m ? "" : m.error().message.c_str());
+        QCOMPARE(m->collectives.size(), size_t(1));
+        const CollectiveInfo& c = m->collectives.front();
+        QCOMPARE(c.kind, std::string("all-gather"));
+        QCOMPARE(groups(c.replicaGroups), std::string("[0,1,2,3]"));
+        QCOMPARE(c.shapeBefore, (std::vector<int64_t>{4, 32}));
+        QCOMPARE(c.shapeAfter, (std::vector<int64_t>{16, 32}));
+        QCOMPARE(c.payloadBytesPerDevice, int64_t(512));
+        QCOMPARE(c.bytesSentPerDevice, int64_t(1536));
+        QCOMPARE(c.op, std::string("%0"));
+        QVERIFY2(has(c.cause, "operand 1 of %0"), c.cause.c_str());
+    }
+
+    void smallBatchMovesTheActivations()
+    {
+        // The same with x 8x16 (128 elements), smaller than the weight (512): now the weight keeps
+        // "fsdp" on the contraction. x is moved from rows to columns by an all-to-all (local 2x16
+        // f32 = 128 bytes, (4-1)/4 of it sent: 96 bytes), the dot gives partial 8x32 sums that are
+        // all-reduced (1,024 bytes, 2(4-1)/4 x 1,024 = 1,536 sent), and the result is sliced back
+        // to rows for the return (no communication).
+        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["fsdp"=4]>
+func.func @main(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>},
+                %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>})
+    -> (tensor<8x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>}) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+})");
+        QVERIFY2(m, m ? "" : m.error().message.c_str());
+        QCOMPARE(m->collectives.size(), size_t(3));
+        QCOMPARE(m->collectives[0].kind, std::string("all-to-all"));
+        QCOMPARE(m->collectives[0].payloadBytesPerDevice, int64_t(128));
+        QCOMPARE(m->collectives[0].bytesSentPerDevice, int64_t(96));
+        QCOMPARE(m->collectives[1].kind, std::string("all-reduce"));
+        QCOMPARE(m->collectives[1].payloadBytesPerDevice, int64_t(1024));
+        QCOMPARE(m->collectives[1].bytesSentPerDevice, int64_t(1536));
+        QCOMPARE(m->collectives[2].kind, std::string("all-slice"));
+        QCOMPARE(m->collectives[2].bytesSentPerDevice, int64_t(0));
+        QVERIFY2(has(m->collectives[2].cause, "the function returns"), m->collectives[2].cause.c_str());
+        QCOMPARE(m->bytesSentPerDevice, int64_t(96 + 1536));
+    }
+
+    void megatronMlpReducesOnce()
+    {
+        // Megatron MLP on "tp"=2: W1 column-sharded, W2 row-sharded. h = x.W1 is sharded on its
+        // columns, y = h.W2 contracts over "tp": one all-reduce of the 4x8 f32 output (128 bytes),
+        // 2(2-1)/2 x 128 = 128 bytes sent per device, between devices 0 and 1.
+        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["tp"=2]>
+func.func @main(%x: tensor<4x8xf32>,
+                %w1: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"tp"}]>},
+                %w2: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"tp"}, {}]>}) -> tensor<4x8xf32> {
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = stablehlo.dot_general %0, %w2, contracting_dims = [1] x [0] : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+})");
+        QVERIFY2(m, m ? "" : m.error().message.c_str());
+        QCOMPARE(m->collectives.size(), size_t(1));
+        const CollectiveInfo& c = m->collectives.front();
+        QCOMPARE(c.kind, std::string("all-reduce"));
+        QCOMPARE(groups(c.replicaGroups), std::string("[0,1]"));
+        QCOMPARE(c.payloadBytesPerDevice, int64_t(128));
+        QCOMPARE(c.bytesSentPerDevice, int64_t(128));
+        QCOMPARE(c.op, std::string("%1"));
+    }
+
+    void costModelUsesTheSlowestAxis()
+    {
+        // The all-gather of the FSDP case: 3 ring steps of 2 us plus 1,536 bytes at 1 GB/s.
+        PartitionOptions o;
+        o.cost.perAxis["fsdp"] = AxisLink{2e-6, 1e9};
+        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["fsdp"=4]>
+func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>},
+                %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>})
+    -> (tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>}) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+})",
+                                                 o);
+        QVERIFY(m);
+        QVERIFY(qAbs(m->collectives.front().seconds - (3 * 2e-6 + 1536 / 1e9)) < 1e-12);
+        QVERIFY(qAbs(m->seconds - m->collectives.front().seconds) < 1e-15);
+    }
+
+    void jsonHasTheDocumentedFields()
+    {
+        Session s;
+        QVERIFY(s.open(std::string(SHARDX_SOURCE_DIR) + "/samples/mlp_dp_tp.mlir"));
+        PropagationRequest r;
+        r.record = false;
+        QVERIFY(s.propagate(r).ok);
+        Expected<PartitionModel> m = s.partition();
+        QVERIFY(m);
+        const nlohmann::json j = partitionJson(*m);
+        QCOMPARE(j["format"].get<std::string>(), std::string("shardx-partition"));
+        QCOMPARE(j["version"].get<int>(), 1);
+        QCOMPARE(j["devices"].size(), size_t(8));
+        const nlohmann::json& c = j["collectives"][0];
+        QCOMPARE(c["kind"].get<std::string>(), std::string("all-reduce"));
+        QCOMPARE(c["axes"][0].get<std::string>(), std::string("model"));
+        QCOMPARE(c["payload_bytes_per_device"].get<int64_t>(), int64_t(2048));
+        QCOMPARE(c["bytes_sent_per_device"].get<int64_t>(), int64_t(3072));
+        QCOMPARE(c["bytes_received_per_device"].get<int64_t>(), int64_t(3072));
+        QVERIFY(c["replica_groups"].is_array() && c["op"].is_string() && c["cause"].is_string());
+        QVERIFY(j["replicated"].is_array());
+    }
+
+    void aReplicatedProgramNeedsNothing()
+    {
+        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["x"=2]>
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.negate %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+})");
+        QVERIFY(m);
+        QVERIFY(m->collectives.empty());
+        // Argument and result live together: 2 x 16 bytes.
+        QCOMPARE(m->devices.front().peakLiveBytes, int64_t(32));
+        QVERIFY(has(partitionText(*m), "no collectives"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPartitionModel)
+#include "tst_partitionmodel.moc"
