@@ -134,6 +134,7 @@ MeshPanel::MeshPanel(SessionContext& context, QWidget* parent)
     layout->addWidget(m_pages, 1);
 
     connect(&m_context, &SessionContext::moduleChanged, this, [this] {
+        m_typeOf = -1;
         rebuildMeshList();
         refresh();
     });
@@ -178,6 +179,15 @@ void MeshPanel::selectDevice(qint64 deviceId)
         m_table->selectRow(row);
     else
         m_table->clearSelection();
+}
+
+const std::optional<ir::Type>& MeshPanel::typeOf(int value)
+{
+    if (value != m_typeOf) {
+        m_typeOf = value;
+        m_type = m_context.session() ? m_context.session()->valueType(value) : std::nullopt;
+    }
+    return m_type;
 }
 
 void MeshPanel::rebuildMeshList()
@@ -292,7 +302,7 @@ void MeshPanel::refresh()
     }
     const QString name =
         QStringLiteral("<b>%1</b>").arg(QString::fromStdString(ids->values()[size_t(v)].name).toHtmlEscaped());
-    const std::optional<ir::Type> type = session->valueType(v);
+    const std::optional<ir::Type>& type = typeOf(v);
     // Before propagation there is no cursor: the value's own sharding is what there is.
     std::optional<TensorSharding> own;
     const TensorSharding* sharding = session->shardingAt(v);

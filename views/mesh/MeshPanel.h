@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include "core/ir/Type.h"
 #include "core/mesh/Mesh.h"
 #include "core/sharding/LocalShape.h"
 #include "core/sharding/TensorSharding.h"
@@ -61,6 +62,8 @@ private:
     void showMesh(int meshIndex);
     void fillDimLists(int rank);
     void onDimsChosen();
+    /// The type of `value`, looked up once per selection (Session::valueType walks the module).
+    const std::optional<ir::Type>& typeOf(int value);
 
     SessionContext& m_context;
     struct NamedMesh {
@@ -84,6 +87,8 @@ private:
     QTableView* m_table;
     QSplitter* m_splitter = nullptr;
     int m_rank = -1;
+    int m_typeOf = -1; ///< the value m_type is of (-1: none looked up)
+    std::optional<ir::Type> m_type;
     bool m_updating = false;
 };
 

@@ -161,6 +161,7 @@ InspectorPanel::InspectorPanel(SessionContext& context, QWidget* parent)
 
     connect(&m_context, &SessionContext::moduleChanged, this, [this] {
         m_editorValue = -1;
+        m_detailsOf = -1;
         refresh();
     });
     connect(&m_context, &SessionContext::stepChanged, this, &InspectorPanel::refresh);
@@ -216,12 +217,17 @@ void InspectorPanel::refresh()
         m_empty->setText(s ? tr("Select a value to inspect its sharding.") : tr("No program is open."));
         m_editor->clearTarget(tr("Select a value to edit its sharding."));
         m_editorValue = -1;
+        m_detailsOf = -1;
         return;
     }
     m_empty->setVisible(false);
     m_body->setVisible(true);
     const ir::ProgramValue& pv = ids->values()[static_cast<size_t>(v)];
-    const std::optional<ir::Type> type = s->valueType(v);
+    // What does not change with the step is looked up once per selection.
+    const bool newValue = v != m_detailsOf;
+    if (newValue)
+        m_type = s->valueType(v);
+    const std::optional<ir::Type>& type = m_type;
     m_header->setText(QStringLiteral("<span style='font-size:large'><b>%1</b></span>&nbsp;&nbsp;<code>%2</code>")
                           .arg(QString::fromStdString(pv.name).toHtmlEscaped(),
                                type ? QString::fromStdString(type->toString()).toHtmlEscaped() : QString()));
@@ -266,7 +272,9 @@ void InspectorPanel::refresh()
             f->setContent({}, {}, why);
     }
     m_local->setVisible(!m_local->text().isEmpty());
-    refreshOrigins(v);
+    if (newValue)
+        refreshOrigins(v);
+    m_detailsOf = v;
 
     if (v != m_editorValue) {
         m_editorValue = v;

@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include "core/ir/Type.h"
+
 #include "views/models/ChangedValuesModel.h"
 
 class QLabel;
@@ -74,6 +76,8 @@ private:
     std::optional<FinalShardings> m_lastFinal; ///< after the last propagation
     bool m_editPending = false;                ///< an edit, undo or redo since then
     int m_editorValue = -1;                    ///< the value the editor was set up for
+    int m_detailsOf = -1;                      ///< the value m_type and the origins are of
+    std::optional<ir::Type> m_type;
 };
 
 } // namespace shardx::views
