@@ -136,7 +136,7 @@ void MainWindow::buildPanels()
                          Qt::ALT | Qt::Key_5);
     auto* factors = addPanel(QStringLiteral("factorTable"), tr("Factor Table"), new FactorTablePanel(*m_context),
                              Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_6);
-    auto* mesh = addPanel(QStringLiteral("mesh"), tr("Mesh and Shard Map"), new MeshPanel(*m_context),
+    auto* mesh = addPanel(QStringLiteral("mesh"), tr("Mesh and Shards"), new MeshPanel(*m_context),
                           Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_7);
     auto* problems = addPanel(QStringLiteral("problems"), tr("Problems"), new DiagnosticsPanel(*m_context),
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
@@ -319,7 +319,7 @@ void MainWindow::applyDefaultDockSizes()
                 *breakpoints = dock(QStringLiteral("breakpoints")), *mesh = dock(QStringLiteral("mesh"));
     if (!steps || !graph || !inspector || !factors || !breakpoints || !mesh)
         return;
-    resizeDocks({steps, graph, inspector}, {330, 900, 380}, Qt::Horizontal);
+    resizeDocks({steps, graph, inspector}, {430, 800, 380}, Qt::Horizontal);
     resizeDocks({steps, breakpoints}, {420, 150}, Qt::Vertical);
     resizeDocks({graph, factors}, {580, 320}, Qt::Vertical);
     resizeDocks({factors}, {320}, Qt::Vertical);

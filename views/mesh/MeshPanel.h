@@ -26,7 +26,7 @@ class SessionContext;
 class ShardLegend;
 class ShardMapView;
 
-/// The "Mesh & Shard Map" panel. Its mesh list holds every sdy.mesh of the module (and the inline
+/// The "Mesh and Shards" panel. Its mesh list holds every sdy.mesh of the module (and the inline
 /// mesh of the selected value's sharding); the device grid shows the mesh of the selected value's
 /// sharding at the current step (else the one chosen in the list). For the selected tensor it
 /// shows which slice each device holds: the shard map (rows, columns and facets chosen with the
