@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QTableView>
+#include <QToolButton>
 
 #include "views/mesh/MeshGridView.h"
 #include "views/mesh/MeshPanel.h"
@@ -43,6 +44,27 @@ const char* kProgram = R"(module @jit_maps {
 QString cell(const DeviceShardModel& m, qint64 device, int column)
 {
     return m.index(m.rowOfDevice(device), column).data().toString();
+}
+
+/// The mean colour of a widget as drawn.
+QColor meanColour(QWidget* w)
+{
+    const QImage image = w->grab().toImage();
+    double r = 0, g = 0, b = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            r += c.redF();
+            g += c.greenF();
+            b += c.blueF();
+        }
+    const double n = std::max(1, image.width() * image.height());
+    return QColor::fromRgbF(r / n, g / n, b / n);
+}
+
+int distance(const QColor& a, const QColor& b)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
 }
 
 const ShardMapView::Block* blockWithIndex(const ShardMapView& map, const V& index)
@@ -242,6 +264,35 @@ private slots:
         m_context->setStep(m_context->numSteps());
         m_context->waitForIdle();
         QVERIFY(m_panel->shownLayout());
+    }
+
+    void pageButtonsDarkPalette()
+    {
+        // The checked one of Map and Devices stands out in a dark palette too (Fusion alone draws
+        // it a shade darker than an unchecked one: 3 or 4 levels of 255 on this palette).
+        QPalette dark = m_panel->palette();
+        const QColor window(0x2b, 0x2d, 0x31);
+        for (QPalette::ColorRole role : {QPalette::Window, QPalette::Button})
+            dark.setColor(role, window);
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
+        dark.setColor(QPalette::ButtonText, QColor(0xdf, 0xe1, 0xe5));
+        dark.setColor(QPalette::Highlight, QColor(0x35, 0x74, 0xf0));
+        const QPalette before = m_panel->palette();
+        m_panel->setPalette(dark);
+        auto* map = m_panel->findChild<QToolButton*>(QStringLiteral("mapButton"));
+        auto* devices = m_panel->findChild<QToolButton*>(QStringLiteral("devicesButton"));
+        QVERIFY(map && devices);
+        QVERIFY(map->isChecked() && !devices->isChecked());
+        QVERIFY2(distance(meanColour(map), meanColour(devices)) > 60,
+                 qPrintable(meanColour(map).name() + QLatin1Char(' ') + meanColour(devices).name()));
+        // The unchecked one keeps the panel's button colour; the checked one's text contrasts.
+        QCOMPARE(devices->palette().color(QPalette::Button), window);
+        QVERIFY(distance(map->palette().color(QPalette::ButtonText), map->palette().color(QPalette::Button)) > 300);
+        m_panel->showTable(true);
+        QCOMPARE(map->palette().color(QPalette::Button), window);
+        QVERIFY(distance(meanColour(devices), meanColour(map)) > 60);
+        m_panel->showTable(false);
+        m_panel->setPalette(before);
     }
 
     void sample()

@@ -3,6 +3,7 @@
 
 #include <QButtonGroup>
 #include <QComboBox>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,6 +20,7 @@
 #include "core/ir/SdyOps.h"
 #include "core/sharding/ShardingVerifier.h"
 #include "views/mesh/MeshGridView.h"
+#include "views/mesh/ShardColors.h"
 #include "views/mesh/ShardLegend.h"
 #include "views/mesh/ShardMapView.h"
 #include "views/models/DeviceShardModel.h"
@@ -88,6 +90,8 @@ MeshPanel::MeshPanel(SessionContext& context, QWidget* parent)
     top->addWidget(new QLabel(tr("Columns"), this));
     top->addWidget(m_colDims);
     top->addSpacing(12);
+    m_mapButton->setObjectName(QStringLiteral("mapButton"));
+    m_tableButton->setObjectName(QStringLiteral("devicesButton"));
     m_mapButton->setText(tr("Map"));
     m_mapButton->setToolTip(tr("The shard map and the device grid"));
     m_tableButton->setText(tr("Devices"));
@@ -99,6 +103,7 @@ MeshPanel::MeshPanel(SessionContext& context, QWidget* parent)
         top->addWidget(b);
     }
     m_mapButton->setChecked(true);
+    updatePageButtons();
 
     m_grid->setObjectName(QStringLiteral("meshGrid"));
     m_map->setObjectName(QStringLiteral("shardMap"));
@@ -166,6 +171,33 @@ void MeshPanel::showTable(bool table)
     m_pages->setCurrentIndex(table ? 1 : 0);
     m_mapButton->setChecked(!table);
     m_tableButton->setChecked(table);
+    updatePageButtons();
+}
+
+void MeshPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updatePageButtons();
+}
+
+void MeshPanel::updatePageButtons()
+{
+    const QPalette& pal = palette();
+    const QColor button = pal.color(QPalette::Button), highlight = pal.color(QPalette::Highlight);
+    const double t = 0.55;
+    const QColor tint = QColor::fromRgbF(button.redF() * (1 - t) + highlight.redF() * t,
+                                         button.greenF() * (1 - t) + highlight.greenF() * t,
+                                         button.blueF() * (1 - t) + highlight.blueF() * t);
+    for (QToolButton* b : {m_mapButton, m_tableButton}) {
+        // Only these two roles are set: the rest follows the panel's palette.
+        QPalette own;
+        if (b->isChecked()) {
+            own.setColor(QPalette::Button, tint);
+            own.setColor(QPalette::ButtonText, textOn(tint));
+        }
+        b->setPalette(own);
+    }
 }
 
 bool MeshPanel::isTableShown() const { return m_pages->currentIndex() == 1; }

@@ -56,12 +56,18 @@ public:
     void showTable(bool table);
     bool isTableShown() const;
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void rebuildMeshList();
     void refresh();
     void showMesh(int meshIndex);
     void fillDimLists(int rank);
     void onDimsChosen();
+    /// Tints the checked one of Map and Devices with the highlight colour: Fusion draws a checked
+    /// tool button a shade darker than its button colour, which a dark palette hides.
+    void updatePageButtons();
     /// The type of `value`, looked up once per selection (Session::valueType walks the module).
     const std::optional<ir::Type>& typeOf(int value);
 

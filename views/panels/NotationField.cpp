@@ -64,6 +64,7 @@ NotationField::NotationField(const QString& caption, QWidget* parent)
       m_notes(new QLabel(this))
 {
     m_caption->setForegroundRole(QPalette::PlaceholderText);
+    m_caption->setWordWrap(true); // a narrow dock wraps it instead of growing a horizontal scroll bar
     m_edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_edit->setPlaceholderText(tr("not expressible"));
     m_copy->setIcon(themedIcon(QStringLiteral("copy")));
