@@ -10,6 +10,7 @@
 #include "core/io/JsonDocument.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
+#include "core/ir/FuncOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/Verifier.h"
 #include "core/propagation/PropagationObserver.h"
@@ -312,6 +313,26 @@ const TensorSharding* Session::shardingAt(int value) const
     if (m_cursor)
         return m_cursor->sharding(value);
     return nullptr;
+}
+
+std::optional<ir::Type> Session::valueType(int value) const
+{
+    const ir::Module* m = module();
+    const ir::ProgramIds* names = ids();
+    if (!m || !names || value < 0 || static_cast<size_t>(value) >= names->values().size())
+        return std::nullopt;
+    const ir::ProgramValue& pv = names->values()[static_cast<size_t>(value)];
+    if (pv.funcResult >= 0) {
+        for (ir::Op* f : m->funcs())
+            if (f->programId == pv.func) {
+                const ir::Type fn = ir::funcType(*f);
+                if (static_cast<size_t>(pv.funcResult) < fn.results().size())
+                    return fn.results()[static_cast<size_t>(pv.funcResult)];
+            }
+        return std::nullopt;
+    }
+    const ir::Value* v = valueById(const_cast<ir::Module&>(*m), value);
+    return v ? std::optional<ir::Type>(v->type()) : std::nullopt;
 }
 
 const std::vector<int>& Session::stateAt() const

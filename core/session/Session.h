@@ -180,6 +180,9 @@ public:
     /// The sharding of value `value` at the cursor; without a trace its sharding in module().
     /// nullptr when it has none.
     const TensorSharding* shardingAt(int value) const;
+    /// The type of value `value` in module() (a function result: its declared type); nullopt for
+    /// an index that names no value there. Walks the module (for one selection, not a loop).
+    std::optional<ir::Type> valueType(int value) const;
     /// The sharding id of every value at the cursor (ids of trace()->data().shardings, -1 for
     /// none); empty without a trace.
     const std::vector<int>& stateAt() const;

@@ -22,6 +22,46 @@ const DeviceShard* ShardedLayout::shardOfDevice(int64_t deviceId) const
     return nullptr;
 }
 
+int64_t ShardedLayout::paddingOf(const DeviceShard& shard, size_t dim) const
+{
+    if (dim >= localShape.size() || localShape[dim] == kDynamicSize)
+        return 0;
+    return localShape[dim] - shard.validExtent[dim];
+}
+
+bool ShardedLayout::holdsPadding(const DeviceShard& shard) const
+{
+    for (size_t i = 0; i < localShape.size(); ++i)
+        if (paddingOf(shard, i) > 0)
+            return true;
+    return false;
+}
+
+std::vector<int64_t> ShardedLayout::replicasOf(int64_t deviceId) const
+{
+    const DeviceShard* s = shardOfDevice(deviceId);
+    if (!s)
+        return {};
+    return replicationGroups[static_cast<size_t>(s->replicaGroup)];
+}
+
+std::string ShardedLayout::sliceText(const DeviceShard& shard) const
+{
+    std::string out = "[";
+    for (size_t i = 0; i < globalShape.size(); ++i) {
+        if (i)
+            out += ", ";
+        if (globalShape[i] == kDynamicSize) {
+            out += "?";
+            continue;
+        }
+        out += std::to_string(shard.begin(i)) + ":" + std::to_string(shard.end(i));
+        if (const int64_t pad = paddingOf(shard, i); pad > 0)
+            out += " (+" + std::to_string(pad) + " padding)";
+    }
+    return out + "]";
+}
+
 std::vector<int64_t> shardsPerDimension(const TensorSharding& sharding, const Mesh& mesh)
 {
     std::vector<int64_t> out;
@@ -62,6 +102,10 @@ Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, con
 
     ShardedLayout out;
     out.globalShape = globalShape;
+    for (const DimSharding& d : sharding.dims)
+        out.dimAxes.push_back(d.axes);
+    out.unreducedAxes = sharding.unreduced;
+    out.unreducedKind = sharding.unreducedKind;
     out.shardsPerDim = shardsPerDimension(sharding, mesh);
     out.localShape = localShapeOf(sharding, mesh, globalShape);
     for (size_t i = 0; i < globalShape.size(); ++i)
@@ -75,6 +119,7 @@ Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, con
         DeviceShard s;
         s.deviceId = layout.deviceAt(p);
         s.position = p;
+        s.meshCoords = layout.coordsOf(p);
         for (size_t i = 0; i < globalShape.size(); ++i) {
             const int64_t idx = layout.indexAlong(p, sharding.dims[i].axes);
             s.shardIndex.push_back(idx);
@@ -102,6 +147,7 @@ Expected<ShardedLayout> computeShardedLayout(const TensorSharding& sharding, con
             rit = regionKey.emplace(s.shardIndex, static_cast<int64_t>(out.regionGroups.size())).first;
             out.regionGroups.emplace_back();
         }
+        s.regionGroup = rit->second;
         out.regionGroups[static_cast<size_t>(rit->second)].push_back(s.deviceId);
         out.devices.push_back(std::move(s));
     }

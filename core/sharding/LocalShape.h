@@ -19,8 +19,16 @@ struct DeviceShard {
     std::vector<int64_t> shardIndex;     ///< per dimension: which shard (0..shardsPerDim-1)
     std::vector<int64_t> offset;         ///< per dimension: first global element = shardIndex * localShape
     std::vector<int64_t> validExtent;    ///< per dimension: real elements held (0..localShape); the rest is padding
-    std::vector<int64_t> unreducedIndex; ///< mixed-radix coordinate along the unreduced axes (empty if none)
+    std::vector<int64_t> unreducedIndex; ///< per unreduced axis: the device's coordinate along it (empty if none)
     int64_t replicaGroup = 0;            ///< index into ShardedLayout::replicationGroups
+    int64_t regionGroup = 0;             ///< index into ShardedLayout::regionGroups
+    std::vector<int64_t> meshCoords;     ///< per mesh axis (major to minor): the device's coordinate
+
+    /// First global index held in dimension `dim`.
+    int64_t begin(size_t dim) const { return offset[dim]; }
+    /// One past the last real (not padding) global index held in dimension `dim`: the shard holds
+    /// the half-open range [begin, end) and `localShape[dim] - (end - begin)` elements of padding.
+    int64_t end(size_t dim) const { return offset[dim] + validExtent[dim]; }
 };
 
 /// The layout of a tensor sharded on a mesh: global and local shapes and each device's shard.
@@ -42,9 +50,25 @@ struct ShardedLayout {
     /// Devices holding the same region of the tensor (same shard index; partial values along
     /// unreduced axes are not distinguished), as device ids.
     std::vector<std::vector<int64_t>> regionGroups;
+    /// The axes sharding each dimension (major to minor), as the sharding gives them.
+    std::vector<std::vector<AxisRef>> dimAxes;
+    /// The unreduced axes (mesh order) and their reduction: devices that differ only in their
+    /// coordinates along them hold partial results of the same region.
+    std::vector<AxisRef> unreducedAxes;
+    ReductionKind unreducedKind = ReductionKind::Sum;
 
     /// The shard of `deviceId`, or nullptr when the device is not in the mesh.
     const DeviceShard* shardOfDevice(int64_t deviceId) const;
+    /// Elements of padding `shard` holds at the end of dimension `dim` (0 for a dynamic one).
+    int64_t paddingOf(const DeviceShard& shard, size_t dim) const;
+    /// True when `shard` holds padding in some dimension.
+    bool holdsPadding(const DeviceShard& shard) const;
+    /// The devices holding the same data as `deviceId` (its replication group), itself included;
+    /// empty when the device is not in the mesh.
+    std::vector<int64_t> replicasOf(int64_t deviceId) const;
+    /// The index ranges of `shard` as numpy slices, padding in parentheses:
+    /// `[0:4, 6:7 (+1 padding), 0:8]`; `[]` for a scalar, `?` for a dynamic dimension.
+    std::string sliceText(const DeviceShard& shard) const;
 };
 
 /// Computes the layout of a tensor of `globalShape` with `sharding` on `mesh`.

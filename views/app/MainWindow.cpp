@@ -153,9 +153,7 @@ void MainWindow::buildPanels()
     tabifyDockWidget(mesh, problems);
     tabifyDockWidget(problems, source);
     mesh->raise();
-    resizeDocks({steps, graph, inspector}, {430, 800, 380}, Qt::Horizontal);
-    resizeDocks({graph, factors}, {620, 300}, Qt::Vertical);
-    resizeDocks({steps, breakpoints}, {600, 180}, Qt::Vertical);
+    applyDefaultDockSizes();
     // A file that does not open shows its problems first.
     connect(m_context, &SessionContext::opened, problems, [problems](bool ok) {
         if (!ok)
@@ -310,6 +308,22 @@ void MainWindow::resetLayout()
     for (QDockWidget* d : m_docks)
         d->setFloating(false);
     restoreState(m_defaultState, kLayoutVersion);
+    applyDefaultDockSizes();
+}
+
+void MainWindow::applyDefaultDockSizes()
+{
+    // In proportion to the window as it is now (the default state was saved before it had a size).
+    QDockWidget *steps = dock(QStringLiteral("steps")), *graph = dock(QStringLiteral("graph")),
+                *inspector = dock(QStringLiteral("inspector")), *factors = dock(QStringLiteral("factorTable")),
+                *breakpoints = dock(QStringLiteral("breakpoints")), *mesh = dock(QStringLiteral("mesh"));
+    if (!steps || !graph || !inspector || !factors || !breakpoints || !mesh)
+        return;
+    resizeDocks({steps, graph, inspector}, {430, 800, 380}, Qt::Horizontal);
+    resizeDocks({steps, breakpoints}, {420, 150}, Qt::Vertical);
+    resizeDocks({graph, factors}, {580, 320}, Qt::Vertical);
+    resizeDocks({factors}, {320}, Qt::Vertical);
+    resizeDocks({factors, mesh}, {560, 1040}, Qt::Horizontal);
 }
 
 void MainWindow::applyPalette(bool dark)
@@ -586,10 +600,13 @@ int MainWindow::start(const StartupOptions& options)
         applyPalette(options.dark);
     if (!options.screenshot.isEmpty()) {
         // A fixed size and the default layout, so that screenshots do not depend on the last run.
-        resetLayout();
         resize(options.width, options.height);
     }
     show();
+    if (!options.screenshot.isEmpty()) {
+        QApplication::processEvents();
+        resetLayout();
+    }
     if (!options.strategy.isEmpty())
         for (QAction* a : m_strategyGroup->actions())
             a->setChecked(a->data().toString() == options.strategy);

@@ -63,6 +63,8 @@ private:
     void save();
     void exportTrace();
     void showAbout();
+    /// The default sizes of the docks, for the window's current size.
+    void applyDefaultDockSizes();
     QDockWidget* addPanel(const QString& name, const QString& title, QWidget* panel, Qt::DockWidgetArea area,
                           const QKeySequence& shortcut = {});
 

@@ -316,8 +316,15 @@ void SessionContext::waitForIdle()
         m_runner->waitForIdle();
         QCoreApplication::processEvents(QEventLoop::AllEvents);
         QCoreApplication::sendPostedEvents();
-        if (m_runner->pending() == 0 && !m_stepQueued)
-            return;
+        if (m_runner->pending() == 0 && !m_stepQueued) {
+            // A job may have finished between the events above and the check (a small module
+            // propagates in a millisecond): its result is posted, so deliver it, and go on when
+            // that posted more work.
+            QCoreApplication::sendPostedEvents();
+            QCoreApplication::processEvents(QEventLoop::AllEvents);
+            if (m_runner->pending() == 0 && !m_stepQueued)
+                return;
+        }
         QCoreApplication::processEvents(QEventLoop::AllEvents);
     }
 }
