@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/io/MlirReader.h"
+#include "core/support/StringUtil.h"
+
 using nlohmann::json;
 
 namespace shardx::io {
@@ -23,6 +26,26 @@ void JsonPathError::prependKey(const std::string& key)
 }
 
 void JsonPathError::prependIndex(size_t index) { m_path = "/" + std::to_string(index) + m_path; }
+
+namespace {
+thread_local int t_nesting = 0;
+} // namespace
+
+JsonNestingGuard::JsonNestingGuard() { ++t_nesting; }
+JsonNestingGuard::~JsonNestingGuard() { --t_nesting; }
+bool JsonNestingGuard::ok() const { return t_nesting <= kMaxNestingDepth; }
+
+void JsonNestingGuard::check() const
+{
+    if (!ok())
+        throw JsonPathError(message());
+}
+
+std::string JsonNestingGuard::message()
+{
+    return "nesting too deep (more than " + std::to_string(kMaxNestingDepth) +
+           " levels of attributes, types, locations and ops)";
+}
 
 std::string jsonTypeName(const json& j)
 {
@@ -339,23 +362,6 @@ std::vector<Type> readTypes(const json& j)
     return readArray<Type>(j, [](const json& e) { return e.get<Type>(); });
 }
 
-/// True if `s` is valid UTF-8 (nlohmann refuses to dump anything else).
-bool isValidUtf8(const std::string& s)
-{
-    size_t i = 0;
-    while (i < s.size()) {
-        auto c = static_cast<unsigned char>(s[i]);
-        size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : 99;
-        if (n == 99 || (n > 0 && i + n >= s.size()))
-            return false;
-        for (size_t k = 1; k <= n; ++k)
-            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2)
-                return false;
-        i += n + 1;
-    }
-    return true;
-}
-
 std::string stringFromBytes(const std::vector<uint8_t>& b) { return std::string(b.begin(), b.end()); }
 
 json edgeNodeToJson(const EdgeNode& n) { return (n.isResult ? "result-" : "operand-") + std::to_string(n.index); }
@@ -642,6 +648,8 @@ void to_json(json& j, const Type& t)
 
 void from_json(const json& j, Type& t)
 {
+    io::JsonNestingGuard nesting;
+    nesting.check();
     if (j.is_null()) {
         t = Type();
         return;
@@ -721,6 +729,8 @@ json locationToJson(const LocationAttr& loc)
 
 LocationAttr locationFromJson(const json& j)
 {
+    io::JsonNestingGuard nesting;
+    nesting.check();
     LocationAttr loc;
     std::string kind = readField(j, "kind", readString);
     if (kind == "unknown") {
@@ -766,6 +776,8 @@ json attributeToJson(const Attribute& attr) { return std::visit(ToJson{}, attr.p
 
 AttrPtr attributeFromJson(const json& j)
 {
+    io::JsonNestingGuard nesting;
+    nesting.check();
     std::string kind = readField(j, "kind", readString);
     return attrFromKind(kind, j);
 }

@@ -10,6 +10,10 @@
 
 namespace shardx::io {
 
+/// The deepest nesting of regions, ops, attributes, types and locations the readers accept (MLIR text and
+/// JSON documents); deeper input is an error, not a stack overflow.
+constexpr int kMaxNestingDepth = 200;
+
 struct ReadOptions {
     /// Keep ops of unknown dialects (printed generically) instead of rejecting them.
     bool allowUnregisteredDialects = false;

@@ -1,23 +1,58 @@
 // Parser (MlirReaderImpl.h): the token stream, expected tokens, errors and the nesting guard.
 #include "core/io/MlirReaderImpl.h"
 
+#include <cstdio>
+
+#include "core/support/StringUtil.h"
+
 namespace shardx::io::detail {
 
 void Parser::next()
 {
     m_tok = m_lex.lexAt(m_tok.end);
-    if (m_tok.kind == Kind::Error) {
-        if (!m_tok.text.empty() && m_tok.text[0] == '"')
-            errorHere("expected '\"' to terminate string literal");
-        errorHere("unexpected character " + describeToken(m_tok));
-    }
+    if (m_tok.kind == Kind::Error)
+        errorInToken();
 }
 
 void Parser::resetTo(size_t p)
 {
     m_tok = m_lex.lexAt(p);
     if (m_tok.kind == Kind::Error)
+        errorInToken();
+}
+
+void Parser::errorInToken()
+{
+    const std::string_view text = m_tok.text;
+    if (text.rfind('"', 0) != 0 && text.rfind("@\"", 0) != 0)
         errorHere("unexpected character " + describeToken(m_tok));
+    // A string ends early at a line break, the end of the text, a NUL or a byte that is not UTF-8.
+    const std::string_view src = m_lex.source();
+    if (m_tok.end >= src.size() || src[m_tok.end] == '\n')
+        errorHere("expected '\"' to terminate string literal");
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(src[m_tok.end]));
+    error(posOf(m_tok.end), src[m_tok.end] == '\0' ? std::string("NUL byte in string literal (write it as \\00)")
+                                                   : "invalid UTF-8 in string literal (byte " + std::string(byte) +
+                                                         "; write bytes that are not text as \\XX)");
+}
+
+std::string Parser::nameText(std::string_view token, size_t offset)
+{
+    std::string name = !token.empty() && token[0] == '"' ? MlirLexer::unescape(token) : std::string(token);
+    if (!isValidUtf8(name))
+        error(posOf(offset), "name is not valid UTF-8 after its \\XX escapes (names are text; only string "
+                             "attributes hold bytes)");
+    return name;
+}
+
+std::string Parser::expectName(std::string_view context)
+{
+    if (m_tok.kind != Kind::String)
+        errorExpected("string", context);
+    std::string s = nameText(m_tok.text, m_tok.begin);
+    next();
+    return s;
 }
 
 Token Parser::peek() const { return m_lex.lexAt(m_tok.end); }

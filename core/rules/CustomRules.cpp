@@ -10,6 +10,7 @@
 
 #include "core/ir/StablehloAttrs.h"
 #include "core/sharding/RuleVerifier.h"
+#include "core/support/JsonText.h"
 
 namespace shardx {
 
@@ -248,20 +249,6 @@ private:
     Error m_error;
 };
 
-std::pair<int, int> lineColOfOffset(const std::string& text, size_t offset)
-{
-    int line = 1, col = 1;
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return {line, col};
-}
-
 } // namespace
 
 Expected<CustomRuleSpec> parseCustomRule(const std::string& text) { return RuleParser(text).parse(); }
@@ -370,13 +357,10 @@ Status CustomRuleSet::add(const std::string& key, const std::string& ruleText, c
 
 Expected<CustomRuleSet> CustomRuleSet::fromJson(const std::string& text, const std::string& fileName)
 {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        auto [line, col] = lineColOfOffset(text, e.byte > 0 ? e.byte - 1 : 0);
-        return Error{"invalid JSON in rules file", SourcePos{fileName, line, col}};
-    }
+    Expected<nlohmann::json> parsed = parseJsonText(text, fileName);
+    if (!parsed)
+        return Error{"invalid JSON in rules file: " + parsed.error().message, parsed.error().pos};
+    nlohmann::json& doc = *parsed;
     const nlohmann::json* list = &doc;
     if (doc.is_object()) {
         if (!doc.contains("rules") || !doc["rules"].is_array())

@@ -181,6 +181,24 @@ private slots:
         QVERIFY(set.error().pos.col > 0);
     }
 
+    void malformedJsonValues()
+    {
+        // A number no double holds is not a syntax error but must be an error too (it threw out of the reader).
+        auto big = CustomRuleSet::fromJson("{\"rules\": [{\"op\": \"a.b\", \"rule\": \"(i)->(i)\", \"n\": 9e9999}]}",
+                                           "big.json");
+        QVERIFY(!big);
+        QVERIFY2(big.error().message.find("invalid JSON in rules file: number overflow") != std::string::npos,
+                 big.error().message.c_str());
+        QCOMPARE(big.error().pos.file, std::string("big.json"));
+        // 10,000 nested arrays: an error where the nesting passes the limit.
+        auto deep = CustomRuleSet::fromJson("{\"rules\": " + std::string(10000, '[') + std::string(10000, ']') + "}",
+                                            "deep.json");
+        QVERIFY(!deep);
+        QVERIFY2(deep.error().message.find("nested deeper than") != std::string::npos, deep.error().message.c_str());
+        QCOMPARE(deep.error().pos.line, 1);
+        QCOMPARE(deep.error().pos.col, 10 + 2000); // the 2,000th `[` is the 2,001st level
+    }
+
     void malformedJsonRule()
     {
         QTemporaryDir dir;
