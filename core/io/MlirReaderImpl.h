@@ -89,8 +89,10 @@ public:
     /// A name spelled bare or quoted (`foo`, `"odd name"`, the part after `@`), decoded; an error at
     /// `offset` when it is not UTF-8 after its escapes.
     std::string nameText(std::string_view token, size_t offset);
-    /// Reports the error token at hand (an unexpected character, an unterminated or non-text string).
-    [[noreturn]] void errorInToken();
+    /// Reports an error token (an unexpected character, an unterminated or non-text string).
+    [[noreturn]] void errorInToken(const Token& token);
+    /// Reports the NUL or non-UTF-8 byte at `offset`, found `where` ("in string literal").
+    [[noreturn]] void errorAtByte(size_t offset, const std::string& where);
     SourcePos posOf(size_t offset) const;
     SourcePos pos() const { return posOf(m_tok.begin); }
     [[noreturn]] void error(const SourcePos& p, const std::string& msg);

@@ -11,30 +11,36 @@ void Parser::next()
 {
     m_tok = m_lex.lexAt(m_tok.end);
     if (m_tok.kind == Kind::Error)
-        errorInToken();
+        errorInToken(m_tok);
 }
 
 void Parser::resetTo(size_t p)
 {
     m_tok = m_lex.lexAt(p);
     if (m_tok.kind == Kind::Error)
-        errorInToken();
+        errorInToken(m_tok);
 }
 
-void Parser::errorInToken()
+void Parser::errorInToken(const Token& token)
 {
-    const std::string_view text = m_tok.text;
+    const std::string_view text = token.text;
     if (text.rfind('"', 0) != 0 && text.rfind("@\"", 0) != 0)
-        errorHere("unexpected character " + describeToken(m_tok));
+        error(posOf(token.begin), "unexpected character " + describeToken(token));
     // A string ends early at a line break, the end of the text, a NUL or a byte that is not UTF-8.
     const std::string_view src = m_lex.source();
-    if (m_tok.end >= src.size() || src[m_tok.end] == '\n')
-        errorHere("expected '\"' to terminate string literal");
-    char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(src[m_tok.end]));
-    error(posOf(m_tok.end), src[m_tok.end] == '\0' ? std::string("NUL byte in string literal (write it as \\00)")
-                                                   : "invalid UTF-8 in string literal (byte " + std::string(byte) +
-                                                         "; write bytes that are not text as \\XX)");
+    if (token.end >= src.size() || src[token.end] == '\n')
+        error(posOf(token.begin), "expected '\"' to terminate string literal");
+    errorAtByte(token.end, "in string literal");
+}
+
+void Parser::errorAtByte(size_t offset, const std::string& where)
+{
+    const auto byte = static_cast<unsigned char>(m_lex.source()[offset]);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", byte);
+    error(posOf(offset), byte == 0 ? "NUL byte " + where + " (write it as \\00 in a string)"
+                                   : "invalid UTF-8 " + where + " (byte " + hex +
+                                         "; write bytes that are not text as \\XX in a string)");
 }
 
 std::string Parser::nameText(std::string_view token, size_t offset)

@@ -21,7 +21,10 @@ inline void require(bool ok, const char* what, const std::string& detail = {})
 {
     if (ok)
         return;
-    std::fprintf(stderr, "\nshardx fuzz invariant broken: %s\n%s\n", what, detail.c_str());
+    // The detail may hold NULs (printed modules of inputs that do): written whole.
+    std::fprintf(stderr, "\nshardx fuzz invariant broken: %s\n", what);
+    std::fwrite(detail.data(), 1, detail.size(), stderr);
+    std::fputc('\n', stderr);
     std::abort();
 }
 

@@ -255,6 +255,13 @@ void TestMlirReaderErrors::textEncoding_data()
     row("NUL outside strings", "func.func @f() {\n" + std::string(1, '\0') + "}\n", 2, 1,
         "unexpected character '\\x00'");
     row("byte outside strings", "func.func @f() {\n  \xC3\xA9\n}\n", 2, 3, "unexpected character '\\xC3'");
+    // Dialect attributes and types kept as written hold text too (one held NULs and 0xFF bytes).
+    row("byte in a dialect attribute", "func.func @f() attributes {x = #foo.bar<a\x80>} {\n  return\n}\n", 1, 42,
+        "invalid UTF-8 in a dialect attribute or type (byte 0x80");
+    row("NUL in a dialect type", "func.func @f(%a: !foo.t<" + std::string(1, '\0') + ">) {\n  return\n}\n", 1, 25,
+        "NUL byte in a dialect attribute or type");
+    row("bad string in a dialect type", "func.func @f(%a: !foo.t<\"\xFF\">) {\n  return\n}\n", 1, 26,
+        "invalid UTF-8 in string literal (byte 0xFF");
     // Escapes may write any byte, but names (axes, symbols, op names, attribute names, locations) are text.
     row("escaped byte in an axis name", "sdy.mesh @m = <[\"a\\80\"=2]>\n", 1, 17, "name is not valid UTF-8");
     row("escaped byte in a symbol", "func.func @\"f\\FF\"() {\n  return\n}\n", 1, 11, "name is not valid UTF-8");
