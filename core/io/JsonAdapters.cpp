@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <unordered_set>
 
 #include "core/io/MlirReader.h"
 #include "core/support/StringUtil.h"
@@ -362,6 +363,39 @@ std::vector<Type> readTypes(const json& j)
     return readArray<Type>(j, [](const json& e) { return e.get<Type>(); });
 }
 
+/// `spelling` as the MLIR reader reads the type `kind` names (`tensor` for an element type, `scalar`,
+/// `opaque`), unchanged when it prints it back; else a JsonPathError. A document may hold nothing that
+/// its MLIR text could not (an element type `f31` verified, printed, and failed to read back).
+std::string readTypeSpelling(const json& j, const char* kind)
+{
+    std::string spelling = readString(j);
+    // Spellings checked on this thread (most documents use a handful), kept to a bounded number.
+    thread_local std::unordered_set<std::string> t_checked;
+    const std::string key = std::string(kind) + ":" + spelling;
+    if (t_checked.count(key))
+        return spelling;
+    const bool element = std::strcmp(kind, "tensor") == 0;
+    const bool opaque = std::strcmp(kind, "opaque") == 0;
+    Type t;
+    DiagnosticList diags;
+    io::ReadOptions options;
+    options.allowUnregisteredDialects = true;
+    const bool read = io::parseType(element ? "tensor<" + spelling + ">" : spelling, t, diags, options);
+    const bool same = read && (element ? t.isRankedTensor() && t.shape().empty() && t.elementType() == spelling
+                                       : (t.kind() == Type::Kind::Opaque || t.kind() == Type::Kind::Scalar) &&
+                                             t.name() == spelling && (t.kind() == Type::Kind::Opaque) == opaque);
+    if (!same)
+        throw JsonPathError(std::string("expected ") +
+                            (element  ? "an element type"
+                             : opaque ? "an opaque type"
+                                      : "a scalar type") +
+                            " as MLIR spells it, got \"" + spelling + "\"");
+    if (t_checked.size() >= 4096)
+        t_checked.clear();
+    t_checked.insert(key);
+    return spelling;
+}
+
 std::string stringFromBytes(const std::vector<uint8_t>& b) { return std::string(b.begin(), b.end()); }
 
 json edgeNodeToJson(const EdgeNode& n) { return (n.isResult ? "result-" : "operand-") + std::to_string(n.index); }
@@ -656,7 +690,7 @@ void from_json(const json& j, Type& t)
     }
     std::string kind = readField(j, "kind", readString);
     if (kind == "tensor" || kind == "unranked_tensor") {
-        std::string element = readField(j, "element", readString);
+        std::string element = readField(j, "element", [](const json& e) { return readTypeSpelling(e, "tensor"); });
         if (kind == "unranked_tensor") {
             t = Type::unrankedTensor(element);
         } else {
@@ -671,6 +705,11 @@ void from_json(const json& j, Type& t)
                 });
             });
             t = Type::tensor(std::move(shape), element);
+            if (t.hasElementCountOverflow()) {
+                JsonPathError e("tensor type has more elements than fit in 64 bits");
+                e.prependKey("shape");
+                throw e;
+            }
         }
         if (j.contains("encoding"))
             t.setEncoding(readField(j, "encoding", attributeFromJson));
@@ -679,11 +718,11 @@ void from_json(const json& j, Type& t)
     } else if (kind == "tuple") {
         t = Type::tuple(readField(j, "elements", readTypes));
     } else if (kind == "scalar") {
-        t = Type::scalar(readField(j, "name", readString));
+        t = Type::scalar(readField(j, "name", [](const json& e) { return readTypeSpelling(e, "scalar"); }));
     } else if (kind == "function") {
         t = Type::function(readField(j, "inputs", readTypes), readField(j, "results", readTypes));
     } else if (kind == "opaque") {
-        t = Type::opaque(readField(j, "spelling", readString));
+        t = Type::opaque(readField(j, "spelling", [](const json& e) { return readTypeSpelling(e, "opaque"); }));
     } else {
         JsonPathError e("unknown type kind \"" + kind +
                         "\" (expected tensor, unranked_tensor, token, tuple, scalar, function or opaque)");

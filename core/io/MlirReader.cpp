@@ -546,9 +546,9 @@ ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags)
     return parser.parseStandaloneAttr();
 }
 
-bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags)
+bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags, const ReadOptions& options)
 {
-    detail::Parser parser(text, "<type>", diags, ReadOptions{});
+    detail::Parser parser(text, "<type>", diags, options);
     return parser.parseStandaloneType(out);
 }
 

@@ -28,6 +28,6 @@ std::unique_ptr<ir::Module> parseMlir(std::string_view text, const std::string& 
 /// Parses one attribute written alone (e.g. `#sdy.sharding<@m, [{"a"}]>`), for tests and tools.
 ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags);
 /// Parses one type written alone (e.g. `tensor<8x?xf32>`).
-bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags);
+bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags, const ReadOptions& options = {});
 
 } // namespace shardx::io

@@ -175,6 +175,7 @@ Type Parser::parseType()
         errorExpected("type");
     std::string_view kw = m_tok.text;
     if (kw == "tensor") {
+        const SourcePos typePos = pos();
         next();
         if (!at(Kind::Less))
             errorExpected("'<'", "in tensor type");
@@ -226,6 +227,9 @@ Type Parser::parseType()
             errorExpected("'>'", "to end tensor type");
         next();
         Type t = unranked ? Type::unrankedTensor(elt) : Type::tensor(std::move(shape), elt);
+        // Element counts (and the sizes derived from them) are int64 everywhere.
+        if (t.hasElementCountOverflow())
+            error(typePos, "tensor type has more elements than fit in 64 bits");
         if (enc)
             t.setEncoding(enc);
         return t;

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/ir/StablehloAttrs.h"
 #include "core/sharding/RuleVerifier.h"
+#include "core/support/Arithmetic.h"
 #include "core/support/JsonText.h"
 
 namespace shardx {
@@ -192,13 +194,21 @@ private:
             }
             skip();
             size_t start = m_pos;
-            while (m_pos < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_pos])))
-                ++m_pos;
+            int64_t size = 0;
+            while (m_pos < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_pos]))) {
+                const std::optional<int64_t> shifted = checkedMul(size, 10);
+                if (!shifted || *shifted > std::numeric_limits<int64_t>::max() - (m_s[m_pos] - '0')) {
+                    m_pos = start;
+                    fail("factor size does not fit in 64 bits");
+                    return false;
+                }
+                size = *shifted + (m_s[m_pos++] - '0');
+            }
             if (start == m_pos) {
                 fail("expected a factor size");
                 return false;
             }
-            spec.explicitSizes[f] = std::stoll(m_s.substr(start, m_pos - start));
+            spec.explicitSizes[f] = size;
             return true;
         });
     }
@@ -296,7 +306,7 @@ Expected<OpShardingRule> instantiateCustomRule(const CustomRuleSpec& spec,
                     unknown = f;
                     ++numUnknown;
                 } else {
-                    known *= sizes[static_cast<size_t>(f)];
+                    known = saturatingMul(known, sizes[static_cast<size_t>(f)]);
                 }
             }
             if (numUnknown == 1) {
@@ -311,11 +321,14 @@ Expected<OpShardingRule> instantiateCustomRule(const CustomRuleSpec& spec,
         if (sizes[f] < 0)
             return err("cannot infer the size of factor '" + spec.factorNames[f] + "' (give it in `sizes`)");
     for (const DimRef& d : dimRefs) {
-        int64_t prod = 1;
+        std::optional<int64_t> prod = 1;
         for (int64_t f : *d.factors)
-            prod *= sizes[static_cast<size_t>(f)];
-        if (prod != d.size)
-            return err(d.where + ": factor sizes multiply to " + std::to_string(prod) + ", the dimension has " +
+            prod = prod ? checkedMul(*prod, sizes[static_cast<size_t>(f)]) : std::nullopt;
+        if (!prod)
+            return err(d.where + ": factor sizes multiply to more than fits in 64 bits, the dimension has " +
+                       std::to_string(d.size));
+        if (*prod != d.size)
+            return err(d.where + ": factor sizes multiply to " + std::to_string(*prod) + ", the dimension has " +
                        std::to_string(d.size));
     }
     OpShardingRule rule;

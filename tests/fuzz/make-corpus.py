@@ -22,6 +22,30 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
+# Inputs at the limits (huge shapes and meshes, deep nesting, bytes in strings) for the MLIR harnesses.
+EDGE_MLIR_SEEDS = [
+    'sdy.mesh @mesh = <["a"=2, "b"=2]>\n'
+    'func.func @main(%arg0: tensor<1048576x1048576xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>})'
+    ' -> tensor<1099511627776xf32> {\n'
+    '  %cst = stablehlo.constant dense<1.000000e+00> : tensor<1048576x1048576xf32>\n'
+    '  %0 = stablehlo.add %arg0, %cst : tensor<1048576x1048576xf32>\n'
+    '  %1 = stablehlo.dot_general %0, %cst, contracting_dims = [1] x [0] : (tensor<1048576x1048576xf32>,'
+    ' tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32>\n'
+    '  %2 = stablehlo.reshape %1 : (tensor<1048576x1048576xf32>) -> tensor<1099511627776xf32>\n'
+    '  return %2 : tensor<1099511627776xf32>\n}\n',
+    'sdy.mesh @mesh = <["a"=1073741824, "b"=4]>\n'
+    'func.func @main(%arg0: tensor<4611686018427387904xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a", "b":(2)2}]>})'
+    ' -> tensor<4611686018427387904xf32> {\n'
+    '  %0 = stablehlo.negate %arg0 : tensor<4611686018427387904xf32>\n'
+    '  %1 = stablehlo.transpose %0, dims = [0] : (tensor<4611686018427387904xf32>) -> tensor<4611686018427387904xf32>\n'
+    '  return %1 : tensor<4611686018427387904xf32>\n}\n',
+    'func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> attributes {s = "\\00\\80\\FF", x = ' + '[' * 150 +
+    '1' + ']' * 150 + '} {\n'
+    '  %0 = "stablehlo.transpose"(%a) {permutation = dense<0> : tensor<1048576x1048576xi64>}'
+    ' : (tensor<2x2xf32>) -> tensor<2x2xf32> loc("caf\u00e9.py":1:2)\n'
+    '  return %0 : tensor<2x2xf32>\n}\n',
+]
+
 RULES_SEEDS = [
     '# user rules, one KEY: RULE per line\n'
     'stablehlo.add: (i, j), (i, j) -> (i, j)\n'
@@ -100,6 +124,9 @@ def main():
             if len(data) < 64 * 1024:
                 write_seed(prop_dir, data)
 
+    for text in EDGE_MLIR_SEEDS:
+        write_seed(mlir_dir, text.encode())
+        write_seed(prop_dir, text.encode())
     for text in RULES_SEEDS:
         write_seed(args.out / 'rules', text.encode())
 

@@ -27,9 +27,9 @@ status=0
     -artifact_prefix="$build/fuzz-artifacts/$harness/" "${flags[@]}" "$@" \
     "$build/fuzz-work/$harness" "$build/fuzz-corpus/$harness" >"$log" 2>&1 || status=$?
 read -r user sys < <(tail -n 1 "$log.time")
-execs=$(grep -h '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+execs=$( (grep -h '^stat::number_of_executed_units' "$log" || true) | awk '{s += $2} END {print s + 0}')
 if [ "$execs" = 0 ]; then # -fork=N prints no final stats: take the last `#EXECS:` status line
-    execs=$(grep -ohE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')
+    execs=$( (grep -ohE '^#[0-9]+' "$log" || true) | tail -n 1 | tr -d '#')
 fi
 crashes=$(ls "$build/fuzz-artifacts/$harness" | wc -l)
 printf '%s\t%s\t%.1f\t%s\t%s\t%s\t%s\n' "$(date -Iseconds)" "$harness" "$(echo "($user + $sys) / 60" | bc -l)" \

@@ -369,6 +369,30 @@ private slots:
             << "/module/body/ops/1/props/function_type/type/inputs/0/kind"
             << "\"vector\""
             << "/module/body/ops/1/props/function_type/type/inputs/0/kind: unknown type kind";
+        // What the MLIR reader would not read back is refused (a verified `f31` tensor printed as unreadable text).
+        QTest::newRow("unknown element type")
+            << "/module/body/ops/1/props/function_type/type/inputs/0/element"
+            << "\"f31\""
+            << "/module/body/ops/1/props/function_type/type/inputs/0/element: expected an element type as MLIR "
+               "spells it, got \"f31\"";
+        QTest::newRow("element type spelled otherwise")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/element"
+            << "\"complex< f32>\""
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/element: expected an element type as MLIR spells "
+               "it, got \"complex< f32>\"";
+        QTest::newRow("unknown scalar type")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type"
+            << R"({"kind": "scalar", "name": "!foo.bar"})"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/name: expected a scalar type as MLIR spells it, "
+               "got \"!foo.bar\"";
+        QTest::newRow("opaque type that is not")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type"
+            << R"({"kind": "opaque", "spelling": "f32"})"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/spelling: expected an opaque type as MLIR spells it";
+        QTest::newRow("element count overflow")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/shape"
+            << "[1099511627776, 1099511627776, 4]"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/shape: tensor type has more elements than fit";
         QTest::newRow("bad location")
             << "/module/body/ops/1/regions/0/blocks/0/ops/0/loc"
             << "{\"kind\": \"name\"}"

@@ -8,6 +8,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Attribute.h"
+#include "core/ir/Verifier.h"
 #include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
@@ -29,6 +30,7 @@ private slots:
     void textEncoding();
     void bytesAndNames();
     void limits();
+    void hugeTensors();
 };
 
 void TestMlirReaderErrors::malformed_data()
@@ -368,6 +370,58 @@ void TestMlirReaderErrors::limits()
             std::string::npos);
     Diagnostic d = parseFail(head + "[1, " + big + "]" + tail);
     QVERIFY2(d.pos.line == 1 && d.pos.col == static_cast<int>(head.size()) + 5, d.format().c_str());
+}
+
+void TestMlirReaderErrors::hugeTensors()
+{
+    // 2^40 elements: a type, an op using it and a splat constant read, verify and print back without allocating
+    // per element; literals that do not fit the type are errors that say so.
+    const std::string huge = "tensor<1048576x1048576xf32>";
+    const std::string text = "func.func @f(%a: " + huge + ") -> " + huge +
+                             " {\n  %c = stablehlo.constant dense<1.0> : " + huge +
+                             "\n  %0 = stablehlo.add %a, %c : " + huge + "\n  return %0 : " + huge + "\n}\n";
+    auto m = parseOk(text);
+    QVERIFY(m);
+    DiagnosticList diags;
+    QVERIFY2(ir::verifyModule(*m, diags), diags.formatAll().c_str());
+    const std::string printed = io::printModule(*m);
+    QVERIFY2(printed.find("dense<1.000000e+00> : " + huge) != std::string::npos, printed.c_str());
+    QVERIFY(printed.size() < 1024);
+    auto again = parseOk(printed);
+    QVERIFY(again);
+    QCOMPARE(io::printModule(*again), printed);
+
+    const std::string head = "func.func @f() {\n  %c = stablehlo.constant ";
+    Diagnostic d = parseFail(head + "dense<[1.0, 2.0]> : " + huge + "\n  return\n}\n");
+    QVERIFY2(d.message.find("inferred shape of elements literal ([2]) does not match type ([1048576, 1048576])") !=
+                 std::string::npos,
+             d.format().c_str());
+    d = parseFail(head + "dense<\"0x0000803F0000803F\"> : " + huge + "\n  return\n}\n");
+    QVERIFY2(d.message.find("8 bytes for 1099511627776 elements of f32") != std::string::npos, d.format().c_str());
+    // 2^62 elements of f32 are 2^64 bytes: no byte count wraps around to match an empty literal.
+    d = parseFail(head + "dense<\"0x\"> : tensor<4611686018427387904xf32>\n  return\n}\n");
+    QVERIFY2(d.message.find("elements hex data size is invalid") != std::string::npos, d.format().c_str());
+
+    // Element and device counts are int64 throughout: a type or a mesh whose count does not fit is an error (it
+    // was a signed overflow in Type::numElements and the mesh verifier).
+    d = parseFail("func.func @f(%a: tensor<1099511627776x1099511627776x4xf32>) {\n  return\n}\n");
+    QVERIFY2(d.message == "tensor type has more elements than fit in 64 bits" && d.pos.col == 18, d.format().c_str());
+    auto mesh = parseOk("sdy.mesh @m = <[\"a\"=4611686018427387904, \"b\"=4]>\n");
+    QVERIFY(mesh);
+    diags.clear();
+    QVERIFY(!ir::verifyModule(*mesh, diags));
+    QVERIFY2(diags.formatAll().find("total product of axis sizes does not fit in 64 bits (at axis \"b\")") !=
+                 std::string::npos,
+             diags.formatAll().c_str());
+
+    // A splat of 2^40 elements where a list of integers is expected is not expanded (it ran out of memory).
+    auto splatList = parseOk("func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+                             "  %0 = \"stablehlo.transpose\"(%a) {permutation = dense<0> : tensor<1048576x1048576xi64>}"
+                             " : (tensor<2x2xf32>) -> tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}\n");
+    QVERIFY(splatList);
+    diags.clear();
+    QVERIFY(!ir::verifyModule(*splatList, diags));
+    QVERIFY(io::printModule(*splatList).find("dense<0> : tensor<1048576x1048576xi64>") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestMlirReaderErrors)

@@ -109,6 +109,24 @@ private slots:
         QVERIFY(e3.error().message.find("'->'") != std::string::npos);
     }
 
+    void sizesPast64Bits()
+    {
+        // A size with more digits than int64 holds is an error at its column (std::stoll threw out of the parser).
+        auto big = parseCustomRule("() -> (i, j) {sizes: [i=10400000010248191152577, j=1048576]}");
+        QVERIFY(!big);
+        QCOMPARE(big.error().message, std::string("factor size does not fit in 64 bits"));
+        QCOMPARE(big.error().pos.col, 25);
+        QVERIFY(parseCustomRule("() -> (i) {sizes: [i=9223372036854775807]}"));
+        QVERIFY(!parseCustomRule("() -> (i) {sizes: [i=9223372036854775808]}"));
+        // Sizes whose product does not fit are an error, not a signed overflow.
+        auto spec = parseCustomRule("((i j)) -> ((i j)) {sizes: [i=4294967296, j=4294967296]}");
+        QVERIFY(spec);
+        auto r = instantiateCustomRule(*spec, {{4}}, {{4}});
+        QVERIFY(!r);
+        QVERIFY2(r.error().message.find("multiply to more than fits in 64 bits") != std::string::npos,
+                 r.error().message.c_str());
+    }
+
     void customOpThroughThePass()
     {
         QTemporaryDir dir;
