@@ -81,6 +81,8 @@ public:
             j["props"] = ir::attrListToJson(o.props());
         if (!o.attrs().empty())
             j["attrs"] = ir::attrListToJson(o.attrs());
+        if (o.opaqueSyntax)
+            j["syntax"] = o.opaqueSyntax->pieces;
         if (o.numRegions()) {
             json regions = json::array();
             for (const auto& region : o.regions()) {
@@ -306,6 +308,22 @@ private:
         });
     }
 
+    /// `"syntax"`: the text of an op kept as written, one piece more than it has operands.
+    void readOpaqueSyntax(const json& j, ir::Op& op)
+    {
+        const json& pieces = arrayField(j, "syntax");
+        const size_t operands = j.contains("operands") ? j.at("operands").size() : 0;
+        auto syntax = std::make_shared<ir::OpaqueSyntax>();
+        scoped("syntax", [&] {
+            if (pieces.size() != operands + 1)
+                fail("expected " + std::to_string(operands + 1) + " pieces of text (one more than the " +
+                     std::to_string(operands) + " operands), got " + std::to_string(pieces.size()));
+            for (size_t i = 0; i < pieces.size(); ++i)
+                scoped(i, [&] { syntax->pieces.push_back(readString(pieces.at(i))); });
+        });
+        op.opaqueSyntax = std::move(syntax);
+    }
+
     void readOp(const json& j, ir::Block& block)
     {
         JsonNestingGuard nesting;
@@ -325,6 +343,8 @@ private:
             m_pendingOperands.push_back({op, &operands, m_path.str()});
             m_path.pop();
         }
+        if (j.contains("syntax"))
+            readOpaqueSyntax(j, *op);
         if (j.contains("results")) {
             const json& results = arrayField(j, "results");
             scoped("results", [&] {
@@ -511,11 +531,15 @@ std::unique_ptr<ir::Module> moduleFromJson(const json& document, const std::stri
     return nullptr;
 }
 
-std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName, DiagnosticList& diags)
+std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName, DiagnosticList& diags,
+                                              int firstLine)
 {
     Expected<json> document = parseJsonText(text, fileName);
     if (!document) {
-        diags.error(document.error().pos, "invalid JSON: " + document.error().message);
+        SourcePos pos = document.error().pos;
+        if (pos.line > 0)
+            pos.line += firstLine - 1;
+        diags.error(pos, "invalid JSON: " + document.error().message);
         return nullptr;
     }
     return moduleFromJson(*document, fileName, diags);

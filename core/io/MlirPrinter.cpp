@@ -143,6 +143,18 @@ void Printer::printOp(const Op& op, bool inFuncBody)
 {
     out.append(static_cast<size_t>(indent), ' ');
     appendResultList(op);
+    if (op.opaqueSyntax) {
+        // Kept as written: its text, with the names this printer gives its operands.
+        const auto& pieces = op.opaqueSyntax->pieces;
+        for (size_t i = 0; i < pieces.size(); ++i) {
+            if (i)
+                appendValue(op.operand(static_cast<unsigned>(i - 1)));
+            out += pieces[i];
+        }
+        appendTrailingLoc(op.loc, op.pos);
+        out += '\n';
+        return;
+    }
     if (!m_options.genericForm) {
         size_t mark = out.size();
         if (printCustomOp(op, inFuncBody)) {

@@ -215,7 +215,10 @@ void Parser::parseOperation(ir::Block& block)
         op = parseGenericOp(p);
     } else if (at(Kind::BareId)) {
         std::string name = resolveOpName(std::string(m_tok.text));
-        op = parseCustomOp(name, p); // clears the default dialect once the name is known
+        unsigned numResults = 0;
+        for (const ResultDef& d : results)
+            numResults += d.count;
+        op = parseCustomOp(name, p, numResults); // clears the default dialect once the name is known
     } else {
         errorExpected("operation name");
     }
@@ -245,10 +248,12 @@ std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)
     const auto& reg = ir::OpRegistry::instance();
     size_t dot = name.find('.');
     std::string dialect = dot == std::string::npos ? std::string() : name.substr(0, dot);
-    if (!reg.isRegisteredDialect(dialect) && !m_opts.allowUnregisteredDialects)
+    if (!reg.isRegisteredDialect(dialect) && !m_opts.allowUnregisteredDialects && !m_opts.keepUnknownOps)
         error(p, "unregistered operation '" + name +
                      "' found (use -allow-unregistered-dialect to keep operations of unknown dialects)");
     const ir::OpInfo* info = reg.lookup(name);
+    if (m_opts.keepUnknownOps && !info && (!reg.isRegisteredDialect(dialect) || !reg.allowsUnknownOps(dialect)))
+        noteUnknownOp(name, p);
     auto op = std::make_unique<Op>(name);
     expect(Kind::LParen, "to start operand list");
     std::vector<OperandRef> refs = parseOperandRefs();
@@ -299,7 +304,7 @@ std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)
     return op;
 }
 
-std::unique_ptr<Op> Parser::parseCustomOp(const std::string& name, const SourcePos& p)
+std::unique_ptr<Op> Parser::parseCustomOp(const std::string& name, const SourcePos& p, unsigned numResults)
 {
     if (name == "func.func")
         return parseFuncOp(p);
@@ -314,12 +319,16 @@ std::unique_ptr<Op> Parser::parseCustomOp(const std::string& name, const SourceP
         std::string tried = m_defaultDialect.empty() ? "" : " (tried '" + m_defaultDialect + "." + name + "' as well)";
         errorHere("custom op '" + name + "' is unknown" + tried);
     }
+    const ir::OpInfo* info = reg.lookup(name);
+    if (m_opts.keepUnknownOps && (!reg.isRegisteredDialect(dialect) || (!reg.allowsUnknownOps(dialect) && !info))) {
+        m_defaultDialect.clear();
+        return parseOpaqueOp(name, p, numResults);
+    }
     if (!reg.isRegisteredDialect(dialect))
         errorHere("custom op '" + name + "' is unknown (dialect '" + dialect +
                   "' is not registered; unregistered operations must use the generic form)");
     // A registered dialect parses only its own ops (chlo, whose op set is not modelled, takes
     // any op in the element-wise form).
-    const ir::OpInfo* info = reg.lookup(name);
     if (!reg.allowsUnknownOps(dialect) && !info)
         errorHere("custom op '" + name + "' is unknown");
     // As MLIR's OpState::parse: an op without an assembly format is only read in generic form.
@@ -494,6 +503,7 @@ std::unique_ptr<ir::Module> Parser::parseModuleTop()
         if (m_tok.kind == Kind::Error)
             errorHere("unexpected character " + describeToken(m_tok));
         parseTopLevel();
+        reportUnknownOps();
         return std::move(m_module);
     } catch (const ParseFailure&) {
         return nullptr;

@@ -17,6 +17,16 @@ constexpr int kMaxNestingDepth = 200;
 struct ReadOptions {
     /// Keep ops of unknown dialects (printed generically) instead of rejecting them.
     bool allowUnregisteredDialects = false;
+    /// Viewer tolerance (shardx-cli, the GUI): what allowUnregisteredDialects keeps, and besides
+    /// every op written in a custom form shardx does not know (an op of a dialect it does not
+    /// know, or an op its dialect does not define) is kept as written (ir::OpaqueSyntax): its
+    /// text is printed back unchanged, the values it names are its operands, its result types
+    /// come from its trailing `: type` signature (else from the first use that names them).
+    /// Each such op gets a warning. mlir-opt and shardx-opt are strict: this is off there.
+    bool keepUnknownOps = false;
+    /// Line of the file on which the text starts (a part of a split file, SplitInput.h, starts
+    /// further down): every position, in diagnostics and in the ops read, is a line of the file.
+    int firstLine = 1;
 };
 
 /// Parses `text` (the contents of `fileName`). Stops at the first syntax error, which is

@@ -129,6 +129,9 @@ public:
     /// dialects are allowed), as MLIR does.
     void checkDialectLoaded(const std::string& dialect, const SourcePos& p, std::string_view what);
     AttrPtr parseSdyAttr(const std::string& mnemonic, const SourcePos& p);
+    /// `#sdy<manual_axes{...}>` and the other kinds printed in the dialect's short form, from the `<` at
+    /// `angle`; nullptr (nothing consumed) for any other `#sdy<...>`.
+    AttrPtr parseSdyShortFormAttr(size_t angle);
     std::string normalizedBody(size_t begin, size_t end) const;
     // numeric attributes (ReaderNumbers.cpp)
     AttrPtr parseDenseAttrAfterKeyword();
@@ -171,7 +174,21 @@ public:
     void parseTopLevel();
     void parseOperation(ir::Block& block);
     std::unique_ptr<Op> parseGenericOp(const SourcePos& p);
-    std::unique_ptr<Op> parseCustomOp(const std::string& name, const SourcePos& p);
+    std::unique_ptr<Op> parseCustomOp(const std::string& name, const SourcePos& p, unsigned numResults);
+    /// An op in a custom form shardx does not know, kept as written (ReadOptions::keepUnknownOps;
+    /// ReaderOpaqueOps.cpp). Current token: the op name.
+    std::unique_ptr<Op> parseOpaqueOp(const std::string& name, const SourcePos& p, unsigned numResults);
+    /// Result types of an op kept as written, from the types after `typesAt` (the offset after
+    /// its last top-level `:` or `->`) up to `end`; empty when they cannot be read.
+    std::vector<Type> opaqueResultTypes(size_t typesAt, size_t end, bool afterArrow, unsigned numOperands,
+                                        unsigned numResults);
+    /// Counts an op of an unknown dialect (or an op its dialect does not define) kept in tolerant
+    /// mode; reportUnknownOps() warns once per op name, at its first occurrence.
+    void noteUnknownOp(const std::string& name, const SourcePos& p);
+    void reportUnknownOps();
+    /// The value `%name` (or `%name#i`) names here, if one is defined in scope (no forward
+    /// reference is made).
+    Value* lookupDefined(const std::string& name, unsigned index) const;
     void parseRegion(ir::Region& region, bool isolated, std::vector<std::pair<ResultDef, Type>>* entryArgs,
                      std::vector<ir::Value*>* entryValues = nullptr);
     void parseRegionBody(ir::Region& region, ir::Block* entry);
@@ -223,6 +240,13 @@ public:
     DiagnosticList& m_diags;
     ReadOptions m_opts;
     int m_depth = 0;
+    struct UnknownOp {
+        std::string name;
+        SourcePos first;
+        int count = 0;
+    };
+    std::vector<UnknownOp> m_unknownOps;
+    std::unordered_map<std::string, size_t> m_unknownOpIndex;
     /// Dialect tried for op names written without a prefix (MLIR's default dialect): "builtin"
     /// at the top level and in module bodies, "func" in function bodies, none elsewhere.
     std::string m_defaultDialect = "builtin";

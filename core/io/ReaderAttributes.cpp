@@ -109,7 +109,7 @@ std::optional<AttrPtr> Parser::parseOptionalAttr()
 void Parser::checkDialectLoaded(const std::string& dialect, const SourcePos& p, std::string_view what)
 {
     // The dialects sdy_opt loads: the registered ones and quant (a dependency of stablehlo).
-    if (m_opts.allowUnregisteredDialects || dialect == "quant" ||
+    if (m_opts.allowUnregisteredDialects || m_opts.keepUnknownOps || dialect == "quant" ||
         ir::OpRegistry::instance().isRegisteredDialect(dialect))
         return;
     error(p, std::string(what) + " created with unregistered dialect '" + dialect +
@@ -129,6 +129,9 @@ AttrPtr Parser::parseDialectAttr(const Token& hashTok)
         resetTo(hashTok.end);
         return parseSdyAttr(mnemonic, p);
     }
+    if (dialect == "sdy" && hasBody)
+        if (AttrPtr a = parseSdyShortFormAttr(hashTok.end))
+            return a;
     checkDialectLoaded(dialect, p, "attribute");
     if (!hasBody) {
         next();

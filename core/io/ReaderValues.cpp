@@ -42,6 +42,8 @@ Value* Parser::resolve(const OperandRef& ref, const Type* type)
                 error(ref.pos,
                       "reference to invalid result number " + std::to_string(ref.index) + " of '%" + ref.name + "'");
             Value* v = it->second[ref.index];
+            if (type && !type->isNone() && v->type().isNone())
+                v->setType(*type); // a result of an op kept as written takes the type its first use names
             if (type && !type->isNone() && !v->type().isNone() && v->type() != *type)
                 error(ref.pos, "use of value '%" + ref.name + "' expects different type than prior uses: '" +
                                    type->toString() + "' vs '" + v->type().toString() + "'");

@@ -29,6 +29,7 @@ std::unique_ptr<Op> cloneShallow(const Op& op, CloneMapping& mapping, CloneIdent
     c->attrs() = op.attrs();
     c->pos = op.pos;
     c->loc = op.loc;
+    c->opaqueSyntax = op.opaqueSyntax;
     if (identity == CloneIdentity::Same)
         c->programId = op.programId;
     for (const auto& region : op.regions()) {

@@ -132,6 +132,16 @@ private:
     OpList m_ops;
 };
 
+/// The source text of an op kept as written (viewer tolerance: an op in a custom form shardx
+/// cannot read, such as an op of a dialect it does not know). `pieces` has one more entry than
+/// the op has operands: the text is pieces[0], operand 0's name, pieces[1], ... (from the op name
+/// to the end of the op, without the result list and the trailing `loc(...)`), so the printer
+/// writes it back with the names it gives the operands.
+struct OpaqueSyntax {
+    std::vector<std::string> pieces;
+    bool operator==(const OpaqueSyntax&) const = default;
+};
+
 /// A generic operation: name, operands, results, attributes, regions.
 /// Inherent attributes (`props`, printed in `<{...}>` in generic form) and discardable
 /// attributes (`attrs`) are kept apart; both lists stay sorted by name.
@@ -208,6 +218,8 @@ public:
     AttrPtr loc;
     /// Index of this op in its module's ProgramIds, -1 until it is named there.
     int32_t programId = -1;
+    /// Set for an op kept as written (see OpaqueSyntax); null for every op shardx reads.
+    std::shared_ptr<const OpaqueSyntax> opaqueSyntax;
 
     /// Pre-order walk over this op and every nested op. Return false from `fn` to skip
     /// the op's regions.

@@ -326,7 +326,9 @@ bool verifyOp(Context& ctx, const Op& op)
     const std::string& name = op.name();
     // An op of a registered dialect that the dialect does not define (written in generic form).
     const OpRegistry& reg = OpRegistry::instance();
-    if (reg.isRegisteredDialect(op.dialect()) && !reg.allowsUnknownOps(op.dialect()) && !reg.lookup(name)) {
+    // Viewer tolerance keeps it (as written, or in generic form): nothing of it is known to check.
+    const bool kept = ctx.allowUnknownOps || op.opaqueSyntax;
+    if (!kept && reg.isRegisteredDialect(op.dialect()) && !reg.allowsUnknownOps(op.dialect()) && !reg.lookup(name)) {
         ctx.diags.add(Diagnostic{Severity::Error,
                                  op.pos,
                                  "unregistered operation '" + name + "' found in dialect ('" + op.dialect() +
@@ -378,7 +380,14 @@ bool verifyRecursive(Context& ctx, const Op& op)
 
 bool verifyModule(const Module& module, DiagnosticList& diags, VerifyScope scope)
 {
-    Context ctx{module, diags, scope == VerifyScope::EveryOp};
+    VerifyOptions options;
+    options.scope = scope;
+    return verifyModule(module, diags, options);
+}
+
+bool verifyModule(const Module& module, DiagnosticList& diags, const VerifyOptions& options)
+{
+    Context ctx{module, diags, options.scope == VerifyScope::EveryOp, options.allowUnknownOps};
     // Symbols of the module body: meshes must be unique (and functions too).
     std::set<std::string> symbols;
     for (const auto& op : module.body().ops()) {

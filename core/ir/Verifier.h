@@ -12,8 +12,16 @@ enum class VerifyScope {
     EveryOp,      ///< report the first problem of every op that fails (the Session, the GUI)
 };
 
+struct VerifyOptions {
+    VerifyScope scope = VerifyScope::FirstFailure;
+    /// Viewer tolerance: an op its dialect does not define is kept (it was read with
+    /// io::ReadOptions::keepUnknownOps), not reported.
+    bool allowUnknownOps = false;
+};
+
 /// Verifies `module`; reports problems to `diags` at the op's (or func's) position. Returns true
 /// when the module is valid.
+bool verifyModule(const Module& module, DiagnosticList& diags, const VerifyOptions& options);
 bool verifyModule(const Module& module, DiagnosticList& diags, VerifyScope scope = VerifyScope::FirstFailure);
 
 } // namespace shardx::ir

@@ -18,7 +18,8 @@ namespace shardx::ir::verifier {
 struct Context {
     const Module& module;
     DiagnosticList& diags;
-    bool everyOp = false; ///< go on after an op fails (VerifyScope::EveryOp)
+    bool everyOp = false;         ///< go on after an op fails (VerifyScope::EveryOp)
+    bool allowUnknownOps = false; ///< VerifyOptions::allowUnknownOps
 
     const Mesh* resolve(const MeshRef& ref) const { return module.resolveMesh(ref); }
     MeshLookup lookup() const

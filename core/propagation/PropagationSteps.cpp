@@ -1,7 +1,9 @@
 // PropagationDriver (PropagationDriver.h): one propagation step per op kind, func-result steps (SDY.md 4.8, 4.9).
 #include <algorithm>
 
+#include "core/ir/OpRegistry.h"
 #include "core/ir/ShardingAccess.h"
+#include "core/ir/StablehloAttrs.h"
 #include "core/propagation/PropagationDriver.h"
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
@@ -131,6 +133,17 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
     keepAlive = ir::makeAttr(ir::OpShardingRuleAttr{std::move(*rule)});
     op->setDiscardable(kShardingRuleAttrName, keepAlive);
     return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
+}
+
+/// Why `op` has no sharding rule, as the trace says it ("no sharding rule" first, so that
+/// readers can match it).
+static std::string missingRuleReason(const Op& op)
+{
+    if (op.opaqueSyntax || !ir::OpRegistry::instance().lookup(op.name()))
+        return "no sharding rule: an op shardx does not know, kept as written";
+    if (std::optional<std::string> target = stablehlo::customCallTarget(op))
+        return "no sharding rule: custom call '" + *target + "' has none";
+    return "no sharding rule";
 }
 
 bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRule& rule,
@@ -304,7 +317,7 @@ void PropagationDriver::visit(Op* op)
     const OpShardingRule* rule = ruleOf(op, ruleAttr);
     if (!rule) {
         if (m_options.observer)
-            m_options.observer->opSkipped(op, "no sharding rule");
+            m_options.observer->opSkipped(op, missingRuleReason(*op));
         return;
     }
     std::vector<StepTensor> tensors;

@@ -10,6 +10,7 @@
 #include "core/io/JsonDocument.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
+#include "core/ir/ShardingAccess.h"
 #include "core/ir/Verifier.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/propagation/ValueSharding.h"
@@ -91,6 +92,27 @@ void Session::close()
     m_path.clear();
 }
 
+namespace {
+
+io::ReadOptions readOptions(const OpenOptions& options)
+{
+    io::ReadOptions read;
+    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
+    read.keepUnknownOps = !options.strict;
+    read.firstLine = options.firstLine;
+    return read;
+}
+
+} // namespace
+
+ir::VerifyOptions Session::verifyOptions(ir::VerifyScope scope) const
+{
+    ir::VerifyOptions v;
+    v.scope = scope;
+    v.allowUnknownOps = !m_openOptions.strict;
+    return v;
+}
+
 bool Session::adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options)
 {
     if (!module || m_diagnostics.hasErrors())
@@ -98,7 +120,7 @@ bool Session::adopt(std::unique_ptr<ir::Module> module, const OpenOptions& optio
     m_source = std::move(module);
     // The names users know are taken from the module as read, before any pass renames it.
     m_source->programIds();
-    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics, ir::VerifyScope::EveryOp))
+    if (options.verify && !ir::verifyModule(*m_source, m_diagnostics, verifyOptions(ir::VerifyScope::EveryOp)))
         return false;
     return !m_diagnostics.hasErrors();
 }
@@ -107,18 +129,16 @@ bool Session::open(const std::string& path, const OpenOptions& options)
 {
     close();
     m_path = path;
-    io::ReadOptions read;
-    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
-    return adopt(io::loadModuleFile(path, m_diagnostics, read), options);
+    m_openOptions = options;
+    return adopt(io::loadModuleFile(path, m_diagnostics, readOptions(options)), options);
 }
 
 bool Session::openText(std::string_view text, const std::string& name, const OpenOptions& options)
 {
     close();
     m_path = name;
-    io::ReadOptions read;
-    read.allowUnregisteredDialects = options.allowUnregisteredDialects;
-    return adopt(io::loadModuleText(text, name, m_diagnostics, read), options);
+    m_openOptions = options;
+    return adopt(io::loadModuleText(text, name, m_diagnostics, readOptions(options)), options);
 }
 
 bool Session::openTrace(const std::string& path)
@@ -144,7 +164,7 @@ bool Session::openTrace(const std::string& path)
 bool Session::verify(DiagnosticList& out) const
 {
     const ir::Module* m = module();
-    return m && ir::verifyModule(*m, out, ir::VerifyScope::EveryOp);
+    return m && ir::verifyModule(*m, out, verifyOptions(ir::VerifyScope::EveryOp));
 }
 
 const ir::ProgramIds* Session::ids() const
@@ -155,70 +175,115 @@ const ir::ProgramIds* Session::ids() const
 
 // ---- propagation --------------------------------------------------------------------------------
 
-PropagationResult Session::propagate(const PropagationRequest& request, const ProgressFn& progress)
-{
+/// One propagation request on its own copy of the source module (see Session::startPropagation).
+class PropagationRun {
+public:
+    PropagationRequest request;
+    std::vector<PassInvocation> passes;
+    std::unique_ptr<ir::Module> work;
+    ir::VerifyOptions verify;
     PropagationResult result;
-    m_cancel.store(false);
+    std::unique_ptr<Trace> trace;
+    std::atomic<bool> cancel{false};
+    std::atomic<bool>* cancelFlag = &cancel; ///< Session::propagate points it at the session's flag
+    bool ran = false;
+};
+
+void PropagationRunDeleter::operator()(PropagationRun* run) const { delete run; }
+
+PropagationRunPtr Session::startPropagation(const PropagationRequest& request)
+{
+    PropagationRunPtr run(new PropagationRun);
+    run->request = request;
+    run->verify = verifyOptions(ir::VerifyScope::FirstFailure);
+    m_lastRequest = request;
+    PropagationResult& result = run->result;
     if (!m_source) {
         result.diagnostics.error(SourcePos{m_path, 0, 0}, "no module is open");
-        return result;
+        return run;
     }
-    std::vector<PassInvocation> passes;
     if (request.passes.empty()) {
         const PropagationStrategy* strategy = findPropagationStrategy(request.strategy);
         if (!strategy) {
             result.diagnostics.error(SourcePos{}, "unknown strategy '" + request.strategy +
                                                       "' (known: " + propagationStrategyList() + ")");
-            return result;
+            return run;
         }
-        passes.push_back(PassInvocation{findPass(strategy->pass), request.strategyOptions});
+        run->passes.push_back(PassInvocation{findPass(strategy->pass), request.strategyOptions});
     } else {
         for (const std::string& text : request.passes) {
             Expected<PassInvocation> pass = parsePassInvocation(text);
             if (!pass) {
                 result.diagnostics.error(SourcePos{}, pass.error().message);
-                return result;
+                return run;
             }
-            passes.push_back(std::move(*pass));
+            run->passes.push_back(std::move(*pass));
         }
     }
+    run->work = m_source->clone();
+    return run;
+}
 
-    std::unique_ptr<ir::Module> work = m_source->clone();
+void runPropagation(PropagationRun& run, const ProgressFn& progress)
+{
+    run.ran = true;
+    if (!run.work)
+        return;
+    PropagationResult& result = run.result;
     std::unique_ptr<TraceRecorder> recorder;
-    if (request.record)
-        recorder = std::make_unique<TraceRecorder>(*work);
+    if (run.request.record)
+        recorder = std::make_unique<TraceRecorder>(*run.work);
     Progress state;
-    state.numPasses = passes.size();
-    state.opsInModule = countOps(*work);
+    state.numPasses = run.passes.size();
+    state.opsInModule = countOps(*run.work);
     ProgressObserver counter(progress, state);
     ObserverFanOut observers({recorder.get(), &counter});
-    PassContext context{result.diagnostics, &observers, &m_cancel};
+    PassContext context{result.diagnostics, &observers, run.cancelFlag};
     bool ok = true;
-    for (size_t i = 0; ok && i < passes.size(); ++i) {
-        state.pass = passes[i].pass->name;
+    for (size_t i = 0; ok && i < run.passes.size(); ++i) {
+        state.pass = run.passes[i].pass->name;
         state.passIndex = i;
         counter.report();
-        ok = passes[i].pass->run(*work, passes[i].options, context) && !result.diagnostics.hasErrors();
-        if (ok && request.verifyAfterEachPass)
-            ok = ir::verifyModule(*work, result.diagnostics);
-        result.passes.push_back(passes[i].pass->name);
+        ok = run.passes[i].pass->run(*run.work, run.passes[i].options, context) && !result.diagnostics.hasErrors();
+        if (ok && run.request.verifyAfterEachPass)
+            ok = ir::verifyModule(*run.work, result.diagnostics, run.verify);
+        result.passes.push_back(run.passes[i].pass->name);
     }
-    result.cancelled = m_cancel.load();
+    result.cancelled = run.cancelFlag->load();
     result.steps = state.steps;
-    m_lastRequest = request;
-    if (!ok || result.cancelled)
+    result.ok = ok && !result.cancelled;
+    if (result.ok && recorder) {
+        run.trace = std::make_unique<Trace>(recorder->takeTrace(run.request.keyframeInterval));
+        result.steps = run.trace->numSteps();
+    }
+}
+
+void cancelPropagation(PropagationRun& run) { run.cancelFlag->store(true); }
+
+PropagationResult Session::finishPropagation(PropagationRunPtr run)
+{
+    if (!run->ran)
+        runPropagation(*run, {});
+    PropagationResult result = std::move(run->result);
+    if (!result.ok)
         return result;
-    result.ok = true;
-    m_result = std::move(work);
+    m_result = std::move(run->work);
     m_cursor.reset();
-    m_trace.reset();
-    if (recorder) {
-        m_trace = std::make_unique<Trace>(recorder->takeTrace(request.keyframeInterval));
+    m_trace = std::move(run->trace);
+    if (m_trace) {
         m_cursor = std::make_unique<TraceCursor>(*m_trace);
         m_cursor->seek(m_trace->numSteps());
-        result.steps = m_trace->numSteps();
     }
     return result;
+}
+
+PropagationResult Session::propagate(const PropagationRequest& request, const ProgressFn& progress)
+{
+    m_cancel.store(false);
+    PropagationRunPtr run = startPropagation(request);
+    run->cancelFlag = &m_cancel;
+    runPropagation(*run, progress);
+    return finishPropagation(std::move(run));
 }
 
 PropagationResult Session::repropagate(const ProgressFn& progress)
@@ -366,9 +431,73 @@ Expected<std::vector<AxisOrigin>> Session::origins(int value) const
     return traceOrigins(*m_trace, value);
 }
 
+SourcePos Session::opPosition(int op) const
+{
+    SourcePos pos;
+    if (!m_source || op < 0)
+        return pos;
+    const_cast<ir::Op&>(m_source->op()).walkPreOrder([&](ir::Op* o) {
+        if (o->programId == op)
+            pos = o->pos;
+        return pos.line == 0;
+    });
+    return pos;
+}
+
+SourcePos Session::valuePosition(int value) const
+{
+    if (!m_source || value < 0)
+        return {};
+    const ir::Value* v = valueById(*m_source, value);
+    if (!v)
+        return {};
+    return v->definingOp() ? v->definingOp()->pos : v->pos;
+}
+
 // ---- editing -------------------------------------------------------------------------------------
 
+std::optional<TensorSharding> Session::sourceSharding(int value) const
+{
+    if (!m_source)
+        return std::nullopt;
+    const ir::ProgramIds& names = *m_source->programIdsIfBuilt();
+    if (value < 0 || static_cast<size_t>(value) >= names.values().size())
+        return std::nullopt;
+    const ir::ProgramValue& pv = names.values()[static_cast<size_t>(value)];
+    if (pv.funcResult >= 0) {
+        for (ir::Op* f : m_source->funcs())
+            if (f->programId == pv.func) {
+                const TensorSharding* r = ir::funcResultSharding(*f, static_cast<unsigned>(pv.funcResult));
+                return r ? std::optional<TensorSharding>(*r) : std::nullopt;
+            }
+        return std::nullopt;
+    }
+    const ir::Value* v = valueById(*m_source, value);
+    return v ? getOwnSharding(v) : std::nullopt;
+}
+
+Status Session::checkSharding(int value, const std::optional<TensorSharding>& sharding) const
+{
+    Expected<std::unique_ptr<ir::Module>> edited = editedWith(value, sharding);
+    if (!edited)
+        return edited.error();
+    return Status::success();
+}
+
 Status Session::setSharding(int value, const std::optional<TensorSharding>& sharding)
+{
+    Expected<std::unique_ptr<ir::Module>> edited = editedWith(value, sharding);
+    if (!edited)
+        return edited.error();
+    m_source = std::move(*edited);
+    m_result.reset();
+    m_cursor.reset();
+    m_trace.reset();
+    return Status::success();
+}
+
+Expected<std::unique_ptr<ir::Module>> Session::editedWith(int value,
+                                                          const std::optional<TensorSharding>& sharding) const
 {
     if (!m_source)
         return Error{"no module is open", {}};
@@ -415,15 +544,11 @@ Status Session::setSharding(int value, const std::optional<TensorSharding>& shar
         }
     }
     DiagnosticList diags;
-    if (!ir::verifyModule(*edited, diags)) {
+    if (!ir::verifyModule(*edited, diags, verifyOptions(ir::VerifyScope::FirstFailure))) {
         const Diagnostic& d = diags.all().front();
         return Error{d.message, d.pos};
     }
-    m_source = std::move(edited);
-    m_result.reset();
-    m_cursor.reset();
-    m_trace.reset();
-    return Status::success();
+    return edited;
 }
 
 // ---- saving -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 
 #include "core/ir/Module.h"
 #include "core/ir/ProgramIds.h"
+#include "core/ir/Verifier.h"
 #include "core/passes/PassRegistry.h"
 #include "core/rules/ShardingProjection.h"
 #include "core/support/Diagnostic.h"
@@ -25,11 +26,20 @@ namespace shardx {
 
 /// How a file is read.
 struct OpenOptions {
-    /// Keep ops of dialects shardx does not know (printed in generic form), as mlir-opt's
-    /// `-allow-unregistered-dialect`; without it they are errors.
+    /// MLIR's strictness (`shardx-cli --strict`): ops and attributes of dialects shardx does not
+    /// know are errors (unless allowUnregisteredDialects), and so is an op in a custom form it
+    /// cannot read. Off (the default, viewer tolerance), they are kept as written, printed back
+    /// unchanged and reported as warnings; shardings do not propagate through such ops (they
+    /// have no sharding rule, as in Shardy) and the trace says so.
+    bool strict = false;
+    /// With `strict`: keep ops of dialects shardx does not know in generic form, as mlir-opt's
+    /// `-allow-unregistered-dialect`.
     bool allowUnregisteredDialects = false;
     /// Verify the module after reading it.
     bool verify = true;
+    /// Line of the file on which the text opened starts: openText() of a part of a split file
+    /// (io::splitInputFile) passes the part's first line, so that every position is a line of the file.
+    int firstLine = 1;
 };
 
 /// What propagation to run: a strategy, or a pass list.
@@ -70,6 +80,18 @@ struct PropagationResult {
     size_t steps = 0;                ///< steps recorded
     std::vector<std::string> passes; ///< the passes that ran, in order
 };
+
+/// A propagation request running on its own copy of the source module (Session::startPropagation).
+class PropagationRun;
+struct PropagationRunDeleter {
+    void operator()(PropagationRun* run) const;
+};
+using PropagationRunPtr = std::unique_ptr<PropagationRun, PropagationRunDeleter>;
+/// Runs `run` (any thread; it touches only its own copy of the module). `progress` is called on
+/// that thread.
+void runPropagation(PropagationRun& run, const ProgressFn& progress = {});
+/// Asks `run` to stop at its next step (any thread, while runPropagation runs).
+void cancelPropagation(PropagationRun& run);
 
 /// The factor table of one op at one position of the trace: its sharding rule, the shardings of
 /// its operands and results there projected onto the rule's factors (SDY.md 4.3), and the value
@@ -125,6 +147,12 @@ public:
     /// trace trace() (when recorded) and the cursor moves to the last step. On failure or
     /// cancellation the session is left as it was.
     PropagationResult propagate(const PropagationRequest& request, const ProgressFn& progress = {});
+    /// propagate() in three parts, for front ends that run propagation on a worker thread while
+    /// the session stays readable: startPropagation() (the session's thread) checks the request
+    /// and copies the source module, runPropagation() (any thread) runs it on the copy, and
+    /// finishPropagation() (the session's thread) adopts the result as propagate() does.
+    PropagationRunPtr startPropagation(const PropagationRequest& request);
+    PropagationResult finishPropagation(PropagationRunPtr run);
     /// Runs the last request again (after setSharding()).
     PropagationResult repropagate(const ProgressFn& progress = {});
     /// Asks a running propagate() to stop at its next step (any thread).
@@ -168,6 +196,10 @@ public:
     /// never visited, and the shardings of its tensors at that position. Fails for ops without
     /// a sharding rule or a mesh.
     Expected<OpFactorTable> factorTable(int op, size_t step) const;
+    /// Where op `op` (or the op defining value `value`, for valuePosition) is written in the file
+    /// opened; unknown (line 0) for what passes made.
+    SourcePos opPosition(int op) const;
+    SourcePos valuePosition(int value) const;
     /// Where each axis of `value`'s final sharding came from.
     Expected<std::vector<AxisOrigin>> origins(int value) const;
 
@@ -176,6 +208,11 @@ public:
     /// nullopt). The module must still verify, else nothing changes and the error is returned.
     /// The last result and trace are dropped: propagate again to see the effect.
     Status setSharding(int value, const std::optional<TensorSharding>& sharding);
+    /// What setSharding() would say, changing nothing.
+    Status checkSharding(int value, const std::optional<TensorSharding>& sharding) const;
+    /// The sharding the user's program gives value `value` itself (its own annotation in the
+    /// source module, with edits), nullopt for none.
+    std::optional<TensorSharding> sourceSharding(int value) const;
 
     // ---- saving -------------------------------------------------------------------------------
     enum class Format { Auto, Mlir, Json };
@@ -190,7 +227,12 @@ public:
 private:
     bool adopt(std::unique_ptr<ir::Module> module, const OpenOptions& options);
 
+    ir::VerifyOptions verifyOptions(ir::VerifyScope scope) const;
+    /// A copy of the source module with `value`'s sharding set (or removed), verified.
+    Expected<std::unique_ptr<ir::Module>> editedWith(int value, const std::optional<TensorSharding>& sharding) const;
+
     std::string m_path;
+    OpenOptions m_openOptions;
     DiagnosticList m_diagnostics;
     std::unique_ptr<ir::Module> m_source;
     std::unique_ptr<ir::Module> m_result;

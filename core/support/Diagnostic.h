@@ -39,6 +39,12 @@ public:
     bool empty() const { return m_diags.empty(); }
     const std::vector<Diagnostic>& all() const { return m_diags; }
     void clear() { m_diags.clear(); }
+    /// Drops every diagnostic after the first `n` (what a speculative parse reported).
+    void truncate(size_t n)
+    {
+        if (n < m_diags.size())
+            m_diags.resize(n);
+    }
 
     /// Every diagnostic formatted, one per line (notes included).
     std::string formatAll() const;

@@ -282,6 +282,36 @@ std::string changeSentence(const Trace& t, size_t si, const TraceChange& c)
 
 } // namespace
 
+std::string describeStepHeader(const Trace& trace, size_t stepIndex) { return stepLabel(trace, stepIndex); }
+
+std::vector<std::string> describeStep(const Trace& trace, size_t stepIndex)
+{
+    std::vector<std::string> out;
+    const TraceStep& s = trace.steps()[stepIndex];
+    auto shardingText = [&](int id) {
+        const TensorSharding* sh = trace.sharding(id);
+        return sh ? sh->toString() : std::string("no sharding");
+    };
+    for (const TraceChange& c : s.changes) {
+        const std::string who = valueLabel(trace, c.value);
+        const std::vector<TraceFactorChange>& fcs = trace.factorChanges(c);
+        if (fcs.empty()) {
+            out.push_back(who + ": " + shardingText(c.before) + " -> " + shardingText(c.after) + ": " +
+                          changeSentence(trace, stepIndex, c));
+            continue;
+        }
+        for (const TraceFactorChange& fc : fcs)
+            out.push_back(who + " dimension " + std::to_string(fc.dim) + " (factor " + factorName(fc.factor) +
+                          "): " + axisListString(fc.before) + " -> " + axisListString(fc.after) + ": " +
+                          decisionSentence(trace, s, fc));
+    }
+    if (out.empty() && s.kind == TraceStepKind::Skipped)
+        out.push_back("nothing changed: " + s.note);
+    else if (out.empty())
+        out.push_back("nothing changed");
+    return out;
+}
+
 Expected<int> findTraceValue(const Trace& trace, const std::string& query)
 {
     std::string q = query;
@@ -393,6 +423,22 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                     for (const DimSharding& d : os->dims)
                         for (const AxisRef& a : d.axes)
                             candidates.insert(a.name);
+    }
+    // Ops next to it without a sharding rule: nothing crosses them (once per op).
+    std::set<int> blockedOps;
+    for (size_t si : involving) {
+        const TraceStep& s = trace.steps()[si];
+        if (s.kind != TraceStepKind::Skipped || s.note.rfind("no sharding rule: ", 0) != 0 || s.op < 0 ||
+            !blockedOps.insert(s.op).second)
+            continue;
+        const TraceOp& op = trace.ops()[static_cast<size_t>(s.op)];
+        const auto at = std::find(s.tensorValues.begin(), s.tensorValues.end(), value) - s.tensorValues.begin();
+        const std::string role = at < s.numOperands ? "uses it as operand " + std::to_string(at)
+                                                    : "defines it (result " + std::to_string(at - s.numOperands) + ")";
+        const std::string reason = " (" + s.note.substr(std::string("no sharding rule: ").size()) + ")";
+        e.blockedBy.push_back(op.displayName + " = " + op.name + " " + role + " but has no sharding rule" + reason +
+                              ", so propagation passes nothing through it (skipped at step #" + std::to_string(si) +
+                              ").");
     }
     if (axisFilter)
         candidates = {*axisFilter};
@@ -511,8 +557,10 @@ std::string explanationText(const ValueExplanation& e)
         out += ", inserted by a pass for " + e.derivedFrom;
     out += "\n  before propagation: " + (e.initial ? e.initial->toString() : std::string("no sharding"));
     out += "\n  after propagation:  " + (e.final ? e.final->toString() : std::string("no sharding")) + "\n";
-    if (e.present.empty() && e.missing.empty())
+    if (e.present.empty() && e.missing.empty() && e.blockedBy.empty())
         out += "  nothing to explain: the value ends unsharded and no neighbour offers it an axis\n";
+    for (const std::string& b : e.blockedBy)
+        out += "  blocked: " + b + "\n";
     for (const AxisExplanation& x : e.present)
         out += "  why " + x.axis.toString() + ": " + x.sentence + "\n";
     for (const AxisExplanation& x : e.missing)
@@ -537,7 +585,8 @@ nlohmann::json explanationJson(const ValueExplanation& e)
             {"initial", e.initial ? e.initial->toString() : std::string()},
             {"final", e.final ? e.final->toString() : std::string()},
             {"present", axes(e.present)},
-            {"missing", axes(e.missing)}};
+            {"missing", axes(e.missing)},
+            {"blockedBy", e.blockedBy}};
 }
 
 } // namespace shardx

@@ -34,6 +34,9 @@ struct ValueExplanation {
     std::optional<TensorSharding> final;
     std::vector<AxisExplanation> present;
     std::vector<AxisExplanation> missing;
+    /// Ops next to the value that propagation did not cross (no sharding rule: an op shardx does
+    /// not know, a custom call without a rule), one sentence each, with the step that skipped it.
+    std::vector<std::string> blockedBy;
 };
 
 /// Finds a value by `query` as ir::findByUserName does: a trace id (`@main:%arg0`, `@main:%3`,
@@ -62,6 +65,13 @@ struct AxisOrigin {
 /// first source of each factor change, group copies) to the value whose initial sharding held
 /// it, as Shardy's `sdy.sharding_origins` does.
 std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value);
+
+/// `step #12 (op stablehlo.add at layer_0/add, op-priority round 1)`.
+std::string describeStepHeader(const Trace& trace, size_t stepIndex);
+/// What step `stepIndex` changed and why, one sentence per factor change (or per whole change):
+/// `%5 (@main:%5) dimension 0 (factor i): {} -> {"x"}: it is the compatible sharding of factor i
+/// from operand 0 (%arg0)`; for a step that changed nothing, why (a skipped op's reason).
+std::vector<std::string> describeStep(const Trace& trace, size_t stepIndex);
 
 /// Plain text, one sentence per line.
 std::string explanationText(const ValueExplanation& e);

@@ -472,6 +472,16 @@ void TraceRecorder::opSkipped(Op* op, const std::string& reason)
     TraceStep s = newStep(TraceStepKind::Skipped);
     s.op = internOp(op);
     s.note = reason;
+    // An op that propagation cannot cross (its reason says why, after "no sharding rule: ") keeps
+    // its tensors, so that explain can name it; ops without a rule by design (constants,
+    // terminators, functions) and ops skipped for want of a mesh do not need them.
+    if (reason.rfind("no sharding rule: ", 0) == 0) {
+        s.numOperands = static_cast<int>(op->numOperands());
+        for (Value* v : op->operands())
+            s.tensorValues.push_back(v ? internValue(v) : -1);
+        for (const auto& r : op->results())
+            s.tensorValues.push_back(internValue(r.get()));
+    }
     pushStep(std::move(s));
 }
 

@@ -642,7 +642,7 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
         for (auto it = j.begin(); it != j.end(); ++it)
             keys.insert(it.key());
         QCOMPARE(keys, (std::set<std::string>{"value", "name", "op", "function", "scope", "insertedFor", "initial",
-                                              "final", "present", "missing"}));
+                                              "final", "present", "missing", "blockedBy"}));
         QCOMPARE(j["value"].get<std::string>(), std::string("@main:result0"));
         QCOMPARE(j["name"].get<std::string>(), std::string("result 0"));
         QCOMPARE(j["final"].get<std::string>(), e.final->toString());

@@ -1,0 +1,2 @@
+// GraphLayout: placeholder.
+#include "core/layout/GraphLayout.h"
