@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/io/MlirReader.h"
+#include "core/support/Arithmetic.h"
 #include "core/support/StringUtil.h"
 
 using nlohmann::json;
@@ -398,6 +399,44 @@ std::string readTypeSpelling(const json& j, const char* kind)
 
 std::string stringFromBytes(const std::vector<uint8_t>& b) { return std::string(b.begin(), b.end()); }
 
+/// Bytes per element of a numeric element type as the MLIR reader stores it (complex: both parts), 0 when
+/// the type is not numeric.
+int64_t storedElementBytes(const std::string& element)
+{
+    if (element.rfind("complex<", 0) == 0 && element.back() == '>')
+        return 2 * storedElementBytes(element.substr(8, element.size() - 9));
+    if (element == "index")
+        return 8;
+    if (!isIntegerElementType(element) && !isFloatElementType(element))
+        return 0;
+    const int width = elementBitWidth(element);
+    return width > 0 ? (width + 7) / 8 : 0;
+}
+
+/// What is wrong with the data of a numeric (not i1, see denseI1DataProblem) `dense` of a static shape, empty
+/// when nothing: one element (a splat) or one per element, as the MLIR reader stores them. A document may hold
+/// nothing its MLIR text could not (8 bytes for 2^40 f32 elements printed as hex that does not read back).
+std::string denseDataProblem(const DenseElementsAttr& dense)
+{
+    const Type& type = dense.type;
+    if (!dense.strings.empty() || !type.isRankedTensor() || !type.hasStaticShape() || type.elementType() == "i1")
+        return {};
+    const int64_t bytes = storedElementBytes(type.elementType());
+    if (bytes == 0)
+        return {};
+    const int64_t n = type.numElements();
+    const std::optional<int64_t> all = checkedMul(n, bytes);
+    const size_t size = dense.data.size();
+    if (size == static_cast<size_t>(bytes) || (!dense.splat && all && size == static_cast<size_t>(*all)))
+        return {};
+    return std::to_string(size) + " bytes of " + type.elementType() + " data for " + std::to_string(n) +
+           " elements (expected " + std::to_string(bytes) + " for a splat" +
+           (dense.splat ? std::string()
+            : all       ? " or " + std::to_string(*all)
+                        : std::string(" or more than fit")) +
+           ")";
+}
+
 json edgeNodeToJson(const EdgeNode& n) { return (n.isResult ? "result-" : "operand-") + std::to_string(n.index); }
 
 EdgeNode edgeNodeFromJson(const json& j)
@@ -585,6 +624,11 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
             });
         if (std::string why = denseI1DataProblem(a); !why.empty())
             throw JsonPathError("data: " + why);
+        if (std::string why = denseDataProblem(a); !why.empty()) {
+            JsonPathError e(why);
+            e.prependKey("data");
+            throw e;
+        }
         return makeAttr(std::move(a));
     }
     if (kind == "dense_resource")
