@@ -3,6 +3,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <unordered_set>
+
+#include "core/io/MlirReader.h"
+#include "core/support/Arithmetic.h"
+#include "core/support/StringUtil.h"
 
 using nlohmann::json;
 
@@ -23,6 +28,26 @@ void JsonPathError::prependKey(const std::string& key)
 }
 
 void JsonPathError::prependIndex(size_t index) { m_path = "/" + std::to_string(index) + m_path; }
+
+namespace {
+thread_local int t_nesting = 0;
+} // namespace
+
+JsonNestingGuard::JsonNestingGuard() { ++t_nesting; }
+JsonNestingGuard::~JsonNestingGuard() { --t_nesting; }
+bool JsonNestingGuard::ok() const { return t_nesting <= kMaxNestingDepth; }
+
+void JsonNestingGuard::check() const
+{
+    if (!ok())
+        throw JsonPathError(message());
+}
+
+std::string JsonNestingGuard::message()
+{
+    return "nesting too deep (more than " + std::to_string(kMaxNestingDepth) +
+           " levels of attributes, types, locations and ops)";
+}
 
 std::string jsonTypeName(const json& j)
 {
@@ -339,24 +364,78 @@ std::vector<Type> readTypes(const json& j)
     return readArray<Type>(j, [](const json& e) { return e.get<Type>(); });
 }
 
-/// True if `s` is valid UTF-8 (nlohmann refuses to dump anything else).
-bool isValidUtf8(const std::string& s)
+/// `spelling` as the MLIR reader reads the type `kind` names (`tensor` for an element type, `scalar`,
+/// `opaque`), unchanged when it prints it back; else a JsonPathError. A document may hold nothing that
+/// its MLIR text could not (an element type `f31` verified, printed, and failed to read back).
+std::string readTypeSpelling(const json& j, const char* kind)
 {
-    size_t i = 0;
-    while (i < s.size()) {
-        auto c = static_cast<unsigned char>(s[i]);
-        size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : 99;
-        if (n == 99 || (n > 0 && i + n >= s.size()))
-            return false;
-        for (size_t k = 1; k <= n; ++k)
-            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2)
-                return false;
-        i += n + 1;
-    }
-    return true;
+    std::string spelling = readString(j);
+    // Spellings checked on this thread (most documents use a handful), kept to a bounded number.
+    thread_local std::unordered_set<std::string> t_checked;
+    const std::string key = std::string(kind) + ":" + spelling;
+    if (t_checked.count(key))
+        return spelling;
+    const bool element = std::strcmp(kind, "tensor") == 0;
+    const bool opaque = std::strcmp(kind, "opaque") == 0;
+    Type t;
+    DiagnosticList diags;
+    io::ReadOptions options;
+    options.allowUnregisteredDialects = true;
+    const bool read = io::parseType(element ? "tensor<" + spelling + ">" : spelling, t, diags, options);
+    const bool same = read && (element ? t.isRankedTensor() && t.shape().empty() && t.elementType() == spelling
+                                       : (t.kind() == Type::Kind::Opaque || t.kind() == Type::Kind::Scalar) &&
+                                             t.name() == spelling && (t.kind() == Type::Kind::Opaque) == opaque);
+    if (!same)
+        throw JsonPathError(std::string("expected ") +
+                            (element  ? "an element type"
+                             : opaque ? "an opaque type"
+                                      : "a scalar type") +
+                            " as MLIR spells it, got \"" + spelling + "\"");
+    if (t_checked.size() >= 4096)
+        t_checked.clear();
+    t_checked.insert(key);
+    return spelling;
 }
 
 std::string stringFromBytes(const std::vector<uint8_t>& b) { return std::string(b.begin(), b.end()); }
+
+/// Bytes per element of a numeric element type as the MLIR reader stores it (complex: both parts), 0 when
+/// the type is not numeric.
+int64_t storedElementBytes(const std::string& element)
+{
+    if (element.rfind("complex<", 0) == 0 && element.back() == '>')
+        return 2 * storedElementBytes(element.substr(8, element.size() - 9));
+    if (element == "index")
+        return 8;
+    if (!isIntegerElementType(element) && !isFloatElementType(element))
+        return 0;
+    const int width = elementBitWidth(element);
+    return width > 0 ? (width + 7) / 8 : 0;
+}
+
+/// What is wrong with the data of a numeric (not i1, see denseI1DataProblem) `dense` of a static shape, empty
+/// when nothing: one element (a splat) or one per element, as the MLIR reader stores them. A document may hold
+/// nothing its MLIR text could not (8 bytes for 2^40 f32 elements printed as hex that does not read back).
+std::string denseDataProblem(const DenseElementsAttr& dense)
+{
+    const Type& type = dense.type;
+    if (!dense.strings.empty() || !type.isRankedTensor() || !type.hasStaticShape() || type.elementType() == "i1")
+        return {};
+    const int64_t bytes = storedElementBytes(type.elementType());
+    if (bytes == 0)
+        return {};
+    const int64_t n = type.numElements();
+    const std::optional<int64_t> all = checkedMul(n, bytes);
+    const size_t size = dense.data.size();
+    if (size == static_cast<size_t>(bytes) || (!dense.splat && all && size == static_cast<size_t>(*all)))
+        return {};
+    return std::to_string(size) + " bytes of " + type.elementType() + " data for " + std::to_string(n) +
+           " elements (expected " + std::to_string(bytes) + " for a splat" +
+           (dense.splat ? std::string()
+            : all       ? " or " + std::to_string(*all)
+                        : std::string(" or more than fit")) +
+           ")";
+}
 
 json edgeNodeToJson(const EdgeNode& n) { return (n.isResult ? "result-" : "operand-") + std::to_string(n.index); }
 
@@ -545,6 +624,11 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
             });
         if (std::string why = denseI1DataProblem(a); !why.empty())
             throw JsonPathError("data: " + why);
+        if (std::string why = denseDataProblem(a); !why.empty()) {
+            JsonPathError e(why);
+            e.prependKey("data");
+            throw e;
+        }
         return makeAttr(std::move(a));
     }
     if (kind == "dense_resource")
@@ -644,13 +728,15 @@ void to_json(json& j, const Type& t)
 
 void from_json(const json& j, Type& t)
 {
+    io::JsonNestingGuard nesting;
+    nesting.check();
     if (j.is_null()) {
         t = Type();
         return;
     }
     std::string kind = readField(j, "kind", readString);
     if (kind == "tensor" || kind == "unranked_tensor") {
-        std::string element = readField(j, "element", readString);
+        std::string element = readField(j, "element", [](const json& e) { return readTypeSpelling(e, "tensor"); });
         if (kind == "unranked_tensor") {
             t = Type::unrankedTensor(element);
         } else {
@@ -665,6 +751,11 @@ void from_json(const json& j, Type& t)
                 });
             });
             t = Type::tensor(std::move(shape), element);
+            if (t.hasElementCountOverflow()) {
+                JsonPathError e("tensor type has more elements than fit in 64 bits");
+                e.prependKey("shape");
+                throw e;
+            }
         }
         if (j.contains("encoding"))
             t.setEncoding(readField(j, "encoding", attributeFromJson));
@@ -673,11 +764,11 @@ void from_json(const json& j, Type& t)
     } else if (kind == "tuple") {
         t = Type::tuple(readField(j, "elements", readTypes));
     } else if (kind == "scalar") {
-        t = Type::scalar(readField(j, "name", readString));
+        t = Type::scalar(readField(j, "name", [](const json& e) { return readTypeSpelling(e, "scalar"); }));
     } else if (kind == "function") {
         t = Type::function(readField(j, "inputs", readTypes), readField(j, "results", readTypes));
     } else if (kind == "opaque") {
-        t = Type::opaque(readField(j, "spelling", readString));
+        t = Type::opaque(readField(j, "spelling", [](const json& e) { return readTypeSpelling(e, "opaque"); }));
     } else {
         JsonPathError e("unknown type kind \"" + kind +
                         "\" (expected tensor, unranked_tensor, token, tuple, scalar, function or opaque)");
@@ -723,6 +814,8 @@ json locationToJson(const LocationAttr& loc)
 
 LocationAttr locationFromJson(const json& j)
 {
+    io::JsonNestingGuard nesting;
+    nesting.check();
     LocationAttr loc;
     std::string kind = readField(j, "kind", readString);
     if (kind == "unknown") {
@@ -768,6 +861,8 @@ json attributeToJson(const Attribute& attr) { return std::visit(ToJson{}, attr.p
 
 AttrPtr attributeFromJson(const json& j)
 {
+    io::JsonNestingGuard nesting;
+    nesting.check();
     std::string kind = readField(j, "kind", readString);
     return attrFromKind(kind, j);
 }

@@ -39,6 +39,23 @@ private:
     std::string m_message;
 };
 
+/// Bounds the readers' recursion through nested attributes, types, locations and ops on this thread to
+/// kMaxNestingDepth levels, the MLIR reader's limit (a document can be nested as deep as its JSON text allows;
+/// the reader, the printer and the passes recurse on what it holds).
+class JsonNestingGuard {
+public:
+    JsonNestingGuard();
+    ~JsonNestingGuard();
+    JsonNestingGuard(const JsonNestingGuard&) = delete;
+    JsonNestingGuard& operator=(const JsonNestingGuard&) = delete;
+
+    /// False past kMaxNestingDepth levels.
+    bool ok() const;
+    /// Throws a JsonPathError with message() unless ok().
+    void check() const;
+    static std::string message();
+};
+
 /// Name of a JSON value's type for messages: "object", "array", "string", "integer"...
 std::string jsonTypeName(const nlohmann::json& j);
 

@@ -6,6 +6,7 @@
 
 #include "core/io/JsonAdapters.h"
 #include "core/ir/SdyOps.h"
+#include "core/support/JsonText.h"
 
 using nlohmann::json;
 
@@ -325,6 +326,9 @@ private:
 
     void readOp(const json& j, ir::Block& block)
     {
+        JsonNestingGuard nesting;
+        if (!nesting.ok())
+            fail(JsonNestingGuard::message());
         requireObject(j);
         std::string name = adapt("name", [&] { return readString(field(j, "name")); });
         if (name.empty()) {
@@ -428,22 +432,6 @@ private:
     std::vector<Pending> m_pendingSuccessors;
 };
 
-/// 1-based line and column of byte offset `offset` (0-based) in `text`.
-SourcePos positionOf(std::string_view text, size_t offset, const std::string& fileName)
-{
-    SourcePos pos{fileName, 1, 1};
-    offset = std::min(offset, text.size());
-    for (size_t i = 0; i < offset; ++i) {
-        if (text[i] == '\n') {
-            ++pos.line;
-            pos.col = 1;
-        } else {
-            ++pos.col;
-        }
-    }
-    return pos;
-}
-
 } // namespace
 
 json moduleToJson(const ir::Module& module)
@@ -546,25 +534,15 @@ std::unique_ptr<ir::Module> moduleFromJson(const json& document, const std::stri
 std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName, DiagnosticList& diags,
                                               int firstLine)
 {
-    json document;
-    try {
-        document = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        // nlohmann's byte is the 1-based count of bytes read, the last one being the offender.
-        SourcePos pos = positionOf(text, e.byte > 0 ? e.byte - 1 : 0, fileName);
-        pos.line += firstLine - 1;
-        std::string what = e.what();
-        // Keep only the explanation: "[json.exception.parse_error.101] parse error at line 1, column 2: X".
-        size_t colon = what.find(": ");
-        if (what.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
-            what = what.substr(colon + 2);
-        diags.error(pos, "invalid JSON: " + what);
-        return nullptr;
-    } catch (const std::exception& e) {
-        diags.error(SourcePos{fileName, 0, 0}, std::string("invalid JSON: ") + e.what());
+    Expected<json> document = parseJsonText(text, fileName);
+    if (!document) {
+        SourcePos pos = document.error().pos;
+        if (pos.line > 0)
+            pos.line += firstLine - 1;
+        diags.error(pos, "invalid JSON: " + document.error().message);
         return nullptr;
     }
-    return moduleFromJson(document, fileName, diags);
+    return moduleFromJson(*document, fileName, diags);
 }
 
 std::string writeJsonDocument(const ir::Module& module, int indent)

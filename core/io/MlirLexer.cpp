@@ -2,6 +2,9 @@
 #include "core/io/MlirLexer.h"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "core/support/StringUtil.h"
 
 namespace shardx::io {
 
@@ -98,6 +101,11 @@ Token MlirLexer::lexAt(size_t pos) const
         }
         if (i >= n)
             return finish(Token::Kind::Error, n);
+        // What a string holds is text: well-formed UTF-8 without NULs (other bytes are written as `\XX`).
+        const std::string_view body = m_src.substr(pos + 1, i - pos - 1);
+        const size_t bad = std::min(body.find('\0'), invalidUtf8Offset(body));
+        if (bad != std::string_view::npos)
+            return finish(Token::Kind::Error, pos + 1 + bad);
         return finish(Token::Kind::String, i + 1);
     }
     case '%': {
@@ -208,10 +216,17 @@ std::string describeToken(const Token& t)
     std::string s(t.text.substr(0, 40));
     if (t.text.size() > 40)
         s += "...";
-    for (char& c : s)
-        if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) >= 127)
-            c = '?';
-    return "'" + s + "'";
+    std::string out;
+    for (unsigned char c : s) {
+        if (c < 32 || c >= 127) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02X", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return "'" + out + "'";
 }
 
 } // namespace shardx::io

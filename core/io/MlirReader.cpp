@@ -243,7 +243,7 @@ void Parser::parseOperation(ir::Block& block)
 
 std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)
 {
-    std::string name = MlirLexer::unescape(m_tok.text);
+    std::string name = nameText(m_tok.text, m_tok.begin);
     next();
     const auto& reg = ir::OpRegistry::instance();
     size_t dot = name.find('.');
@@ -362,7 +362,7 @@ void Parser::parseResources()
             while (!at(Kind::RBrace)) {
                 std::string key;
                 if (at(Kind::String))
-                    key = MlirLexer::unescape(m_tok.text);
+                    key = nameText(m_tok.text, m_tok.begin);
                 else if (at(Kind::BareId))
                     key = std::string(m_tok.text);
                 else
@@ -556,9 +556,9 @@ ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags)
     return parser.parseStandaloneAttr();
 }
 
-bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags)
+bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags, const ReadOptions& options)
 {
-    detail::Parser parser(text, "<type>", diags, ReadOptions{});
+    detail::Parser parser(text, "<type>", diags, options);
     return parser.parseStandaloneType(out);
 }
 

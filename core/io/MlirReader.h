@@ -10,6 +10,10 @@
 
 namespace shardx::io {
 
+/// The deepest nesting of regions, ops, attributes, types and locations the readers accept (MLIR text and
+/// JSON documents); deeper input is an error, not a stack overflow.
+constexpr int kMaxNestingDepth = 200;
+
 struct ReadOptions {
     /// Keep ops of unknown dialects (printed generically) instead of rejecting them.
     bool allowUnregisteredDialects = false;
@@ -34,6 +38,6 @@ std::unique_ptr<ir::Module> parseMlir(std::string_view text, const std::string& 
 /// Parses one attribute written alone (e.g. `#sdy.sharding<@m, [{"a"}]>`), for tests and tools.
 ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags);
 /// Parses one type written alone (e.g. `tensor<8x?xf32>`).
-bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags);
+bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags, const ReadOptions& options = {});
 
 } // namespace shardx::io

@@ -82,7 +82,17 @@ public:
     void expect(Kind k, std::string_view context);
     void expectKeyword(std::string_view kw, std::string_view context);
     std::string expectBareId(std::string_view context);
+    /// A string literal's bytes (a string attribute's value, dense string elements, resource blobs).
     std::string expectString(std::string_view context);
+    /// A string literal used as a name (axis, computation, composite): its text must be UTF-8.
+    std::string expectName(std::string_view context);
+    /// A name spelled bare or quoted (`foo`, `"odd name"`, the part after `@`), decoded; an error at
+    /// `offset` when it is not UTF-8 after its escapes.
+    std::string nameText(std::string_view token, size_t offset);
+    /// Reports an error token (an unexpected character, an unterminated or non-text string).
+    [[noreturn]] void errorInToken(const Token& token);
+    /// Reports the NUL or non-UTF-8 byte at `offset`, found `where` ("in string literal").
+    [[noreturn]] void errorAtByte(size_t offset, const std::string& where);
     SourcePos posOf(size_t offset) const;
     SourcePos pos() const { return posOf(m_tok.begin); }
     [[noreturn]] void error(const SourcePos& p, const std::string& msg);
@@ -257,6 +267,6 @@ AttrPtr i64Attr(int64_t v);
 AttrPtr i32Attr(int64_t v);
 AttrPtr denseI64(std::vector<int64_t> v);
 
-constexpr int kMaxDepth = 200;
+constexpr int kMaxDepth = kMaxNestingDepth;
 
 } // namespace shardx::io::detail

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/io/PrinterInternal.h"
+#include "core/support/Arithmetic.h"
 
 namespace shardx::io::detail {
 
@@ -270,7 +271,7 @@ void appendDenseLiteral(std::string& out, const DenseElementsAttr& dense)
     std::vector<int64_t> shape = type.isRankedTensor() ? type.shape() : std::vector<int64_t>{};
     int64_t numElements = 1;
     for (int64_t d : shape)
-        numElements *= d < 0 ? 0 : d;
+        numElements = saturatingMul(numElements, d < 0 ? 0 : d);
     out += "dense<";
 
     if (!dense.strings.empty()) {
@@ -634,7 +635,7 @@ bool intList(const Attribute* a, std::vector<int64_t>& out)
             return false;
         int eb = elementBytes(elt);
         int64_t n = de->type.numElements();
-        if (n < 0)
+        if (n < 0 || (de->splat && n > kMaxSplatListLength))
             return false;
         size_t stored = de->data.size() / static_cast<size_t>(eb);
         for (int64_t i = 0; i < n; ++i) {

@@ -100,7 +100,7 @@ NamedAttrList Parser::parseAttrDict()
         if (at(Kind::BareId))
             key = std::string(m_tok.text);
         else if (at(Kind::String))
-            key = MlirLexer::unescape(m_tok.text);
+            key = nameText(m_tok.text, m_tok.begin);
         else
             errorExpected("attribute name");
         if (key.empty())
@@ -200,7 +200,7 @@ AttrPtr Parser::parseAttr()
             expect(Kind::Less, "after 'dense_resource'");
             std::string name;
             if (at(Kind::BareId) || at(Kind::String))
-                name = at(Kind::String) ? MlirLexer::unescape(m_tok.text) : std::string(m_tok.text);
+                name = nameText(m_tok.text, m_tok.begin);
             else
                 errorExpected("resource handle name");
             next();
@@ -241,7 +241,7 @@ AttrPtr Parser::parseAttr()
         SymbolRefAttr r;
         while (true) {
             std::string_view t = m_tok.text.substr(1);
-            r.path.push_back(!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
+            r.path.push_back(nameText(t, m_tok.begin));
             size_t end = m_tok.end;
             std::string_view src = m_lex.source();
             if (end + 2 < src.size() && src[end] == ':' && src[end + 1] == ':' && src[end + 2] == '@') {

@@ -20,7 +20,7 @@ std::unique_ptr<Op> Parser::parseModuleOp(const SourcePos& p, bool& isTopModule)
     target->pos = p;
     if (at(Kind::AtId)) {
         std::string_view t = m_tok.text.substr(1);
-        setSymbolName(*target, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
+        setSymbolName(*target, nameText(t, m_tok.begin));
         next();
     }
     if (consumeKeyword("attributes")) {
@@ -50,7 +50,7 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
     if (!at(Kind::AtId))
         errorExpected("function name '@name'");
     std::string_view nm = m_tok.text.substr(1);
-    setSymbolName(*op, !nm.empty() && nm[0] == '"' ? MlirLexer::unescape(nm) : std::string(nm));
+    setSymbolName(*op, nameText(nm, m_tok.begin));
     next();
     std::vector<std::pair<ResultDef, Type>> args;
     std::vector<AttrPtr> argLocs;
@@ -148,7 +148,7 @@ std::unique_ptr<Op> Parser::parseFuncDialectOp(const std::string& name, const So
         if (!at(Kind::AtId))
             errorExpected("callee '@name'");
         std::string_view t = m_tok.text.substr(1);
-        setCalleeName(*op, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
+        setCalleeName(*op, nameText(t, m_tok.begin));
         next();
         expect(Kind::LParen, "to start call operands");
         std::vector<OperandRef> refs = parseOperandRefs();
@@ -175,8 +175,7 @@ std::unique_ptr<Op> Parser::parseFuncConstant(std::unique_ptr<Op> op, const Sour
     if (!at(Kind::AtId))
         errorExpected("symbol reference '@name'", "in func.constant");
     std::string_view t = m_tok.text.substr(1);
-    op->setProp("value",
-                makeAttr(SymbolRefAttr{{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}}));
+    op->setProp("value", makeAttr(SymbolRefAttr{{nameText(t, m_tok.begin)}}));
     next();
     expect(Kind::Colon, "before constant type");
     op->addResult(parseType());

@@ -74,7 +74,7 @@ AttrPtr Parser::parseLocationInner()
     if (consumeKeyword("unknown"))
         return makeAttr(l);
     if (at(Kind::String)) {
-        std::string s = MlirLexer::unescape(m_tok.text);
+        std::string s = nameText(m_tok.text, m_tok.begin);
         next();
         if (at(Kind::Colon)) {
             next();

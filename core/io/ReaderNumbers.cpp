@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/io/MlirReaderImpl.h"
+#include "core/support/Arithmetic.h"
 
 namespace shardx::io::detail {
 
@@ -503,9 +504,10 @@ DenseElementsAttr Parser::buildDense(const DenseLiteral& lit, const Type& type, 
                 error(posOf(lit.begin), why);
             out.data = std::move(*elements);
         } else {
+            const std::optional<int64_t> bytes = checkedMul(n, elemBytes);
             if (nb == static_cast<size_t>(elemBytes) && n != 1)
                 out.splat = true;
-            else if (nb != static_cast<size_t>(n) * static_cast<size_t>(elemBytes))
+            else if (!bytes || nb != static_cast<size_t>(*bytes))
                 error(posOf(lit.begin), "elements hex data size is invalid for provided type: " + std::to_string(nb) +
                                             " bytes for " + std::to_string(n) + " elements of " + et);
             out.data = lit.hexBytes;

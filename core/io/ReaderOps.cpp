@@ -391,8 +391,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         if (!at(Kind::AtId))
             errorExpected("call target '@name'", "in custom_call");
         std::string_view t = m_tok.text.substr(1);
-        op->setProp(stablehlo::kCallTargetNameAttr,
-                    makeAttr(StringAttr{!t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t)}));
+        op->setProp(stablehlo::kCallTargetNameAttr, makeAttr(StringAttr{nameText(t, m_tok.begin)}));
         next();
         expect(Kind::LParen, "to start custom_call operands");
         std::vector<OperandRef> refs = parseOperandRefs();
@@ -406,7 +405,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         return op;
     }
     if (shortName == "composite") {
-        op->setProp("name", makeAttr(StringAttr{expectString("(composite name)")}));
+        op->setProp("name", makeAttr(StringAttr{expectName("(composite name)")}));
         std::vector<OperandRef> refs = parseOperandRefs();
         parseOptionalAttrDictInto(*op);
         parseTrailingTypes(*op, refs, p);

@@ -15,7 +15,7 @@ Mesh Parser::parseMeshBody(const SourcePos& errPos)
     if (!consumeIf(Kind::RSquare)) {
         while (true) {
             MeshAxis a;
-            a.name = expectString("(mesh axis name)");
+            a.name = expectName("(mesh axis name)");
             expect(Kind::Equal, "after mesh axis name");
             a.size = parseInt64("as mesh axis size");
             axes.push_back(a);
@@ -50,7 +50,7 @@ MeshRef Parser::parseMeshOrRef()
     MeshRef r;
     if (at(Kind::AtId)) {
         std::string_view t = m_tok.text.substr(1);
-        r.symbol = !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t);
+        r.symbol = nameText(t, m_tok.begin);
         next();
         return r;
     }
@@ -65,7 +65,7 @@ MeshRef Parser::parseMeshOrRef()
 
 AxisRef Parser::parseAxisRef()
 {
-    AxisRef a(expectString("(axis name)"));
+    AxisRef a(expectName("(axis name)"));
     if (at(Kind::Colon) && peek().kind == Kind::LParen) {
         next();
         next();
@@ -137,7 +137,7 @@ std::vector<std::string> Parser::parseManualAxes()
     if (consumeIf(Kind::RBrace))
         return out;
     while (true) {
-        out.push_back(expectString("(manual axis name)"));
+        out.push_back(expectName("(manual axis name)"));
         if (consumeIf(Kind::RBrace))
             break;
         expect(Kind::Comma, "or '}' in manual axes");

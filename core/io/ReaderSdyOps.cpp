@@ -11,7 +11,7 @@ std::unique_ptr<Op> Parser::parseRegionSdyOp(std::unique_ptr<Op> op, const Sourc
 {
     if (named) {
         expect(Kind::Less, "after 'sdy.named_computation'");
-        setComputationName(*op, expectString("(computation name)"));
+        setComputationName(*op, expectName("(computation name)"));
         expect(Kind::Greater, "after computation name");
     }
     expect(Kind::LParen, "to start operands");
@@ -97,7 +97,7 @@ std::unique_ptr<Op> Parser::parseSdyOp(const std::string& name, const SourcePos&
         if (!at(Kind::AtId))
             errorExpected("mesh name '@name'", "in sdy.mesh");
         std::string_view t = m_tok.text.substr(1);
-        setSymbolName(*op, !t.empty() && t[0] == '"' ? MlirLexer::unescape(t) : std::string(t));
+        setSymbolName(*op, nameText(t, m_tok.begin));
         next();
         expect(Kind::Equal, "after mesh name");
         setMeshOpMesh(*op, parseMeshBody(p));

@@ -1,23 +1,64 @@
 // Parser (MlirReaderImpl.h): the token stream, expected tokens, errors and the nesting guard.
 #include "core/io/MlirReaderImpl.h"
 
+#include <cstdio>
+
+#include "core/support/StringUtil.h"
+
 namespace shardx::io::detail {
 
 void Parser::next()
 {
     m_tok = m_lex.lexAt(m_tok.end);
-    if (m_tok.kind == Kind::Error) {
-        if (!m_tok.text.empty() && m_tok.text[0] == '"')
-            errorHere("expected '\"' to terminate string literal");
-        errorHere("unexpected character " + describeToken(m_tok));
-    }
+    if (m_tok.kind == Kind::Error)
+        errorInToken(m_tok);
 }
 
 void Parser::resetTo(size_t p)
 {
     m_tok = m_lex.lexAt(p);
     if (m_tok.kind == Kind::Error)
-        errorHere("unexpected character " + describeToken(m_tok));
+        errorInToken(m_tok);
+}
+
+void Parser::errorInToken(const Token& token)
+{
+    const std::string_view text = token.text;
+    if (text.rfind('"', 0) != 0 && text.rfind("@\"", 0) != 0)
+        error(posOf(token.begin), "unexpected character " + describeToken(token));
+    // A string ends early at a line break, the end of the text, a NUL or a byte that is not UTF-8.
+    const std::string_view src = m_lex.source();
+    if (token.end >= src.size() || src[token.end] == '\n')
+        error(posOf(token.begin), "expected '\"' to terminate string literal");
+    errorAtByte(token.end, "in string literal");
+}
+
+void Parser::errorAtByte(size_t offset, const std::string& where)
+{
+    const auto byte = static_cast<unsigned char>(m_lex.source()[offset]);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", byte);
+    error(posOf(offset), byte == 0 ? "NUL byte " + where + " (write it as \\00 in a string)"
+                                   : "invalid UTF-8 " + where + " (byte " + hex +
+                                         "; write bytes that are not text as \\XX in a string)");
+}
+
+std::string Parser::nameText(std::string_view token, size_t offset)
+{
+    std::string name = !token.empty() && token[0] == '"' ? MlirLexer::unescape(token) : std::string(token);
+    if (!isValidUtf8(name))
+        error(posOf(offset), "name is not valid UTF-8 after its \\XX escapes (names are text; only string "
+                             "attributes hold bytes)");
+    return name;
+}
+
+std::string Parser::expectName(std::string_view context)
+{
+    if (m_tok.kind != Kind::String)
+        errorExpected("string", context);
+    std::string s = nameText(m_tok.text, m_tok.begin);
+    next();
+    return s;
 }
 
 Token Parser::peek() const { return m_lex.lexAt(m_tok.end); }

@@ -1,6 +1,10 @@
 // Parser (MlirReaderImpl.h): types (tensor, token, tuple, complex, function, dialect types).
 #include "core/io/MlirReaderImpl.h"
 
+#include <algorithm>
+
+#include "core/support/StringUtil.h"
+
 namespace shardx::io::detail {
 
 namespace {
@@ -56,7 +60,7 @@ std::string Parser::captureBalanced(char open, char close)
         if (c == '"') {
             Token s = m_lex.lexAt(i);
             if (s.kind != Kind::String)
-                error(posOf(i), "expected '\"' to terminate string literal");
+                errorInToken(s);
             i = s.end;
             continue;
         }
@@ -71,6 +75,10 @@ std::string Parser::captureBalanced(char open, char close)
             if (depth == 0) {
                 if (c != close)
                     error(posOf(i), std::string("expected '") + close + "', found '" + c + "'");
+                // The body is kept as written: it must be text, as string literals are.
+                const std::string_view body = src.substr(start, i + 1 - start);
+                if (size_t bad = std::min(body.find('\0'), invalidUtf8Offset(body)); bad != std::string_view::npos)
+                    errorAtByte(start + bad, "in a dialect attribute or type");
                 std::string out = normalizedBody(start, i + 1);
                 resetTo(i + 1);
                 return out;
@@ -167,6 +175,7 @@ Type Parser::parseType()
         errorExpected("type");
     std::string_view kw = m_tok.text;
     if (kw == "tensor") {
+        const SourcePos typePos = pos();
         next();
         if (!at(Kind::Less))
             errorExpected("'<'", "in tensor type");
@@ -218,6 +227,9 @@ Type Parser::parseType()
             errorExpected("'>'", "to end tensor type");
         next();
         Type t = unranked ? Type::unrankedTensor(elt) : Type::tensor(std::move(shape), elt);
+        // Element counts (and the sizes derived from them) are int64 everywhere.
+        if (t.hasElementCountOverflow())
+            error(typePos, "tensor type has more elements than fit in 64 bits");
         if (enc)
             t.setEncoding(enc);
         return t;

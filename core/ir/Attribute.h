@@ -69,6 +69,9 @@ struct DenseElementsAttr {
     std::vector<uint8_t> data;
     std::vector<std::string> strings; ///< for !string-like element types (rare)
 };
+/// The most elements a splat DenseElementsAttr is expanded to when read as a list of integers (dimension
+/// and index lists are far shorter; `dense<1> : tensor<1048576x1048576xi64>` is no list).
+constexpr int64_t kMaxSplatListLength = int64_t(1) << 20;
 
 /// The i1 elements (one byte each, 0 or 1) of the raw data of `dense<"0x...">` with `numElements`
 /// elements, in every form MLIR's DenseElementsAttr takes for i1: a single byte 0x00 or 0xFF (a

@@ -329,6 +329,8 @@ std::optional<std::vector<int64_t>> intList(const ir::Attribute* attr, int64_t e
         int64_t count = de->type.isRankedTensor() ? de->type.numElements() : -1;
         if (de->splat || out.size() == 1) {
             int64_t n = expectedCount > 0 ? expectedCount : (count > 0 ? count : 1);
+            if (n > ir::kMaxSplatListLength)
+                return std::nullopt;
             if (!out.empty())
                 out.assign(static_cast<size_t>(n), out.front());
         }

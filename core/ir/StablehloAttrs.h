@@ -57,7 +57,8 @@ ir::AttrPtr dotDimensionNumbersAttr(const DotDimensionNumbers& dims);
 std::string enumKeyword(const ir::Attribute* attr);
 
 /// Integers of an attribute: DenseArrayAttr ints, ArrayAttr of IntegerAttr, or a
-/// DenseElementsAttr of an integer type (splat expanded to `expectedCount` when > 0).
+/// DenseElementsAttr of an integer type (splat expanded to `expectedCount` when > 0, else to its element
+/// count; nullopt past ir::kMaxSplatListLength).
 std::optional<std::vector<int64_t>> intList(const ir::Attribute* attr, int64_t expectedCount = 0);
 /// Integer value of an IntegerAttr (or BoolAttr), or nullopt.
 std::optional<int64_t> intValue(const ir::Attribute* attr);

@@ -2,6 +2,7 @@
 #include "core/ir/Type.h"
 
 #include "core/ir/Attribute.h"
+#include "core/support/Arithmetic.h"
 
 namespace shardx::ir {
 
@@ -95,8 +96,24 @@ int64_t Type::numElements() const
         return -1;
     int64_t n = 1;
     for (int64_t d : m_shape)
-        n *= d;
+        n = saturatingMul(n, d);
     return n;
+}
+
+bool Type::hasElementCountOverflow() const
+{
+    if (!isRankedTensor())
+        return false;
+    int64_t n = 1;
+    for (int64_t d : m_shape) {
+        if (d == kDynamic)
+            continue;
+        const std::optional<int64_t> product = checkedMul(n, d);
+        if (!product)
+            return true;
+        n = *product;
+    }
+    return false;
 }
 
 Type Type::withShape(std::vector<int64_t> shape) const

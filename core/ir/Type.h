@@ -55,8 +55,11 @@ public:
     bool isDynamicDim(int i) const { return dim(i) == kDynamic; }
     /// Element type spelling: "f32", "i1", "ui32", "bf16", "complex<f32>", "!quant.uniform<...>".
     const std::string& elementType() const { return m_name; }
-    /// Number of elements (-1 when not static).
+    /// Number of elements (-1 when not static); INT64_MAX when the product of the dimensions does not fit,
+    /// which the readers refuse (hasElementCountOverflow).
     int64_t numElements() const;
+    /// True when the product of the static dimensions does not fit in 64 bits (`tensor<2^40 x 2^40 x f32>`).
+    bool hasElementCountOverflow() const;
     /// Encoding attribute of a tensor (`tensor<8xf32, #enc>`), may be null.
     const std::shared_ptr<const Attribute>& encoding() const { return m_encoding; }
     void setEncoding(std::shared_ptr<const Attribute> e) { m_encoding = std::move(e); }

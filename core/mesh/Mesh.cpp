@@ -1,6 +1,7 @@
 // Mesh: named axes and device order.
 #include "core/mesh/Mesh.h"
 
+#include "core/support/Arithmetic.h"
 #include "core/support/StringUtil.h"
 
 namespace shardx {
@@ -24,7 +25,7 @@ int64_t Mesh::totalSize() const
 {
     int64_t n = 1;
     for (const MeshAxis& a : m_axes)
-        n *= a.size;
+        n = saturatingMul(n, a.size);
     return n;
 }
 

@@ -28,7 +28,8 @@ public:
 
     bool isEmpty() const { return m_axes.empty() && m_deviceIds.empty(); }
     bool isMaximal() const { return m_axes.empty() && m_deviceIds.size() == 1; }
-    /// Product of the axis sizes (1 for an axis-less mesh).
+    /// Product of the axis sizes (1 for an axis-less mesh); INT64_MAX when it does not fit, which
+    /// verifyMesh refuses.
     int64_t totalSize() const;
     /// Size of the axis named `name`, or nullopt.
     std::optional<int64_t> axisSize(const std::string& name) const;

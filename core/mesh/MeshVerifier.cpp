@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/support/Arithmetic.h"
 #include "core/support/StringUtil.h"
 
 namespace shardx {
@@ -17,7 +18,10 @@ std::optional<std::string> verifyMesh(const std::vector<MeshAxis>& axes, const s
             return "axis size must be at least 1, got: " + std::to_string(a.size) + " for axis " + quoteString(a.name);
         if (!names.insert(a.name).second)
             return "duplicate axis name: " + quoteString(a.name);
-        total *= a.size;
+        const std::optional<int64_t> product = checkedMul(total, a.size);
+        if (!product)
+            return "total product of axis sizes does not fit in 64 bits (at axis " + quoteString(a.name) + ")";
+        total = *product;
     }
     for (int64_t id : deviceIds)
         if (id < 0)

@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/ir/StablehloAttrs.h"
 #include "core/sharding/RuleVerifier.h"
+#include "core/support/Arithmetic.h"
+#include "core/support/JsonText.h"
 
 namespace shardx {
 
@@ -191,13 +194,21 @@ private:
             }
             skip();
             size_t start = m_pos;
-            while (m_pos < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_pos])))
-                ++m_pos;
+            int64_t size = 0;
+            while (m_pos < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_pos]))) {
+                const std::optional<int64_t> shifted = checkedMul(size, 10);
+                if (!shifted || *shifted > std::numeric_limits<int64_t>::max() - (m_s[m_pos] - '0')) {
+                    m_pos = start;
+                    fail("factor size does not fit in 64 bits");
+                    return false;
+                }
+                size = *shifted + (m_s[m_pos++] - '0');
+            }
             if (start == m_pos) {
                 fail("expected a factor size");
                 return false;
             }
-            spec.explicitSizes[f] = std::stoll(m_s.substr(start, m_pos - start));
+            spec.explicitSizes[f] = size;
             return true;
         });
     }
@@ -248,20 +259,6 @@ private:
     Error m_error;
 };
 
-std::pair<int, int> lineColOfOffset(const std::string& text, size_t offset)
-{
-    int line = 1, col = 1;
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return {line, col};
-}
-
 } // namespace
 
 Expected<CustomRuleSpec> parseCustomRule(const std::string& text) { return RuleParser(text).parse(); }
@@ -309,7 +306,7 @@ Expected<OpShardingRule> instantiateCustomRule(const CustomRuleSpec& spec,
                     unknown = f;
                     ++numUnknown;
                 } else {
-                    known *= sizes[static_cast<size_t>(f)];
+                    known = saturatingMul(known, sizes[static_cast<size_t>(f)]);
                 }
             }
             if (numUnknown == 1) {
@@ -324,11 +321,14 @@ Expected<OpShardingRule> instantiateCustomRule(const CustomRuleSpec& spec,
         if (sizes[f] < 0)
             return err("cannot infer the size of factor '" + spec.factorNames[f] + "' (give it in `sizes`)");
     for (const DimRef& d : dimRefs) {
-        int64_t prod = 1;
+        std::optional<int64_t> prod = 1;
         for (int64_t f : *d.factors)
-            prod *= sizes[static_cast<size_t>(f)];
-        if (prod != d.size)
-            return err(d.where + ": factor sizes multiply to " + std::to_string(prod) + ", the dimension has " +
+            prod = prod ? checkedMul(*prod, sizes[static_cast<size_t>(f)]) : std::nullopt;
+        if (!prod)
+            return err(d.where + ": factor sizes multiply to more than fits in 64 bits, the dimension has " +
+                       std::to_string(d.size));
+        if (*prod != d.size)
+            return err(d.where + ": factor sizes multiply to " + std::to_string(*prod) + ", the dimension has " +
                        std::to_string(d.size));
     }
     OpShardingRule rule;
@@ -370,13 +370,10 @@ Status CustomRuleSet::add(const std::string& key, const std::string& ruleText, c
 
 Expected<CustomRuleSet> CustomRuleSet::fromJson(const std::string& text, const std::string& fileName)
 {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        auto [line, col] = lineColOfOffset(text, e.byte > 0 ? e.byte - 1 : 0);
-        return Error{"invalid JSON in rules file", SourcePos{fileName, line, col}};
-    }
+    Expected<nlohmann::json> parsed = parseJsonText(text, fileName);
+    if (!parsed)
+        return Error{"invalid JSON in rules file: " + parsed.error().message, parsed.error().pos};
+    nlohmann::json& doc = *parsed;
     const nlohmann::json* list = &doc;
     if (doc.is_object()) {
         if (!doc.contains("rules") || !doc["rules"].is_array())

@@ -43,4 +43,42 @@ std::string symbolRefString(const std::string& name)
     return isBareIdentifier(name) ? "@" + name : "@" + quoteString(name);
 }
 
+size_t invalidUtf8Offset(std::string_view s)
+{
+    size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        // The length of the sequence and the range of its second byte (Unicode 15, table 3-7).
+        size_t n = 0;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            n = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 3;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 4;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            return i;
+        }
+        if (i + n > s.size())
+            return i;
+        const auto second = static_cast<unsigned char>(s[i + 1]);
+        if (second < lo || second > hi)
+            return i;
+        for (size_t k = 2; k < n; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+                return i;
+        i += n;
+    }
+    return std::string_view::npos;
+}
+
 } // namespace shardx

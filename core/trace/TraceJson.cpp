@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/JsonAdapters.h"
+#include "core/support/JsonText.h"
 #include "core/trace/Trace.h"
 
 namespace shardx {
@@ -475,12 +476,12 @@ std::string Trace::toJson() const
 
 Expected<Trace> Trace::fromJson(const std::string& text)
 {
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        return Error{std::string("invalid JSON: ") + e.what(), {}};
-    }
+    Expected<json> parsed = parseJsonText(text, "");
+    if (!parsed)
+        return Error{"invalid JSON: line " + std::to_string(parsed.error().pos.line) + ", column " +
+                         std::to_string(parsed.error().pos.col) + ": " + parsed.error().message,
+                     {}};
+    json doc = std::move(*parsed);
     try {
         if (!doc.is_object())
             throw JsonPathError("expected an object, got " + io::jsonTypeName(doc));

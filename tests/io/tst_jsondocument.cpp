@@ -10,6 +10,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Equivalence.h"
+#include "core/ir/Verifier.h"
 #include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
@@ -369,6 +370,30 @@ private slots:
             << "/module/body/ops/1/props/function_type/type/inputs/0/kind"
             << "\"vector\""
             << "/module/body/ops/1/props/function_type/type/inputs/0/kind: unknown type kind";
+        // What the MLIR reader would not read back is refused (a verified `f31` tensor printed as unreadable text).
+        QTest::newRow("unknown element type")
+            << "/module/body/ops/1/props/function_type/type/inputs/0/element"
+            << "\"f31\""
+            << "/module/body/ops/1/props/function_type/type/inputs/0/element: expected an element type as MLIR "
+               "spells it, got \"f31\"";
+        QTest::newRow("element type spelled otherwise")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/element"
+            << "\"complex< f32>\""
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/element: expected an element type as MLIR spells "
+               "it, got \"complex< f32>\"";
+        QTest::newRow("unknown scalar type")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type"
+            << R"({"kind": "scalar", "name": "!foo.bar"})"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/name: expected a scalar type as MLIR spells it, "
+               "got \"!foo.bar\"";
+        QTest::newRow("opaque type that is not")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type"
+            << R"({"kind": "opaque", "spelling": "f32"})"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/spelling: expected an opaque type as MLIR spells it";
+        QTest::newRow("element count overflow")
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/shape"
+            << "[1099511627776, 1099511627776, 4]"
+            << "/module/body/ops/1/regions/0/blocks/0/args/0/type/shape: tensor type has more elements than fit";
         QTest::newRow("bad location")
             << "/module/body/ops/1/regions/0/blocks/0/ops/0/loc"
             << "{\"kind\": \"name\"}"
@@ -376,6 +401,19 @@ private slots:
         QTest::newRow("bad hex") << "/module/body/ops/0/attrs"
                                  << R"({"d": {"kind": "dense", "type": null, "splat": true, "data": "0G"}})"
                                  << "/module/body/ops/0/attrs/d/data: expected hex digits";
+        // Dense data is one element (a splat) or one per element, as in MLIR text: 8 bytes for 2^40 f32 elements
+        // printed as hex that did not read back.
+        QTest::newRow("dense data short of its type")
+            << "/module/body/ops/0/attrs"
+            << R"({"d": {"kind": "dense", "type": {"kind": "tensor", "shape": [1048576, 1048576], "element": "f32"},
+                         "splat": false, "data": "0000803F0000803F"}})"
+            << "/module/body/ops/0/attrs/d/data: 8 bytes of f32 data for 1099511627776 elements (expected 4 for a "
+               "splat or 4398046511104)";
+        QTest::newRow("dense splat of two elements")
+            << "/module/body/ops/0/attrs"
+            << R"({"d": {"kind": "dense", "type": {"kind": "tensor", "shape": [2], "element": "complex<f32>"},
+                         "splat": true, "data": "0000803F0000803F0000803F0000803F"}})"
+            << "/module/body/ops/0/attrs/d/data: 16 bytes of complex<f32> data for 2 elements (expected 8 for a splat)";
         QTest::newRow("rule factor not an integer")
             << "/module/body/ops/0/attrs"
             << R"({"r": {"kind": "op_sharding_rule", "factors": [{"name": "i", "size": 8}], "operands": [[[0]]], "results": [[["i"]]]}})"
@@ -426,6 +464,140 @@ private slots:
         diags.clear();
         QVERIFY(!io::parseJsonDocument("[1, 2]", "array.json", diags));
         QVERIFY(QString::fromStdString(diags.formatAll()).contains("array.json: error: /: expected a shardx document"));
+    }
+
+    void textEncoding()
+    {
+        // JSON text is UTF-8 without raw control characters: a byte that is not UTF-8 and a raw NUL are syntax
+        // errors at their line and column.
+        const std::string doc = baseDocument().dump(1);
+        const size_t at = doc.find("\"main\"") + 3; // inside the string, after "ma
+        int line = 1, col = 1;
+        for (size_t i = 0; i < at; ++i) {
+            line += doc[i] == '\n' ? 1 : 0;
+            col = doc[i] == '\n' ? 1 : col + 1;
+        }
+        for (const std::string& bytes : {std::string("\x80"), std::string("\xC0\xAF"), std::string(1, '\0')}) {
+            DiagnosticList diags;
+            QVERIFY(!io::parseJsonDocument(doc.substr(0, at) + bytes + doc.substr(at), "u.json", diags));
+            QCOMPARE(diags.all().size(), size_t(1));
+            const Diagnostic& d = diags.all().front();
+            QVERIFY2(d.message.rfind("invalid JSON: ", 0) == 0, d.format().c_str());
+            QVERIFY2(d.pos.line == line && d.pos.col == col, d.format().c_str());
+        }
+        // An escaped NUL is text: a string attribute and a location name that hold one read and round trip.
+        json withNul = baseDocument();
+        withNul["module"]["body"]["ops"][0]["attrs"] = json::parse(R"({"s": {"kind": "string", "value": "a\u0000b"}})");
+        withNul["module"]["body"]["ops"][1]["regions"][0]["blocks"][0]["ops"][0]["loc"]["name"] =
+            std::string("x\0y", 3);
+        DiagnosticList diags;
+        auto m = io::parseJsonDocument(withNul.dump(), "nul.json", diags);
+        QVERIFY2(m, diags.formatAll().c_str());
+        std::unique_ptr<Module> again;
+        const std::string why = jsonRoundTrip(*m, again);
+        QVERIFY2(why.empty(), why.c_str());
+        io::PrintOptions withLocations;
+        withLocations.printDebugInfo = true;
+        const std::string printed = io::printModule(*m, withLocations);
+        QVERIFY2(printed.find("\"a\\00b\"") != std::string::npos && printed.find("\"x\\00y\"") != std::string::npos,
+                 printed.c_str());
+        auto fromMlir = testing::parseOk(printed);
+        QVERIFY(fromMlir);
+        QCOMPARE(io::printModule(*fromMlir, withLocations), printed);
+    }
+
+    void deepNesting()
+    {
+        // Nesting is bounded twice: the JSON text (kMaxJsonTextDepth arrays and objects, checked before any tree
+        // is built) and what the document holds (kMaxNestingDepth attributes, types, locations and ops, the MLIR
+        // reader's limit). Both are errors with a position, never a stack overflow.
+        auto nestedAttrs = [](int depth, const std::string& open, const std::string& close) {
+            std::string text =
+                R"({"format": "shardx", "version": 1, "module": {"body": {"ops": [{"name": "sdy.mesh", "attrs": {"x": )";
+            for (int i = 0; i < depth; ++i)
+                text += open;
+            text += R"({"kind": "unit"})";
+            for (int i = 0; i < depth; ++i)
+                text += close;
+            return text + "}}]}}}";
+        };
+        auto errorOf = [](const std::string& text) {
+            DiagnosticList diags;
+            auto m = io::parseJsonDocument(text, "deep.json", diags);
+            return m ? Diagnostic{Severity::Note, {}, "<no error>", {}} : diags.all().front();
+        };
+        const std::string array = R"({"kind": "array", "elements": [)", arrayEnd = "]}";
+        const std::string dict = R"({"kind": "dictionary", "entries": {"a": )", dictEnd = "}}";
+        for (const auto& [open, close] : {std::pair(array, arrayEnd), std::pair(dict, dictEnd)}) {
+            Diagnostic d = errorOf(nestedAttrs(10000, open, close));
+            QVERIFY2(d.message.find("nested deeper than 2000 levels") != std::string::npos, d.format().c_str());
+            QCOMPARE(d.pos.line, 1);
+            d = errorOf(nestedAttrs(300, open, close));
+            QVERIFY2(d.message.find("nesting too deep (more than 200 levels") != std::string::npos, d.format().c_str());
+            QVERIFY2(d.message.rfind("/module/body/ops/0/attrs/x/", 0) == 0, d.format().c_str());
+            QVERIFY2(errorOf(nestedAttrs(150, open, close)).message == "<no error>", "150 levels read");
+        }
+        // Regions: ops nested in ops.
+        auto nestedOps = [](int depth) {
+            std::string text = R"({"format": "shardx", "version": 1, "module": {"body": {"ops": [)";
+            for (int i = 0; i < depth; ++i)
+                text += R"({"name": "test.op", "regions": [{"blocks": [{"ops": [)";
+            text += R"({"name": "test.leaf"})";
+            for (int i = 0; i < depth; ++i)
+                text += "]}]}]}";
+            return text + "]}}}";
+        };
+        Diagnostic d = errorOf(nestedOps(10000));
+        QVERIFY2(d.message.find("nested deeper than 2000 levels") != std::string::npos, d.format().c_str());
+        d = errorOf(nestedOps(300));
+        QVERIFY2(d.message.find("nesting too deep (more than 200 levels") != std::string::npos, d.format().c_str());
+        QVERIFY2(errorOf(nestedOps(100)).message == "<no error>", "100 levels read");
+    }
+
+    void longLine()
+    {
+        // A document on one 10 MB line (one string attribute) reads and round trips.
+        json doc = baseDocument();
+        doc["module"]["body"]["ops"][0]["attrs"] = {
+            {"big", {{"kind", "string"}, {"value", std::string(10 << 20, 'x')}}}};
+        const std::string text = doc.dump();
+        QVERIFY(text.size() > (10 << 20) && text.find('\n') == std::string::npos);
+        DiagnosticList diags;
+        auto m = io::parseJsonDocument(text, "long.json", diags);
+        QVERIFY2(m, diags.formatAll().c_str());
+        std::unique_ptr<Module> again;
+        const std::string why = jsonRoundTrip(*m, again);
+        QVERIFY2(why.empty(), why.c_str());
+        // A 10 MB line that is not JSON is an error at its column.
+        diags.clear();
+        QVERIFY(!io::parseJsonDocument("[\"" + std::string(10 << 20, 'x') + "\" x]", "bad.json", diags));
+        QCOMPARE(diags.all().front().pos.line, 1);
+        QCOMPARE(diags.all().front().pos.col, (10 << 20) + 5);
+        // So is a number no double holds (it has no position).
+        diags.clear();
+        QVERIFY(!io::parseJsonDocument("[" + std::string(400, '9') + "]", "big.json", diags));
+        QVERIFY2(diags.all().front().message.find("number overflow") != std::string::npos, diags.formatAll().c_str());
+    }
+
+    void hugeTensors()
+    {
+        // 2^40 elements: types, a splat constant and an op on them go through a document and back without
+        // allocating per element (the document stays small); a shape whose count does not fit in 64 bits is an
+        // error (malformedDocuments, "element count overflow").
+        const std::string huge = "tensor<1048576x1048576xf32>";
+        auto m = testing::parseOk("func.func @f(%a: " + huge + ") -> " + huge +
+                                  " {\n  %c = stablehlo.constant dense<1.0> : " + huge +
+                                  "\n  %0 = stablehlo.add %a, %c : " + huge + "\n  return %0 : " + huge + "\n}\n");
+        QVERIFY(m);
+        const std::string text = io::writeJsonDocument(*m);
+        QVERIFY2(text.size() < 16 * 1024, text.c_str());
+        QVERIFY(json::parse(text).dump().find("[1048576,1048576]") != std::string::npos);
+        std::unique_ptr<Module> again;
+        const std::string why = jsonRoundTrip(*m, again);
+        QVERIFY2(why.empty(), why.c_str());
+        DiagnosticList diags;
+        QVERIFY2(ir::verifyModule(*again, diags), diags.formatAll().c_str());
+        QVERIFY(io::printModule(*again).find("dense<1.000000e+00> : " + huge) != std::string::npos);
     }
 };
 

@@ -4,7 +4,12 @@
 
 #include <random>
 
+#include "core/io/JsonDocument.h"
+#include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
+#include "core/ir/Attribute.h"
+#include "core/ir/Verifier.h"
+#include "core/rules/RuleRegistry.h"
 #include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
@@ -22,6 +27,11 @@ private slots:
     void malformed_data();
     void malformed();
     void robustness();
+    void textEncoding_data();
+    void textEncoding();
+    void bytesAndNames();
+    void limits();
+    void hugeTensors();
 };
 
 void TestMlirReaderErrors::malformed_data()
@@ -221,6 +231,197 @@ void TestMlirReaderErrors::robustness()
     QVERIFY(parseOk(longLine));
     std::string longBad = "func.func @f() attributes {x = [" + std::string(1 << 20, '1') + "]} {\n}";
     QVERIFY(parseFail(longBad).message.find("out of range") != std::string::npos);
+}
+
+void TestMlirReaderErrors::textEncoding_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("col");
+    QTest::addColumn<QString>("phrase");
+    // What a string literal holds is text: NULs and bytes that are not UTF-8 are errors at the byte (`\XX`
+    // escapes write bytes). Column 19 is the byte after `sdy.mesh @m = <["a`.
+    auto row = [](const char* name, const std::string& text, int line, int col, const char* phrase) {
+        QTest::newRow(name) << QByteArray(text.data(), static_cast<qsizetype>(text.size())) << line << col
+                            << QString(phrase);
+    };
+    const std::string mesh = "sdy.mesh @m = <[\"a";
+    row("NUL in string", mesh + std::string(1, '\0') + "\"=2]>\n", 1, 19, "NUL byte in string literal");
+    row("lone continuation byte", mesh + "\x80\"=2]>\n", 1, 19, "invalid UTF-8 in string literal (byte 0x80");
+    row("overlong slash", mesh + "\xC0\xAF\"=2]>\n", 1, 19, "(byte 0xC0");
+    row("surrogate", mesh + "\xED\xA0\x80\"=2]>\n", 1, 19, "(byte 0xED");
+    row("above U+10FFFF", mesh + "\xF4\x90\x80\x80\"=2]>\n", 1, 19, "(byte 0xF4");
+    row("truncated sequence", mesh + "\xE2\x82\"=2]>\n", 1, 19, "(byte 0xE2");
+    row("Latin-1 in a location", "func.func @f() {\n  return loc(\"caf\xE9.py\":1:2)\n}\n", 2, 18,
+        "invalid UTF-8 in string literal (byte 0xE9");
+    row("in a quoted symbol", "func.func @\"f\xFF\"() {\n  return\n}\n", 1, 14, "(byte 0xFF");
+    row("NUL outside strings", "func.func @f() {\n" + std::string(1, '\0') + "}\n", 2, 1,
+        "unexpected character '\\x00'");
+    row("byte outside strings", "func.func @f() {\n  \xC3\xA9\n}\n", 2, 3, "unexpected character '\\xC3'");
+    // Dialect attributes and types kept as written hold text too (one held NULs and 0xFF bytes).
+    row("byte in a dialect attribute", "func.func @f() attributes {x = #foo.bar<a\x80>} {\n  return\n}\n", 1, 42,
+        "invalid UTF-8 in a dialect attribute or type (byte 0x80");
+    row("NUL in a dialect type", "func.func @f(%a: !foo.t<" + std::string(1, '\0') + ">) {\n  return\n}\n", 1, 25,
+        "NUL byte in a dialect attribute or type");
+    row("bad string in a dialect type", "func.func @f(%a: !foo.t<\"\xFF\">) {\n  return\n}\n", 1, 26,
+        "invalid UTF-8 in string literal (byte 0xFF");
+    // Escapes may write any byte, but names (axes, symbols, op names, attribute names, locations) are text.
+    row("escaped byte in an axis name", "sdy.mesh @m = <[\"a\\80\"=2]>\n", 1, 17, "name is not valid UTF-8");
+    row("escaped byte in a symbol", "func.func @\"f\\FF\"() {\n  return\n}\n", 1, 11, "name is not valid UTF-8");
+    row("escaped byte in an attribute name", "func.func @f() attributes {\"k\\C0\" = 1} {\n  return\n}\n", 1, 28,
+        "name is not valid UTF-8");
+    row("escaped byte in an op name", "\"x\\80.y\"() : () -> ()\n", 1, 1, "name is not valid UTF-8");
+}
+
+void TestMlirReaderErrors::textEncoding()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(int, line);
+    QFETCH(int, col);
+    QFETCH(QString, phrase);
+    DiagnosticList diags;
+    io::ReadOptions options;
+    options.allowUnregisteredDialects = true;
+    auto m =
+        io::parseMlir(std::string_view(text.constData(), static_cast<size_t>(text.size())), "t.mlir", diags, options);
+    QVERIFY(!m);
+    QCOMPARE(diags.all().size(), size_t(1));
+    const Diagnostic& d = diags.all().front();
+    QVERIFY2(d.message.find(phrase.toStdString()) != std::string::npos, d.format().c_str());
+    QVERIFY2(d.pos.line == line && d.pos.col == col, d.format().c_str());
+}
+
+void TestMlirReaderErrors::bytesAndNames()
+{
+    // A string attribute holds any bytes, written as escapes; they print back as escapes and survive the JSON
+    // document (as hex), overlong and surrogate forms included (nlohmann cannot write them as text).
+    const std::string text = "func.func @f() attributes {s = \"\\00\\80\\FF\\C0\\AF\\ED\\A0\\80\"} {\n  return\n}\n";
+    auto m = parseOk(text);
+    QVERIFY(m);
+    const ir::Op* f = m->findFunc("f");
+    QVERIFY(f && f->attr("s") && f->attr("s")->as<ir::StringAttr>());
+    const std::string bytes("\0\x80\xFF\xC0\xAF\xED\xA0\x80", 8);
+    QCOMPARE(f->attr("s")->as<ir::StringAttr>()->value, bytes);
+    const std::string printed = io::printModule(*m);
+    QVERIFY2(printed.find("\"\\00\\80\\FF\\C0\\AF\\ED\\A0\\80\"") != std::string::npos, printed.c_str());
+    DiagnosticList diags;
+    auto fromJson = io::parseJsonDocument(io::writeJsonDocument(*m), "t.json", diags);
+    QVERIFY2(fromJson, diags.formatAll().c_str());
+    QCOMPARE(io::printModule(*fromJson), printed);
+
+    // UTF-8 names are text: they read, print as escapes and read back, and keep their bytes through JSON.
+    auto named = parseOk("sdy.mesh @m = <[\"caf\xC3\xA9\"=2, \"\\E2\\82\\AC\"=2]>\n");
+    QVERIFY(named);
+    const Mesh* mesh = named->findMesh("m");
+    QVERIFY(mesh && mesh->axes().size() == 2);
+    QCOMPARE(mesh->axes()[0].name, std::string("caf\xC3\xA9"));
+    QCOMPARE(mesh->axes()[1].name, std::string("\xE2\x82\xAC"));
+    const std::string namedText = io::printModule(*named);
+    QVERIFY(parseOk(namedText));
+    diags.clear();
+    auto namedJson = io::parseJsonDocument(io::writeJsonDocument(*named), "n.json", diags);
+    QVERIFY2(namedJson, diags.formatAll().c_str());
+    QCOMPARE(io::printModule(*namedJson), namedText);
+
+    // Comments are not read: bytes that are not UTF-8 there are no error.
+    QVERIFY(parseOk("// caf\xE9 \x80\xFF\nfunc.func @f() {\n  return\n}\n"));
+}
+
+void TestMlirReaderErrors::limits()
+{
+    // 10,000 levels of regions, arrays, dictionaries, types, locations and dense literals: an error where the
+    // nesting passes the limit, not a stack overflow.
+    auto tooDeep = [](const std::string& text, int line) {
+        Diagnostic d = parseFail(text);
+        QVERIFY2(d.message.find("nesting too deep (more than 200 levels)") != std::string::npos, d.format().c_str());
+        QVERIFY2(d.pos.line == line, d.format().c_str());
+    };
+    std::string regions = "func.func @f() {\n";
+    for (int i = 0; i < 10000; ++i)
+        regions += "  \"stablehlo.case\"() ({\n";
+    tooDeep(regions, 101); // an op and its region are two levels
+    auto wrapped = [](int n, const std::string& open, const std::string& inner, const std::string& close) {
+        std::string s;
+        for (int i = 0; i < n; ++i)
+            s += open;
+        s += inner;
+        for (int i = 0; i < n; ++i)
+            s += close;
+        return s;
+    };
+    const std::string head = "func.func @f() attributes {x = ", tail = "} {\n  return\n}\n";
+    tooDeep(head + wrapped(10000, "[", "1", "]") + tail, 1);
+    tooDeep(head + wrapped(10000, "{a = ", "1", "}") + tail, 1);
+    tooDeep("func.func @f(%a: " + wrapped(10000, "tuple<", "f32", ">") + ") {\n  return\n}\n", 1);
+    tooDeep("func.func @f() {\n  return loc(" + wrapped(10000, "fused[", "unknown", "]") + ")\n}\n", 2);
+    tooDeep("func.func @f() {\n  %0 = stablehlo.constant dense<" + wrapped(10000, "[", "1", "]") +
+                "> : tensor<1xi32>\n  return\n}\n",
+            2);
+    // Nesting within the limit reads.
+    QVERIFY(parseOk(head + wrapped(150, "[", "1", "]") + tail));
+    QVERIFY(parseOk(head + wrapped(90, "{a = ", "1", "}") + tail)); // a dictionary and its value: two levels
+
+    // A 10 MB line: a string attribute of 10 MB reads and prints back; 10 MB of digits is an integer out of range
+    // and 10 MB of an unknown keyword an error at its column.
+    const std::string big(10 << 20, 'a');
+    auto m = parseOk(head + "\"" + big + "\"" + tail);
+    QVERIFY(m);
+    QVERIFY(io::printModule(*m).find(big) != std::string::npos);
+    QVERIFY(parseFail(head + "[" + std::string(10 << 20, '1') + "]" + tail).message.find("out of range") !=
+            std::string::npos);
+    Diagnostic d = parseFail(head + "[1, " + big + "]" + tail);
+    QVERIFY2(d.pos.line == 1 && d.pos.col == static_cast<int>(head.size()) + 5, d.format().c_str());
+}
+
+void TestMlirReaderErrors::hugeTensors()
+{
+    // 2^40 elements: a type, an op using it and a splat constant read, verify and print back without allocating
+    // per element; literals that do not fit the type are errors that say so.
+    const std::string huge = "tensor<1048576x1048576xf32>";
+    const std::string text = "func.func @f(%a: " + huge + ") -> " + huge +
+                             " {\n  %c = stablehlo.constant dense<1.0> : " + huge +
+                             "\n  %0 = stablehlo.add %a, %c : " + huge + "\n  return %0 : " + huge + "\n}\n";
+    auto m = parseOk(text);
+    QVERIFY(m);
+    DiagnosticList diags;
+    QVERIFY2(ir::verifyModule(*m, diags), diags.formatAll().c_str());
+    const std::string printed = io::printModule(*m);
+    QVERIFY2(printed.find("dense<1.000000e+00> : " + huge) != std::string::npos, printed.c_str());
+    QVERIFY(printed.size() < 1024);
+    auto again = parseOk(printed);
+    QVERIFY(again);
+    QCOMPARE(io::printModule(*again), printed);
+
+    const std::string head = "func.func @f() {\n  %c = stablehlo.constant ";
+    Diagnostic d = parseFail(head + "dense<[1.0, 2.0]> : " + huge + "\n  return\n}\n");
+    QVERIFY2(d.message.find("inferred shape of elements literal ([2]) does not match type ([1048576, 1048576])") !=
+                 std::string::npos,
+             d.format().c_str());
+    d = parseFail(head + "dense<\"0x0000803F0000803F\"> : " + huge + "\n  return\n}\n");
+    QVERIFY2(d.message.find("8 bytes for 1099511627776 elements of f32") != std::string::npos, d.format().c_str());
+    // 2^62 elements of f32 are 2^64 bytes: no byte count wraps around to match an empty literal.
+    d = parseFail(head + "dense<\"0x\"> : tensor<4611686018427387904xf32>\n  return\n}\n");
+    QVERIFY2(d.message.find("elements hex data size is invalid") != std::string::npos, d.format().c_str());
+
+    // Element and device counts are int64 throughout: a type or a mesh whose count does not fit is an error (it
+    // was a signed overflow in Type::numElements and the mesh verifier).
+    d = parseFail("func.func @f(%a: tensor<1099511627776x1099511627776x4xf32>) {\n  return\n}\n");
+    QVERIFY2(d.message == "tensor type has more elements than fit in 64 bits" && d.pos.col == 18, d.format().c_str());
+    d = parseFail("sdy.mesh @m = <[\"a\"=4611686018427387904, \"b\"=4]>\n");
+    QVERIFY2(d.message == "total product of axis sizes does not fit in 64 bits (at axis \"b\")", d.format().c_str());
+
+    // A splat of 2^40 elements where a list of integers is expected is not expanded (it ran out of memory).
+    auto splatList = parseOk("func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+                             "  %0 = \"stablehlo.transpose\"(%a) {permutation = dense<0> : tensor<1048576x1048576xi64>}"
+                             " : (tensor<2x2xf32>) -> tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}\n");
+    QVERIFY(splatList);
+    // Not as the permutation of the transpose's sharding rule (stablehlo::intList), nor as the `dims` of its
+    // custom form (the printer's intList): it prints in the generic form.
+    const ir::Op& transpose = *splatList->findFunc("f")->region(0).front().ops().front();
+    std::string whyNot;
+    QVERIFY(!createOpShardingRule(transpose, false, &whyNot));
+    QVERIFY2(whyNot.find("transpose: missing or malformed permutation") != std::string::npos, whyNot.c_str());
+    QVERIFY(io::printModule(*splatList).find("dense<0> : tensor<1048576x1048576xi64>") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestMlirReaderErrors)

@@ -109,6 +109,24 @@ private slots:
         QVERIFY(e3.error().message.find("'->'") != std::string::npos);
     }
 
+    void sizesPast64Bits()
+    {
+        // A size with more digits than int64 holds is an error at its column (std::stoll threw out of the parser).
+        auto big = parseCustomRule("() -> (i, j) {sizes: [i=10400000010248191152577, j=1048576]}");
+        QVERIFY(!big);
+        QCOMPARE(big.error().message, std::string("factor size does not fit in 64 bits"));
+        QCOMPARE(big.error().pos.col, 25);
+        QVERIFY(parseCustomRule("() -> (i) {sizes: [i=9223372036854775807]}"));
+        QVERIFY(!parseCustomRule("() -> (i) {sizes: [i=9223372036854775808]}"));
+        // Sizes whose product does not fit are an error, not a signed overflow.
+        auto spec = parseCustomRule("((i j)) -> ((i j)) {sizes: [i=4294967296, j=4294967296]}");
+        QVERIFY(spec);
+        auto r = instantiateCustomRule(*spec, {{4}}, {{4}});
+        QVERIFY(!r);
+        QVERIFY2(r.error().message.find("multiply to more than fits in 64 bits") != std::string::npos,
+                 r.error().message.c_str());
+    }
+
     void customOpThroughThePass()
     {
         QTemporaryDir dir;
@@ -179,6 +197,24 @@ private slots:
         QCOMPARE(QString::fromStdString(set.error().pos.file), QString::fromStdString(path));
         QCOMPARE(set.error().pos.line, 3);
         QVERIFY(set.error().pos.col > 0);
+    }
+
+    void malformedJsonValues()
+    {
+        // A number no double holds is not a syntax error but must be an error too (it threw out of the reader).
+        auto big = CustomRuleSet::fromJson("{\"rules\": [{\"op\": \"a.b\", \"rule\": \"(i)->(i)\", \"n\": 9e9999}]}",
+                                           "big.json");
+        QVERIFY(!big);
+        QVERIFY2(big.error().message.find("invalid JSON in rules file: number overflow") != std::string::npos,
+                 big.error().message.c_str());
+        QCOMPARE(big.error().pos.file, std::string("big.json"));
+        // 10,000 nested arrays: an error where the nesting passes the limit.
+        auto deep = CustomRuleSet::fromJson("{\"rules\": " + std::string(10000, '[') + std::string(10000, ']') + "}",
+                                            "deep.json");
+        QVERIFY(!deep);
+        QVERIFY2(deep.error().message.find("nested deeper than") != std::string::npos, deep.error().message.c_str());
+        QCOMPARE(deep.error().pos.line, 1);
+        QCOMPARE(deep.error().pos.col, 10 + 2000); // the 2,000th `[` is the 2,001st level
     }
 
     void malformedJsonRule()

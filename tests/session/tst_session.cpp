@@ -28,6 +28,18 @@ func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"
 }
 )";
 
+// 2^40 elements (4 TiB of f32) in every value: an argument, a splat constant, an add, a matmul, a reshape to one
+// dimension. Nothing may allocate or loop per element.
+const char* kHuge = R"(sdy.mesh @mesh = <["a"=2, "b"=2]>
+func.func @main(%arg0: tensor<1048576x1048576xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> tensor<1099511627776xf32> {
+  %cst = stablehlo.constant dense<1.000000e+00> : tensor<1048576x1048576xf32>
+  %0 = stablehlo.add %arg0, %cst : tensor<1048576x1048576xf32>
+  %1 = stablehlo.dot_general %0, %cst, contracting_dims = [1] x [0] : (tensor<1048576x1048576xf32>, tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32>
+  %2 = stablehlo.reshape %1 : (tensor<1048576x1048576xf32>) -> tensor<1099511627776xf32>
+  return %2 : tensor<1099511627776xf32>
+}
+)";
+
 std::string readAll(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -295,6 +307,26 @@ func.func @g(%arg0: tensor<8xf32>) -> tensor<8xf32> {
         QCOMPARE(t.position(), t.numSteps());
         QCOMPARE(t.findValue("%5").value(), s.findValue("%5").value());
         QVERIFY(!t.findOp("%5"));
+    }
+
+    void hugeTensors()
+    {
+        Session s;
+        QVERIFY2(s.openText(kHuge, "huge.mlir"), s.diagnostics().formatAll().c_str());
+        const PropagationResult r = s.propagate(strategy("pipeline"));
+        QVERIFY2(r.ok, r.diagnostics.formatAll().c_str());
+        // "a" reaches the add and the matmul's rows, and the reshape's one dimension as its major part.
+        const TensorSharding* add = s.shardingAt(*s.findValue("%0"));
+        QVERIFY(add);
+        QCOMPARE(QString::fromStdString(add->toString()), QString("<@mesh, [{\"a\"}, {}]>"));
+        Expected<ValueExplanation> e = s.explain(*s.findValue("%2"));
+        QVERIFY(e);
+        QVERIFY2(has(explanationText(*e), "\"a\""), explanationText(*e).c_str());
+        const std::string mlir = s.text(Session::Format::Mlir);
+        QVERIFY2(has(mlir, "dense<1.000000e+00> : tensor<1048576x1048576xf32>"), mlir.c_str());
+        QVERIFY(mlir.size() < 4096 && s.text(Session::Format::Json).size() < 65536);
+        Session again;
+        QVERIFY2(again.openText(mlir, "again.mlir"), again.diagnostics().formatAll().c_str());
     }
 };
 

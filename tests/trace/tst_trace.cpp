@@ -475,6 +475,13 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         };
         QVERIFY(errorOf("{").find("invalid JSON") != std::string::npos);
         QVERIFY(errorOf("[]").find("expected an object") != std::string::npos);
+        // Numbers no double holds and deep nesting are errors, not exceptions or stack overflows.
+        QVERIFY2(errorOf("{\"format\": 1e999}").rfind("invalid JSON: line 1, column 1: number overflow", 0) == 0,
+                 errorOf("{\"format\": 1e999}").c_str());
+        const std::string deep = "{\"format\": " + std::string(10000, '[') + std::string(10000, ']') + "}";
+        QVERIFY2(errorOf(deep).find("line 1, column 2011: arrays and objects nested deeper than 2000 levels") !=
+                     std::string::npos,
+                 errorOf(deep).c_str());
         nlohmann::json j = nlohmann::json::parse(good);
         j["format"] = "other";
         QVERIFY(errorOf(j.dump()).rfind("/format:", 0) == 0);
