@@ -29,8 +29,18 @@ Size DataflowLayouter::collapsedSize(int group) const
 {
     const DataflowGroup& g = m_graph->groups()[static_cast<size_t>(group)];
     const LayoutMetrics& m = m_metrics;
-    const std::string count = std::to_string(g.numOps) + (g.numOps == 1 ? " op" : " ops");
-    double w = std::max(m.textWidth(g.label, true), m.textWidth(count) + 24);
+    std::string title = g.label;
+    std::string detail = std::to_string(g.numOps) + (g.numOps == 1 ? " op" : " ops");
+    if (g.kind == GroupKind::Range)
+        detail = std::to_string(g.children.size()) + " groups · " + detail;
+    if (g.kind == GroupKind::Region && g.node >= 0) {
+        // Drawn as its op: results on the first line, op name and size on the second.
+        const DataflowNode& op = m_graph->nodes()[static_cast<size_t>(g.node)];
+        title = op.name;
+        detail = op.detail + " · " + detail;
+    }
+    // Room for the expander glyph on the right and the stack below.
+    double w = std::max(m.textWidth(title, true) + m.expanderWidth, m.textWidth(detail));
     w = std::clamp(w + 2 * m.nodePaddingX, m.minNodeWidth, m.maxGroupWidth);
     return {w, 2 * m.lineHeight + 2 * m.nodePaddingY + m.collapsedExtra};
 }

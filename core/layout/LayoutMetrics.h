@@ -25,8 +25,9 @@ struct LayoutMetrics {
     double groupTitleHeight = 24; ///< the title bar of an expanded group
     double groupPadding = 10;     ///< between an expanded group's frame and its contents
     double collapsedExtra = 6;    ///< a collapsed group's box is this much taller (its "stack")
+    double expanderWidth = 16;    ///< room for a collapsed group's expander glyph
     double portSize = 4;
-    double nodeSeparation = 18;
+    double nodeSeparation = 24;
     double rankSeparation = 28;
     /// A group's layout draws expanded children inside itself (dot clusters) while it shows at
     /// most this many items; beyond, an expanded child is laid out on its own and placed as a box.
