@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -31,10 +33,10 @@ struct DataflowNode {
     int group = -1; ///< the innermost group holding it
     int scope = -1; ///< ProgramIds scope (DataflowGraph::scopeName)
     bool terminator = false;
-    std::string name;   ///< as the file prints it: `%5`, `%0:2`, `%arg0`; `return` for terminators
-    std::string detail; ///< second line: the op name without its dialect (`dot_general`), an
-                        ///< argument's `loc` name (`params['wq']`); may be empty
-    std::string opName; ///< `stablehlo.dot_general`; empty for arguments
+    std::string name;        ///< as the file prints it: `%5`, `%0:2`, `%arg0`; `return` for terminators
+    std::string_view detail; ///< second line: the op name without its dialect (`dot_general`), an
+                             ///< argument's `loc` name (`params['wq']`); may be empty. Held by the graph.
+    std::string_view opName; ///< `stablehlo.dot_general`; empty for arguments. Held by the graph.
 };
 
 /// One SSA use (or a region's yield into the op that holds it).
@@ -102,6 +104,11 @@ struct DataflowOptions {
 class DataflowGraph {
 public:
     DataflowGraph() = default;
+    // Nodes view strings the graph holds: moves keep them, copies would not.
+    DataflowGraph(DataflowGraph&&) = default;
+    DataflowGraph& operator=(DataflowGraph&&) = default;
+    DataflowGraph(const DataflowGraph&) = delete;
+    DataflowGraph& operator=(const DataflowGraph&) = delete;
     /// Builds the graph of `module`, named by `ids` (its ProgramIds). Reads the module only.
     /// Linear in the size of the module.
     static DataflowGraph build(const ir::Module& module, const ir::ProgramIds& ids,
@@ -168,7 +175,8 @@ private:
     std::vector<int> m_inOffsets, m_inEdges;
     std::vector<int> m_nodeOfValue;
     std::vector<int> m_nodeOfOp;
-    std::vector<std::string> m_scopes;
+    std::vector<std::string> m_scopes; ///< filled once, never grows: nodes view its strings
+    std::deque<std::string> m_strings; ///< op names and their short forms, viewed by nodes
     std::unordered_map<int, TensorSharding> m_initialShardings;
     std::vector<std::string> m_axisNames;
     std::vector<int64_t> m_axisSizes;

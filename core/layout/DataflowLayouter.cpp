@@ -37,7 +37,7 @@ Size DataflowLayouter::collapsedSize(int group) const
         // Drawn as its op: results on the first line, op name and size on the second.
         const DataflowNode& op = m_graph->nodes()[static_cast<size_t>(g.node)];
         title = op.name;
-        detail = op.detail + " · " + detail;
+        detail = std::string(op.detail) + " · " + detail;
     }
     // Room for the expander glyph on the right and the stack below.
     double w = std::max(m.textWidth(title, true) + m.expanderWidth, m.textWidth(detail));

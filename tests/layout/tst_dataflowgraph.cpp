@@ -195,13 +195,13 @@ private slots:
         const DataflowGraph& g = p.graph;
         const DataflowNode& dot = g.nodes()[static_cast<size_t>(findNode(g, "%0"))];
         QCOMPARE(dot.kind, NodeKind::Op);
-        QCOMPARE(QString::fromStdString(dot.detail), QStringLiteral("dot_general"));
-        QCOMPARE(QString::fromStdString(dot.opName), QStringLiteral("stablehlo.dot_general"));
+        QCOMPARE(std::string(dot.detail), std::string("dot_general"));
+        QCOMPARE(std::string(dot.opName), std::string("stablehlo.dot_general"));
         QCOMPARE(QString::fromStdString(g.scopeName(dot.scope)),
                  QStringLiteral("jit(f)/jit(main)/layer_0/attn/dot_general"));
         const DataflowNode& arg = g.nodes()[static_cast<size_t>(findNode(g, "%arg1"))];
         QCOMPARE(arg.kind, NodeKind::Argument);
-        QCOMPARE(QString::fromStdString(arg.detail), QStringLiteral("params/w0"));
+        QCOMPARE(std::string(arg.detail), std::string("params/w0"));
         const DataflowNode& ret = g.nodes()[static_cast<size_t>(findNode(g, "return"))];
         QVERIFY(ret.terminator);
         // The return stands for the function's result.
@@ -300,7 +300,7 @@ private slots:
             if (n.kind == NodeKind::Op) {
                 QVERIFY(n.op >= 0);
                 QVERIFY(ops.insert(n.op).second);
-                QCOMPARE(n.opName, ids.ops()[static_cast<size_t>(n.op)].opName);
+                QCOMPARE(std::string(n.opName), ids.ops()[static_cast<size_t>(n.op)].opName);
             }
         // Every function is a group of the module; every use of a value with a node is an edge.
         QVERIFY(findGroup(g, "@main") > 0);

@@ -613,11 +613,12 @@ QString GraphPanel::tooltipFor(ItemRef item) const
         return text;
     }
     const DataflowNode& n = m_graph->nodes()[static_cast<size_t>(item.index)];
-    QString text = n.kind == NodeKind::Argument
-                       ? tr("<b>%1</b> argument").arg(QString::fromStdString(n.name).toHtmlEscaped())
-                       : QStringLiteral("<b>%1</b> = %2")
-                             .arg(QString::fromStdString(n.name).toHtmlEscaped(),
-                                  QString::fromStdString(n.opName).toHtmlEscaped());
+    QString text =
+        n.kind == NodeKind::Argument
+            ? tr("<b>%1</b> argument").arg(QString::fromStdString(n.name).toHtmlEscaped())
+            : QStringLiteral("<b>%1</b> = %2")
+                  .arg(QString::fromStdString(n.name).toHtmlEscaped(),
+                       QString::fromUtf8(n.opName.data(), static_cast<qsizetype>(n.opName.size())).toHtmlEscaped());
     const std::string& scope = m_graph->scopeName(n.scope);
     if (!scope.empty())
         text += QStringLiteral("<br>loc: <code>%1</code>").arg(QString::fromStdString(scope).toHtmlEscaped());

@@ -3,8 +3,6 @@
 
 #include <QSet>
 
-#include <cmath>
-#include <functional>
 #include <set>
 
 #include "views/graph/ClusterItem.h"
@@ -55,6 +53,7 @@ void GraphScene::clearGraph()
     m_byEdge.clear();
     m_byValue.clear();
     m_labelValue.clear();
+    m_labels.clear();
     setSceneRect(QRectF());
 }
 
@@ -93,8 +92,9 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
                 kind = NodeItem::Kind::Argument;
             else if (n.terminator)
                 kind = NodeItem::Kind::Terminator;
-            auto* item = new NodeItem(it.ref, kind, r, QString::fromStdString(n.name), QString::fromStdString(n.detail),
-                                      m_theme);
+            auto* item =
+                new NodeItem(it.ref, kind, r, QString::fromStdString(n.name),
+                             QString::fromUtf8(n.detail.data(), static_cast<qsizetype>(n.detail.size())), m_theme);
             addItem(item);
             m_nodeItems.push_back(item);
             m_byNode[static_cast<size_t>(it.ref.index)] = item;
@@ -110,7 +110,8 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
                 // An op with regions reads as the op: its results, then its name and size.
                 const DataflowNode& op = g.nodes()[static_cast<size_t>(group.node)];
                 title = QString::fromStdString(op.name);
-                detail = QString::fromStdString(op.detail) + QStringLiteral(" · ") + detail;
+                detail = QString::fromUtf8(op.detail.data(), static_cast<qsizetype>(op.detail.size())) +
+                         QStringLiteral(" · ") + detail;
             }
             auto* item = new NodeItem(it.ref, NodeItem::Kind::Group, r, title, detail, m_theme);
             addItem(item);
@@ -171,67 +172,29 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
 
 void GraphScene::placeLabels()
 {
-    // Obstacles and placed labels in a grid of cells, for quick overlap tests.
-    constexpr double kCell = 96;
-    QHash<quint64, QVector<QRectF>> grid;
-    auto cells = [&](const QRectF& r, const std::function<void(quint64)>& fn) {
-        const qint64 x0 = static_cast<qint64>(std::floor(r.left() / kCell));
-        const qint64 x1 = static_cast<qint64>(std::floor(r.right() / kCell));
-        const qint64 y0 = static_cast<qint64>(std::floor(r.top() / kCell));
-        const qint64 y1 = static_cast<qint64>(std::floor(r.bottom() / kCell));
-        for (qint64 x = x0; x <= x1; ++x)
-            for (qint64 y = y0; y <= y1; ++y)
-                fn((static_cast<quint64>(static_cast<quint32>(x)) << 32) | static_cast<quint32>(y));
-    };
-    auto add = [&](const QRectF& r) { cells(r, [&](quint64 c) { grid[c].push_back(r); }); };
-    auto free = [&](const QRectF& r) {
-        bool ok = true;
-        cells(r, [&](quint64 c) {
-            if (!ok)
-                return;
-            for (const QRectF& o : grid.value(c))
-                if (o.intersects(r)) {
-                    ok = false;
-                    return;
-                }
-        });
-        return ok;
-    };
+    m_labels.clear();
     for (NodeItem* n : m_nodeItems)
-        add(n->sceneBoundingRect().adjusted(3, 3, -3, -3));
+        m_labels.addObstacle(n->sceneBoundingRect().adjusted(3, 3, -3, -3));
     for (ClusterItem* c : m_clusterItems)
-        add(c->mapRectToScene(c->titleTextRect()));
+        m_labels.addObstacle(c->mapRectToScene(c->titleTextRect()));
     QList<EdgeItem*> labelled;
     for (EdgeItem* e : m_edgeItems)
         if (!e->label().isEmpty())
             labelled.push_back(e);
+    // The current step's edges first: their labels matter most.
     std::stable_sort(labelled.begin(), labelled.end(), [](const EdgeItem* a, const EdgeItem* b) {
         return (a->highlight() != EdgeItem::Highlight::None) > (b->highlight() != EdgeItem::Highlight::None);
     });
-    for (EdgeItem* e : labelled) {
-        const QPainterPath& path = e->path();
-        const double length = path.length();
-        const QSizeF size = e->labelSize();
-        std::optional<QRectF> placed;
-        for (double at : {16.0, length * 0.35, length * 0.55, length * 0.75}) {
-            if (length <= 0 || at > length)
-                continue;
-            const QPointF p = path.pointAtPercent(path.percentAtLength(at));
-            for (bool right : {true, false}) {
-                const QRectF r(right ? p.x() + 5 : p.x() - 5 - size.width(), p.y() - size.height() / 2, size.width(),
-                               size.height());
-                if (free(r)) {
-                    placed = r;
-                    break;
-                }
-            }
-            if (placed)
-                break;
-        }
-        if (placed)
-            add(*placed);
-        e->setLabelRect(placed);
-    }
+    for (EdgeItem* e : labelled)
+        m_labels.place(e);
+}
+
+void GraphScene::replaceLabels(const QList<EdgeItem*>& edges)
+{
+    for (EdgeItem* e : edges)
+        m_labels.remove(e);
+    for (EdgeItem* e : edges)
+        m_labels.place(e);
 }
 
 void GraphScene::refreshTheme()

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/layout/FlatLayout.h"
+#include "views/graph/LabelPlacer.h"
 
 namespace shardx::views {
 
@@ -58,6 +59,8 @@ public:
     /// start of its edge, else further along or on its other side; hides those that fit
     /// nowhere. Highlighted edges' labels go first.
     void placeLabels();
+    /// Places the labels of `edges` again (their text changed), leaving the others where they are.
+    void replaceLabels(const QList<EdgeItem*>& edges);
 
 private:
     const GraphTheme* m_theme;
@@ -72,6 +75,7 @@ private:
     QHash<int, QList<EdgeItem*>> m_byEdge;
     QHash<int, QList<EdgeItem*>> m_byValue;
     QHash<const EdgeItem*, int> m_labelValue;
+    LabelPlacer m_labels;
 };
 
 } // namespace shardx::views

@@ -162,7 +162,7 @@ void GraphStyler::styleEdgeLabel(EdgeItem* item)
         return;
     ++m_lastRestyled;
     if (item->setLabel(shardingText(value)))
-        m_labelsChanged = true;
+        m_changedLabels.push_back(item);
 }
 
 void GraphStyler::clearStepMarks()
@@ -269,7 +269,7 @@ void GraphStyler::restyleAll()
     for (EdgeItem* e : m_scene.edgeItems())
         styleEdgeLabel(e);
     m_scene.placeLabels();
-    m_labelsChanged = false;
+    m_changedLabels.clear();
 }
 
 void GraphStyler::stepChanged(size_t from, size_t to)
@@ -308,9 +308,9 @@ void GraphStyler::stepChanged(size_t from, size_t to)
         if (NodeItem* item = m_scene.nodeItem(m_graph->nodeOfOp(it->second)))
             styleNode(item);
     markStep();
-    if (m_labelsChanged)
-        m_scene.placeLabels();
-    m_labelsChanged = false;
+    if (!m_changedLabels.isEmpty())
+        m_scene.replaceLabels(m_changedLabels);
+    m_changedLabels.clear();
 }
 
 } // namespace shardx::views

@@ -75,7 +75,7 @@ private:
     int m_stepNode = -1;
     bool m_stepConflict = false;
     size_t m_lastRestyled = 0;
-    bool m_labelsChanged = false;
+    QList<EdgeItem*> m_changedLabels; ///< labels whose text changed since they were placed
 };
 
 } // namespace shardx::views
