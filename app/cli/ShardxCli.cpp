@@ -10,6 +10,8 @@
 
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
+#include "core/io/ModuleLoader.h"
+#include "core/io/SplitInput.h"
 #include "core/session/Session.h"
 #include "core/trace/TracePrinter.h"
 
@@ -146,49 +148,118 @@ int cmdGenerate(int argc, char** argv)
     return writeOutput(args, io::printModule(**module, print)) ? 0 : 1;
 }
 
-/// Opens `path` in `session`, printing every problem found; false when it did not open cleanly.
-bool openVerified(Session& session, const std::string& path, const Args& args)
+/// A file as shardx-cli reads it: MLIR text with `// -----` lines is cut into parts (as mlir-opt's
+/// -split-input-file cuts it), each opened on its own; any other file is one part.
+/// `--no-split-input-file` reads such a file whole (the markers are then comments).
+struct InputFile {
+    std::string path;
+    std::string text;
+    std::vector<io::InputPart> parts;
+    bool split = false; ///< the file was cut on marker lines
+
+    /// The file name diagnostics use.
+    std::string name() const { return path == "-" ? std::string("<stdin>") : path; }
+    /// How a part is named in messages: `FILE (part N, line L)`, or `FILE` for a file read whole.
+    std::string partName(size_t index) const
+    {
+        if (!split)
+            return path;
+        return path + " (part " + std::to_string(index + 1) + ", line " + std::to_string(parts[index].firstLine) + ")";
+    }
+};
+
+/// Reads `path` into `file`; prints the error and returns false when it cannot be read.
+bool readInput(const std::string& path, const Args& args, InputFile& file)
+{
+    file.path = path;
+    if (!io::readFileText(path, file.text)) {
+        std::cerr << path << ": error: cannot open input file '" << path << "'\n";
+        return false;
+    }
+    file.split = !args.has("no-split-input-file") && io::detectFormat(file.text) == io::DocumentFormat::Mlir &&
+                 io::hasSplitMarker(file.text);
+    file.parts = file.split ? io::splitInputFile(file.text) : std::vector<io::InputPart>{io::InputPart{file.text, 1}};
+    return true;
+}
+
+/// Opens part `index` of `file` in `session`, printing every problem found (at lines of the whole
+/// file); false when it did not open cleanly.
+bool openPart(Session& session, const InputFile& file, size_t index, const Args& args)
 {
     OpenOptions options;
     options.strict = args.has("strict");
     options.allowUnregisteredDialects = args.has("allow-unregistered-dialect");
-    const bool ok = session.open(path, options);
+    options.firstLine = file.parts[index].firstLine;
+    const bool ok = session.openText(file.parts[index].text, file.name(), options);
     std::cerr << session.diagnostics().formatAll();
     return ok;
+}
+
+/// Opens the one module a command works on: the whole file, or with `--part N` part N (1-based)
+/// of a split file. A split file of several parts needs `--part`.
+bool openVerified(Session& session, const std::string& path, const Args& args, const char* command)
+{
+    InputFile file;
+    if (!readInput(path, args, file))
+        return false;
+    size_t index = 0;
+    if (args.has("part")) {
+        int64_t n = 0;
+        if (!parseInt(args.get("part"), n) || n < 1 || static_cast<size_t>(n) > file.parts.size()) {
+            std::cerr << "shardx-cli " << command << ": error: --part must be between 1 and " << file.parts.size()
+                      << " for " << path << "\n";
+            return false;
+        }
+        index = static_cast<size_t>(n - 1);
+    } else if (file.parts.size() > 1) {
+        std::cerr << "shardx-cli " << command << ": error: " << path << " holds " << file.parts.size()
+                  << " parts split by `// -----` lines: choose one with --part N (or read the file whole with "
+                     "--no-split-input-file)\n";
+        return false;
+    }
+    return openPart(session, file, index, args);
 }
 
 int cmdCheck(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {});
     if (args.positional.empty()) {
-        std::cerr << "usage: shardx-cli check FILE... [--strict [--allow-unregistered-dialect]]\n";
+        std::cerr
+            << "usage: shardx-cli check FILE... [--strict [--allow-unregistered-dialect]] [--no-split-input-file]\n";
         return 2;
     }
     int failures = 0;
     for (const std::string& path : args.positional) {
-        Session session;
-        if (!openVerified(session, path, args)) {
+        InputFile file;
+        if (!readInput(path, args, file)) {
             ++failures;
             continue;
         }
-        const ir::Module& module = *session.module();
-        size_t ops = 0;
-        const_cast<ir::Op&>(module.op()).walk([&](ir::Op*) { ++ops; });
-        std::cout << path << ": ok (" << module.meshes().size() << " meshes, " << module.funcs().size()
-                  << " functions, " << ops - 1 << " ops)\n";
+        for (size_t i = 0; i < file.parts.size(); ++i) {
+            Session session;
+            if (!openPart(session, file, i, args)) {
+                ++failures;
+                continue;
+            }
+            const ir::Module& module = *session.module();
+            size_t ops = 0;
+            const_cast<ir::Op&>(module.op()).walk([&](ir::Op*) { ++ops; });
+            std::cout << file.partName(i) << ": ok (" << module.meshes().size() << " meshes, " << module.funcs().size()
+                      << " functions, " << ops - 1 << " ops)\n";
+        }
     }
     return failures ? 1 : 0;
 }
 
 int cmdConvert(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2, {"to", "output", "o"});
+    Args args = parseArgs(argc, argv, 2, {"to", "output", "o", "part"});
     if (args.positional.size() != 1 || (args.get("to") != "json" && args.get("to") != "mlir")) {
-        std::cerr << "usage: shardx-cli convert FILE --to json|mlir [-o FILE]\n";
+        std::cerr << "usage: shardx-cli convert FILE --to json|mlir [--part N] [-o FILE]\n";
         return 2;
     }
     Session session;
-    if (!openVerified(session, args.positional[0], args))
+    if (!openVerified(session, args.positional[0], args, "convert"))
         return 1;
     return writeOutput(args, session.text(args.get("to") == "json" ? Session::Format::Json : Session::Format::Mlir))
                ? 0
@@ -206,6 +277,19 @@ bool propagate(Session& session, const std::string& strategy, bool record)
     return result.ok;
 }
 
+/// The trace file of part `index` (0-based) of `parts`: `path` itself for a file of one part, else
+/// `.partN` (1-based) inserted before the extension: `t.json` -> `t.part2.json`, `t` -> `t.part2`.
+std::string partTracePath(const std::string& path, size_t index, size_t parts)
+{
+    if (parts <= 1)
+        return path;
+    const size_t slash = path.find_last_of('/');
+    size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
+        dot = path.size();
+    return path.substr(0, dot) + ".part" + std::to_string(index + 1) + path.substr(dot);
+}
+
 int cmdPropagate(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "trace"});
@@ -213,36 +297,55 @@ int cmdPropagate(int argc, char** argv)
     const bool known = findPropagationStrategy(strategy) != nullptr;
     if (!args.error.empty() || args.positional.size() != 1 || !known) {
         std::cerr << "usage: shardx-cli propagate FILE [--strategy " << propagationStrategyList()
-                  << "] [--trace TRACE.json] [-o FILE]\n";
+                  << "] [--trace TRACE.json] [-o FILE] [--no-split-input-file]\n";
         if (!known)
             std::cerr << "shardx-cli propagate: error: unknown strategy '" << strategy << "'\n";
         return 2;
     }
-    Session session;
-    if (!openVerified(session, args.positional[0], args) || !propagate(session, strategy, args.has("trace")))
+    InputFile file;
+    if (!readInput(args.positional[0], args, file))
         return 1;
-    if (args.has("trace")) {
-        if (Status s = session.saveTrace(args.get("trace")); !s) {
-            std::cerr << "shardx-cli: error: " << s.error().message << "\n";
-            return 1;
+    // As shardx-opt -split-input-file: every part is propagated on its own, a part that fails
+    // prints nothing (its markers stay), and the exit status is 1 when any part failed.
+    std::vector<std::string> outputs(file.parts.size());
+    bool ok = true;
+    for (size_t i = 0; i < file.parts.size(); ++i) {
+        Session session;
+        if (!openPart(session, file, i, args) || !propagate(session, strategy, args.has("trace"))) {
+            ok = false;
+            continue;
         }
+        if (args.has("trace")) {
+            const std::string tracePath = partTracePath(args.get("trace"), i, file.parts.size());
+            if (Status s = session.saveTrace(tracePath); !s) {
+                std::cerr << "shardx-cli: error: " << s.error().message << "\n";
+                ok = false;
+                continue;
+            }
+        }
+        outputs[i] = session.text();
     }
-    return writeOutput(args, session.text()) ? 0 : 1;
+    if (!file.split) {
+        if (!ok)
+            return 1;
+        return writeOutput(args, outputs[0]) ? 0 : 1;
+    }
+    return writeOutput(args, io::joinSplitOutputs(outputs)) && ok ? 0 : 1;
 }
 
-/// `explain FILE VALUE [--axis A] [--strategy S] [--json]`: why each axis of VALUE is there.
+/// `explain FILE VALUE [--axis A] [--strategy S] [--json] [--part N]`: why each axis of VALUE is there.
 int cmdExplain(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2, {"axis", "strategy", "output", "o"});
+    Args args = parseArgs(argc, argv, 2, {"axis", "strategy", "output", "o", "part"});
     const std::string strategy = args.get("strategy", "pipeline");
     if (!args.error.empty() || args.positional.size() != 2 || !findPropagationStrategy(strategy)) {
-        std::cerr << "usage: shardx-cli explain FILE VALUE [--axis A] [--strategy S] [--json]\n"
+        std::cerr << "usage: shardx-cli explain FILE VALUE [--axis A] [--strategy S] [--json] [--part N]\n"
                      "  VALUE: a name as the file prints it (%5, @main:%cst_0, @main:%arg0, result 0), an id\n"
                      "         (@main:%3/%arg1 inside a region), or a loc name scope (layer_0/add)\n";
         return 2;
     }
     Session session;
-    if (!openVerified(session, args.positional[0], args) || !propagate(session, strategy, true))
+    if (!openVerified(session, args.positional[0], args, "explain") || !propagate(session, strategy, true))
         return 1;
     Expected<int> value = session.findValue(args.positional[1]);
     if (!value) {
@@ -320,19 +423,23 @@ void printUsage(std::ostream& os)
        << "]\n"
           "           [--trace TRACE.json] [-o FILE]\n"
           "                     propagate shardings as Shardy does, optionally recording the trace\n"
-          "  explain FILE VALUE [--axis A] [--strategy S] [--json]\n"
+          "                     (each part of a split file on its own: one trace per part, TRACE.partN.json)\n"
+          "  explain FILE VALUE [--axis A] [--strategy S] [--json] [--part N]\n"
           "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
           "                     (VALUE as the file names it: %5, @main:%cst_0, result 0, or a loc name)\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
           "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
-          "\n"
-          "Ops and attributes of dialects shardx does not know are kept as written (a warning each), and\n"
-          "shardings do not propagate through such ops. --strict refuses them as MLIR does\n"
-          "(--strict --allow-unregistered-dialect keeps them in generic form, as mlir-opt does).\n"
-          "  convert FILE --to json|mlir [-o FILE]\n"
-          "                     convert between MLIR text and shardx's JSON document format\n";
+          "                     (one line per part of a split file)\n"
+          "  convert FILE --to json|mlir [--part N] [-o FILE]\n"
+          "                     convert between MLIR text and shardx's JSON document format\n\n"
+          "An MLIR file with `// -----` lines is cut into parts there, as mlir-opt -split-input-file cuts it;\n"
+          "each part is read on its own (--part N picks one for explain and convert; --no-split-input-file\n"
+          "reads the file whole). Lines in messages are lines of the whole file.\n\n"
+          "Ops and attributes of dialects shardx does not know are kept as written (one warning per op name),\n"
+          "and shardings do not propagate through such ops. --strict refuses them as MLIR does\n"
+          "(--strict --allow-unregistered-dialect keeps them in generic form, as mlir-opt does).\n";
 }
 
 } // namespace

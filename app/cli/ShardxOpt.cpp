@@ -10,6 +10,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/io/ModuleLoader.h"
+#include "core/io/SplitInput.h"
 #include "core/ir/Verifier.h"
 #include "core/passes/PassRegistry.h"
 
@@ -28,7 +29,9 @@ void printUsage(std::ostream& os)
           "  -allow-unregistered-dialect  keep ops of unknown dialects (printed generically)\n"
           "  -mlir-print-debuginfo        print loc(...) locations\n"
           "  -mlir-print-op-generic       print every op in the generic form\n"
-          "  -split-input-file, -verify-diagnostics   accepted and ignored\n"
+          "  -split-input-file            split the input on `// -----` lines; each part is read, verified and\n"
+          "                               run on its own, the outputs joined with `// -----` lines\n"
+          "  -verify-diagnostics          accepted and ignored\n"
           "  -h, --help                   this text\n\n";
     os << "passes (options as -pass=opt=value or \"-pass=opt1=v1 opt2=v2\"):\n";
     if (registeredPasses().empty())
@@ -40,15 +43,43 @@ void printUsage(std::ostream& os)
     }
 }
 
+/// What the driver does with one module's text.
+struct Driver {
+    io::ReadOptions readOptions;
+    io::PrintOptions printOptions;
+    std::vector<PassInvocation> passes;
+
+    /// Reads `text` (starting on line `firstLine` of `fileName`), verifies it, runs the passes and
+    /// prints the module into `out`. Diagnostics go to stderr; false on error, `out` then empty.
+    bool process(std::string_view text, const std::string& fileName, int firstLine, std::string& out) const
+    {
+        DiagnosticList diags;
+        io::ReadOptions read = readOptions;
+        read.firstLine = firstLine;
+        std::unique_ptr<ir::Module> module = io::loadModuleText(text, fileName, diags, read);
+        bool ok = module && !diags.hasErrors();
+        if (ok)
+            ok = ir::verifyModule(*module, diags);
+        for (size_t p = 0; ok && p < passes.size(); ++p) {
+            ok = passes[p].pass->run(*module, passes[p].options, diags) && !diags.hasErrors();
+            if (ok)
+                ok = ir::verifyModule(*module, diags);
+        }
+        std::cerr << diags.formatAll();
+        if (ok)
+            out = io::printModule(*module, printOptions);
+        return ok;
+    }
+};
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     std::string inputPath;
     std::string outputPath;
-    io::ReadOptions readOptions;
-    io::PrintOptions printOptions;
-    std::vector<PassInvocation> passes;
+    Driver driver;
+    bool splitInput = false;
     bool endOfOptions = false;
 
     for (int i = 1; i < argc; ++i) {
@@ -79,43 +110,51 @@ int main(int argc, char** argv)
             continue;
         }
         if (flag == "allow-unregistered-dialect") {
-            readOptions.allowUnregisteredDialects = true;
+            driver.readOptions.allowUnregisteredDialects = true;
             continue;
         }
         if (flag == "mlir-print-debuginfo") {
-            printOptions.printDebugInfo = true;
+            driver.printOptions.printDebugInfo = true;
             continue;
         }
         if (flag == "mlir-print-op-generic") {
-            printOptions.genericForm = true;
+            driver.printOptions.genericForm = true;
             continue;
         }
-        if (flag == "split-input-file" || flag == "verify-diagnostics")
+        if (flag == "split-input-file") {
+            splitInput = true;
+            continue;
+        }
+        if (flag == "verify-diagnostics")
             continue;
         Expected<PassInvocation> pass = parsePassInvocation(a);
         if (!pass) {
             std::cerr << "shardx-opt: error: " << pass.error().message << " (see --help for the driver flags)\n";
             return 2;
         }
-        passes.push_back(std::move(*pass));
+        driver.passes.push_back(std::move(*pass));
     }
 
-    DiagnosticList diags;
-    std::unique_ptr<ir::Module> module =
-        io::loadModuleFile(inputPath.empty() ? std::string("-") : inputPath, diags, readOptions);
-    bool ok = module && !diags.hasErrors();
-    if (ok)
-        ok = ir::verifyModule(*module, diags);
-    for (size_t p = 0; ok && p < passes.size(); ++p) {
-        ok = passes[p].pass->run(*module, passes[p].options, diags) && !diags.hasErrors();
-        if (ok)
-            ok = ir::verifyModule(*module, diags);
-    }
-    std::cerr << diags.formatAll();
-    if (!ok)
+    if (inputPath.empty())
+        inputPath = "-";
+    const std::string fileName = inputPath == "-" ? std::string("<stdin>") : inputPath;
+    std::string text;
+    if (!io::readFileText(inputPath, text)) {
+        std::cerr << inputPath << ": error: cannot open input file '" << inputPath << "'\n";
         return 1;
-
-    std::string out = io::printModule(*module, printOptions);
+    }
+    // As mlir-opt: with -split-input-file every part is processed, a failed part prints nothing
+    // (its markers stay), and the exit status is 1 when any part failed. Without it the whole
+    // file is one part, and an error prints nothing.
+    std::vector<io::InputPart> parts =
+        splitInput ? io::splitInputFile(text) : std::vector<io::InputPart>{io::InputPart{text, 1}};
+    std::vector<std::string> modules(parts.size());
+    bool ok = true;
+    for (size_t i = 0; i < parts.size(); ++i)
+        ok = driver.process(parts[i].text, fileName, parts[i].firstLine, modules[i]) && ok;
+    if (!ok && !splitInput)
+        return 1;
+    const std::string out = io::joinSplitOutputs(modules);
     if (outputPath.empty() || outputPath == "-") {
         std::fwrite(out.data(), 1, out.size(), stdout);
     } else {
@@ -125,5 +164,5 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    return 0;
+    return ok ? 0 : 1;
 }

@@ -543,6 +543,8 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
             a.strings = readField(j, "strings", [](const json& s) {
                 return readArray<std::string>(s, [](const json& e) { return stringFromBytes(hexToBytes(e)); });
             });
+        if (std::string why = denseI1DataProblem(a); !why.empty())
+            throw JsonPathError("data: " + why);
         return makeAttr(std::move(a));
     }
     if (kind == "dense_resource")

@@ -138,7 +138,10 @@ LocationAttr locationFromJson(const nlohmann::json& j);
 /// Any attribute as `{"kind": "<kind>", ...}`: unit, bool, integer, float, string, type, symbol_ref,
 /// array, dense_array, dense, dense_resource, dictionary, opaque, mesh, sharding,
 /// sharding_per_value, op_sharding_rule, manual_axes, axis_ref_list, list_of_axis_ref_lists,
-/// all_to_all_params, propagation_edges, location.
+/// all_to_all_params, propagation_edges, location. A dense elements attribute is
+/// `{"kind": "dense", "type": <type>, "splat": bool, "data": "0A00..."}`: the hex digits of its
+/// elements' little-endian bytes (one element when `splat`), i1 one byte 00 or 01 per element (not
+/// MLIR's bit-packed form); string elements go to `"strings"` instead, each hex-encoded.
 nlohmann::json attributeToJson(const Attribute& attr);
 /// Reads an attribute written by attributeToJson; throws io::JsonPathError on bad input.
 AttrPtr attributeFromJson(const nlohmann::json& j);

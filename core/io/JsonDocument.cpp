@@ -543,7 +543,8 @@ std::unique_ptr<ir::Module> moduleFromJson(const json& document, const std::stri
     return nullptr;
 }
 
-std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName, DiagnosticList& diags)
+std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName, DiagnosticList& diags,
+                                              int firstLine)
 {
     json document;
     try {
@@ -551,6 +552,7 @@ std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::
     } catch (const json::parse_error& e) {
         // nlohmann's byte is the 1-based count of bytes read, the last one being the offender.
         SourcePos pos = positionOf(text, e.byte > 0 ? e.byte - 1 : 0, fileName);
+        pos.line += firstLine - 1;
         std::string what = e.what();
         // Keep only the explanation: "[json.exception.parse_error.101] parse error at line 1, column 2: X".
         size_t colon = what.find(": ");

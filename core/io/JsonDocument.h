@@ -34,9 +34,9 @@ std::unique_ptr<ir::Module> moduleFromJson(const nlohmann::json& document, const
                                            DiagnosticList& diags);
 
 /// Parses JSON text and reads the document. Syntax errors are reported as
-/// `fileName:line:col: error: ...`. Never throws.
-std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName,
-                                              DiagnosticList& diags);
+/// `fileName:line:col: error: ...`, the text starting on line `firstLine` of the file. Never throws.
+std::unique_ptr<ir::Module> parseJsonDocument(std::string_view text, const std::string& fileName, DiagnosticList& diags,
+                                              int firstLine = 1);
 
 /// moduleToJson(module) as text, indented by `indent` spaces (-1: one line), newline-terminated.
 /// Invalid UTF-8 outside string attributes (which are hex-encoded) is replaced by U+FFFD.

@@ -20,6 +20,9 @@ struct ReadOptions {
     /// come from its trailing `: type` signature (else from the first use that names them).
     /// Each such op gets a warning. mlir-opt and shardx-opt are strict: this is off there.
     bool keepUnknownOps = false;
+    /// Line of the file on which the text starts (a part of a split file, SplitInput.h, starts
+    /// further down): every position, in diagnostics and in the ops read, is a line of the file.
+    int firstLine = 1;
 };
 
 /// Parses `text` (the contents of `fileName`). Stops at the first syntax error, which is

@@ -119,6 +119,9 @@ public:
     /// dialects are allowed), as MLIR does.
     void checkDialectLoaded(const std::string& dialect, const SourcePos& p, std::string_view what);
     AttrPtr parseSdyAttr(const std::string& mnemonic, const SourcePos& p);
+    /// `#sdy<manual_axes{...}>` and the other kinds printed in the dialect's short form, from the `<` at
+    /// `angle`; nullptr (nothing consumed) for any other `#sdy<...>`.
+    AttrPtr parseSdyShortFormAttr(size_t angle);
     std::string normalizedBody(size_t begin, size_t end) const;
     // numeric attributes (ReaderNumbers.cpp)
     AttrPtr parseDenseAttrAfterKeyword();

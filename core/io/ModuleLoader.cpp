@@ -24,7 +24,7 @@ std::unique_ptr<ir::Module> loadModuleText(std::string_view text, const std::str
                                            const ReadOptions& options)
 {
     if (detectFormat(text) == DocumentFormat::Json)
-        return parseJsonDocument(text, fileName, diags);
+        return parseJsonDocument(text, fileName, diags, options.firstLine);
     return parseMlir(text, fileName, diags, options);
 }
 

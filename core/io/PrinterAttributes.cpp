@@ -306,22 +306,10 @@ void appendDenseLiteral(std::string& out, const DenseElementsAttr& dense)
     if (numElements > 100) {
         static const char* hex = "0123456789ABCDEF";
         out += "\"0x";
-        if (elt == "i1") {
-            // MLIR stores i1 bit-packed (LSB first).
-            size_t n = stored;
-            for (size_t byte = 0; byte < (n + 7) / 8; ++byte) {
-                unsigned b = 0;
-                for (size_t bit = 0; bit < 8 && byte * 8 + bit < n; ++bit)
-                    if (dense.data[byte * 8 + bit])
-                        b |= 1u << bit;
-                out += hex[b >> 4];
-                out += hex[b & 15];
-            }
-        } else {
-            for (uint8_t b : dense.data) {
-                out += hex[b >> 4];
-                out += hex[b & 15];
-            }
+        // MLIR prints its raw data: i1 bit-packed (least significant bit first), as it stores it.
+        for (uint8_t b : elt == "i1" ? i1RawData(dense.data) : dense.data) {
+            out += hex[b >> 4];
+            out += hex[b & 15];
         }
         out += "\">";
         return;

@@ -129,6 +129,9 @@ AttrPtr Parser::parseDialectAttr(const Token& hashTok)
         resetTo(hashTok.end);
         return parseSdyAttr(mnemonic, p);
     }
+    if (dialect == "sdy" && hasBody)
+        if (AttrPtr a = parseSdyShortFormAttr(hashTok.end))
+            return a;
     checkDialectLoaded(dialect, p, "attribute");
     if (!hasBody) {
         next();

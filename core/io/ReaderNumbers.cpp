@@ -495,13 +495,21 @@ DenseElementsAttr Parser::buildDense(const DenseLiteral& lit, const Type& type, 
         if (elemBytes == 0)
             error(typePos, "hex dense literal requires a numeric element type");
         size_t nb = lit.hexBytes.size();
-        if (nb == static_cast<size_t>(elemBytes) && n != 1) {
-            out.splat = true;
-        } else if (nb != static_cast<size_t>(n) * static_cast<size_t>(elemBytes)) {
-            error(posOf(lit.begin), "elements hex data size is invalid for provided type: " + std::to_string(nb) +
-                                        " bytes for " + std::to_string(n) + " elements of " + et);
+        if (et == "i1") {
+            // Bit-packed as MLIR stores i1, a 0x00/0xFF splat byte, or one byte per element.
+            std::string why;
+            std::optional<std::vector<uint8_t>> elements = ir::i1ElementsFromRawData(lit.hexBytes, n, out.splat, why);
+            if (!elements)
+                error(posOf(lit.begin), why);
+            out.data = std::move(*elements);
+        } else {
+            if (nb == static_cast<size_t>(elemBytes) && n != 1)
+                out.splat = true;
+            else if (nb != static_cast<size_t>(n) * static_cast<size_t>(elemBytes))
+                error(posOf(lit.begin), "elements hex data size is invalid for provided type: " + std::to_string(nb) +
+                                            " bytes for " + std::to_string(n) + " elements of " + et);
+            out.data = lit.hexBytes;
         }
-        out.data = lit.hexBytes;
     } else if (isString) {
         for (const auto& e : lit.elems) {
             if (e.k != DenseLiteral::Elem::K::String)

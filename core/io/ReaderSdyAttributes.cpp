@@ -487,4 +487,29 @@ AttrPtr Parser::parseSdyAttr(const std::string& mnemonic, const SourcePos& p)
     error(p, "unknown sdy attribute '#sdy." + mnemonic + "'");
 }
 
+AttrPtr Parser::parseSdyShortFormAttr(size_t angle)
+{
+    resetTo(angle);
+    next(); // '<'
+    const std::string kind = at(Kind::BareId) ? std::string(m_tok.text) : std::string();
+    AttrPtr attr;
+    auto body = [&](auto parse) {
+        next();
+        auto value = parse();
+        expect(Kind::Greater, "to end #sdy<" + kind + ">");
+        return value;
+    };
+    if (kind == "manual_axes")
+        attr = makeAttr(ManualAxesAttr{body([&] { return parseManualAxes(); })});
+    else if (kind == "axis_ref_list")
+        attr = makeAttr(AxisRefListAttr{body([&] { return parseAxisList(); })});
+    else if (kind == "list_of_axis_ref_lists")
+        attr = makeAttr(ListOfAxisRefListsAttr{body([&] { return parseAxisListList(); })});
+    else if (kind == "all_to_all_param_list")
+        attr = makeAttr(AllToAllParamListAttr{body([&] { return parseAllToAllParams(); })});
+    else
+        resetTo(angle);
+    return attr;
+}
+
 } // namespace shardx::io::detail

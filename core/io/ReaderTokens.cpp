@@ -119,6 +119,7 @@ SourcePos Parser::posOf(size_t offset) const
     SourcePos p;
     p.file = m_file;
     m_lex.lineCol(offset, p.line, p.col);
+    p.line += m_opts.firstLine - 1;
     return p;
 }
 

@@ -1,4 +1,4 @@
-// Attribute: equality and sorted named-attribute lists.
+// Attribute: equality, sorted named-attribute lists and the raw data forms of i1 dense literals.
 #include "core/ir/Attribute.h"
 
 #include <algorithm>
@@ -178,6 +178,66 @@ bool removeAttr(NamedAttrList& list, std::string_view name)
         return false;
     list.erase(list.begin() + (cit - list.cbegin()));
     return true;
+}
+
+std::optional<std::vector<uint8_t>> i1ElementsFromRawData(const std::vector<uint8_t>& raw, int64_t numElements,
+                                                          bool& splat, std::string& error)
+{
+    splat = false;
+    const size_t n = numElements < 0 ? 0 : static_cast<size_t>(numElements);
+    if (raw.size() == 1 && (raw[0] == 0x00 || raw[0] == 0xFF)) {
+        splat = true;
+        return std::vector<uint8_t>{static_cast<uint8_t>(raw[0] ? 1 : 0)};
+    }
+    if (raw.size() == (n + 7) / 8) {
+        std::vector<uint8_t> elements(n);
+        for (size_t i = 0; i < n; ++i)
+            elements[i] = (raw[i / 8] >> (i % 8)) & 1;
+        return elements;
+    }
+    if (raw.size() == n) {
+        for (size_t i = 0; i < n; ++i) {
+            if (raw[i] > 1) {
+                error = "i1 element " + std::to_string(i) +
+                        " of hex data with one byte per element is neither 0x00 "
+                        "nor 0x01";
+                return std::nullopt;
+            }
+        }
+        return raw;
+    }
+    error = "elements hex data size is invalid for provided type: " + std::to_string(raw.size()) + " bytes for " +
+            std::to_string(n) + " elements of i1 (expected " + std::to_string((n + 7) / 8) +
+            " bit-packed, a single 0x00 or 0xFF for a splat, or " + std::to_string(n) + " with one per element)";
+    return std::nullopt;
+}
+
+std::vector<uint8_t> i1RawData(const std::vector<uint8_t>& elements)
+{
+    std::vector<uint8_t> raw((elements.size() + 7) / 8, 0);
+    for (size_t i = 0; i < elements.size(); ++i)
+        if (elements[i])
+            raw[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    return raw;
+}
+
+std::string denseI1DataProblem(const DenseElementsAttr& dense)
+{
+    if (!dense.type.isTensor() || dense.type.elementType() != "i1" || !dense.strings.empty())
+        return {};
+    for (size_t i = 0; i < dense.data.size(); ++i)
+        if (dense.data[i] > 1)
+            return "i1 element " + std::to_string(i) + " is stored as " + std::to_string(dense.data[i]) +
+                   " (expected 0 or 1, one byte per element)";
+    if (dense.type.hasStaticShape()) {
+        const int64_t n = dense.type.numElements();
+        const bool sizeOk = dense.splat ? dense.data.size() == 1 || (n == 0 && dense.data.empty())
+                                        : dense.data.size() == static_cast<size_t>(n) || dense.data.size() == 1;
+        if (!sizeOk)
+            return std::to_string(dense.data.size()) + " bytes of i1 data for " + std::to_string(n) +
+                   " elements (expected one byte per element, or one for a splat)";
+    }
+    return {};
 }
 
 } // namespace shardx::ir

@@ -62,13 +62,29 @@ struct DenseArrayAttr {
     std::vector<double> floats;
 };
 /// `dense<...>`: element data as raw little-endian bytes of the element type
-/// (i1 as one byte per element; complex as two parts). `splat` holds one element.
+/// (i1 as one byte per element, 0 or 1; complex as two parts). `splat` holds one element.
 struct DenseElementsAttr {
     Type type;
     bool splat = false;
     std::vector<uint8_t> data;
     std::vector<std::string> strings; ///< for !string-like element types (rare)
 };
+
+/// The i1 elements (one byte each, 0 or 1) of the raw data of `dense<"0x...">` with `numElements`
+/// elements, in every form MLIR's DenseElementsAttr takes for i1: a single byte 0x00 or 0xFF (a
+/// splat: `splat` is set and one element returned), ceil(n/8) bytes bit-packed (bit i % 8 of byte
+/// i / 8 is element i, least significant bit first; how MLIR stores and prints i1), or n bytes,
+/// one per element, each 0x00 or 0x01. The single byte and the bit-packed form are tried first,
+/// as MLIR does (a tensor of up to 8 elements takes one byte, bit-packed). nullopt with `error`
+/// set when the data fits none of them.
+std::optional<std::vector<uint8_t>> i1ElementsFromRawData(const std::vector<uint8_t>& raw, int64_t numElements,
+                                                          bool& splat, std::string& error);
+/// The bit-packed raw data of i1 elements (one byte each, 0 or 1) as MLIR stores and prints it:
+/// ceil(n/8) bytes, element i in bit i % 8 of byte i / 8, unused bits 0.
+std::vector<uint8_t> i1RawData(const std::vector<uint8_t>& elements);
+/// What is wrong with the data of an i1 `dense` (empty when nothing, or when not i1): one byte per
+/// element (or one for a splat), each 0 or 1. For readers of stored documents.
+std::string denseI1DataProblem(const DenseElementsAttr& dense);
 /// `dense_resource<name> : type`; the blob (if any) lives in the Module's resources.
 struct DenseResourceAttr {
     std::string name;

@@ -7,6 +7,8 @@
 
 #include "core/ir/Canonicalizer.h"
 #include "core/partition/ExplicitReshards.h"
+#include "core/partition/PartitionPasses.h"
+#include "core/partition/ReshardToCollectives.h"
 #include "core/passes/PropagationPipeline.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationPasses.h"
@@ -164,6 +166,53 @@ std::vector<PassInfo> buildRegistry()
                          return false;
                      return insertExplicitReshards(m, o, ctx.diags);
                  }});
+    list.push_back(PassInfo{
+        "sdy-reshard-to-collectives",
+        "lower every sdy.reshard to sdy.all_slice, collective_permute, all_to_all and all_gather (global shapes)",
+        {"keep-redundant-reshards"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            ReshardToCollectivesOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags).flag("keep-redundant-reshards", o.keepRedundantReshards).ok())
+                return false;
+            return reshardToCollectives(m, o, ctx.diags);
+        }});
+    list.push_back(PassInfo{
+        "sdy-resolve-single-device-sharding",
+        "run each op whose results live on one device in a stablehlo.if on that device, then all-reduce its results",
+        {"replica-count", "partition-count"},
+        [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+            DeviceCountOptions o;
+            if (!PassOptionReader(opts, m, ctx.diags)
+                     .integer("replica-count", o.replicaCount)
+                     .integer("partition-count", o.partitionCount)
+                     .ok())
+                return false;
+            return resolveSingleDeviceSharding(m, o, ctx.diags);
+        }});
+    list.push_back(
+        PassInfo{"sdy-convert-global-to-local",
+                 "turn the global program into the per-device one: local types, StableHLO collectives, device offsets",
+                 {"per-dim-all-gather", "combine-multi-dimension-reduce-scatter", "enable-rgv3", "replica-count",
+                  "partition-count"},
+                 [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                     GlobalToLocalOptions o;
+                     if (!PassOptionReader(opts, m, ctx.diags)
+                              .flag("per-dim-all-gather", o.perDimAllGather)
+                              .flag("combine-multi-dimension-reduce-scatter", o.combineMultiDimensionReduceScatter)
+                              .flag("enable-rgv3", o.enableRgv3)
+                              .integer("replica-count", o.replicaCount)
+                              .integer("partition-count", o.partitionCount)
+                              .ok())
+                         return false;
+                     return convertGlobalToLocal(m, o, ctx.diags);
+                 }});
+    list.push_back(PassInfo{"sdy-drop-sharding-and-mesh",
+                            "remove every sdy.sharding attribute and every sdy.mesh (the per-device program stays)",
+                            {},
+                            [](ir::Module& m, const PassOptions&, PassContext&) {
+                                dropShardingAndMesh(m);
+                                return true;
+                            }});
     return list;
 }
 
@@ -281,6 +330,23 @@ PassOptionReader& PassOptionReader::flag(const std::string& name, bool& out)
         out = false;
     else
         fail(name, it->second);
+    return *this;
+}
+
+PassOptionReader& PassOptionReader::integer(const std::string& name, int64_t& out)
+{
+    auto it = m_options.find(name);
+    if (it == m_options.end() || !m_ok)
+        return *this;
+    const std::string& v = it->second;
+    size_t digits = (!v.empty() && v[0] == '-') ? 1 : 0;
+    bool valid = v.size() > digits && v.size() - digits <= 18;
+    for (size_t i = digits; valid && i < v.size(); ++i)
+        valid = v[i] >= '0' && v[i] <= '9';
+    if (valid)
+        out = std::stoll(v);
+    else
+        fail(name, v);
     return *this;
 }
 

@@ -85,6 +85,8 @@ public:
 
     /// `true`/`1` or `false`/`0`; `out` is left alone when the option is absent.
     PassOptionReader& flag(const std::string& name, bool& out);
+    /// A decimal integer (an optional '-' and digits).
+    PassOptionReader& integer(const std::string& name, int64_t& out);
     /// Any text.
     PassOptionReader& text(const std::string& name, std::string& out);
     /// One of `choices` (its text and the value it stands for).

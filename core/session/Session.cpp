@@ -99,6 +99,7 @@ io::ReadOptions readOptions(const OpenOptions& options)
     io::ReadOptions read;
     read.allowUnregisteredDialects = options.allowUnregisteredDialects;
     read.keepUnknownOps = !options.strict;
+    read.firstLine = options.firstLine;
     return read;
 }
 
@@ -428,6 +429,29 @@ Expected<std::vector<AxisOrigin>> Session::origins(int value) const
     if (value < 0 || static_cast<size_t>(value) >= m_trace->values().size())
         return Error{"value " + std::to_string(value) + " is not in the trace", {}};
     return traceOrigins(*m_trace, value);
+}
+
+SourcePos Session::opPosition(int op) const
+{
+    SourcePos pos;
+    if (!m_source || op < 0)
+        return pos;
+    const_cast<ir::Op&>(m_source->op()).walkPreOrder([&](ir::Op* o) {
+        if (o->programId == op)
+            pos = o->pos;
+        return pos.line == 0;
+    });
+    return pos;
+}
+
+SourcePos Session::valuePosition(int value) const
+{
+    if (!m_source || value < 0)
+        return {};
+    const ir::Value* v = valueById(*m_source, value);
+    if (!v)
+        return {};
+    return v->definingOp() ? v->definingOp()->pos : v->pos;
 }
 
 // ---- editing -------------------------------------------------------------------------------------

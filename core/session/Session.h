@@ -37,6 +37,9 @@ struct OpenOptions {
     bool allowUnregisteredDialects = false;
     /// Verify the module after reading it.
     bool verify = true;
+    /// Line of the file on which the text opened starts: openText() of a part of a split file
+    /// (io::splitInputFile) passes the part's first line, so that every position is a line of the file.
+    int firstLine = 1;
 };
 
 /// What propagation to run: a strategy, or a pass list.
@@ -193,6 +196,10 @@ public:
     /// never visited, and the shardings of its tensors at that position. Fails for ops without
     /// a sharding rule or a mesh.
     Expected<OpFactorTable> factorTable(int op, size_t step) const;
+    /// Where op `op` (or the op defining value `value`, for valuePosition) is written in the file
+    /// opened; unknown (line 0) for what passes made.
+    SourcePos opPosition(int op) const;
+    SourcePos valuePosition(int value) const;
     /// Where each axis of `value`'s final sharding came from.
     Expected<std::vector<AxisOrigin>> origins(int value) const;
 

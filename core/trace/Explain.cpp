@@ -282,6 +282,36 @@ std::string changeSentence(const Trace& t, size_t si, const TraceChange& c)
 
 } // namespace
 
+std::string describeStepHeader(const Trace& trace, size_t stepIndex) { return stepLabel(trace, stepIndex); }
+
+std::vector<std::string> describeStep(const Trace& trace, size_t stepIndex)
+{
+    std::vector<std::string> out;
+    const TraceStep& s = trace.steps()[stepIndex];
+    auto shardingText = [&](int id) {
+        const TensorSharding* sh = trace.sharding(id);
+        return sh ? sh->toString() : std::string("no sharding");
+    };
+    for (const TraceChange& c : s.changes) {
+        const std::string who = valueLabel(trace, c.value);
+        const std::vector<TraceFactorChange>& fcs = trace.factorChanges(c);
+        if (fcs.empty()) {
+            out.push_back(who + ": " + shardingText(c.before) + " -> " + shardingText(c.after) + ": " +
+                          changeSentence(trace, stepIndex, c));
+            continue;
+        }
+        for (const TraceFactorChange& fc : fcs)
+            out.push_back(who + " dimension " + std::to_string(fc.dim) + " (factor " + factorName(fc.factor) +
+                          "): " + axisListString(fc.before) + " -> " + axisListString(fc.after) + ": " +
+                          decisionSentence(trace, s, fc));
+    }
+    if (out.empty() && s.kind == TraceStepKind::Skipped)
+        out.push_back("nothing changed: " + s.note);
+    else if (out.empty())
+        out.push_back("nothing changed");
+    return out;
+}
+
 Expected<int> findTraceValue(const Trace& trace, const std::string& query)
 {
     std::string q = query;

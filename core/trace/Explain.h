@@ -66,6 +66,13 @@ struct AxisOrigin {
 /// it, as Shardy's `sdy.sharding_origins` does.
 std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value);
 
+/// `step #12 (op stablehlo.add at layer_0/add, op-priority round 1)`.
+std::string describeStepHeader(const Trace& trace, size_t stepIndex);
+/// What step `stepIndex` changed and why, one sentence per factor change (or per whole change):
+/// `%5 (@main:%5) dimension 0 (factor i): {} -> {"x"}: it is the compatible sharding of factor i
+/// from operand 0 (%arg0)`; for a step that changed nothing, why (a skipped op's reason).
+std::vector<std::string> describeStep(const Trace& trace, size_t stepIndex);
+
 /// Plain text, one sentence per line.
 std::string explanationText(const ValueExplanation& e);
 /// The same as JSON (`{"value", "final", "present": [...], "missing": [...]}`).

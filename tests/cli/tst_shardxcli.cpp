@@ -98,7 +98,8 @@ private slots:
         QVERIFY(readFile(json).contains("\"format\": \"shardx\""));
         QCOMPARE(run("shardx-cli", {"convert", json, "--to", "mlir", "-o", back}).exitCode, 0);
         Result direct = run("shardx-opt", {src});
-        QCOMPARE(readFile(back), direct.out);
+        // shardx-opt adds the newline mlir-opt's driver writes after the module.
+        QCOMPARE(readFile(back) + "\n", direct.out);
         // shardx-opt reads the JSON document directly as well.
         QCOMPARE(run("shardx-opt", {json}).out, direct.out);
     }
@@ -192,6 +193,68 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(bad + ":2:"), qPrintable(r.err));
         QVERIFY(r.err.contains("cannot open input file"));
+    }
+
+    void splitFilesGiveOneResultPerPart()
+    {
+        // Three parts in the way mlir-opt -split-input-file reads them; the second names an axis
+        // its mesh does not have (the function on line 8 of the file).
+        const QByteArray part =
+            "sdy.mesh @mesh = <[\"x\"=2]>\n"
+            "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) "
+            "-> tensor<8xf32> {\n"
+            "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+            "  return %0 : tensor<8xf32>\n"
+            "}\n";
+        QByteArray broken = part;
+        broken.replace("[{\"x\"}]>}) ->", "[{\"q\"}]>}) ->");
+        QString in = m_dir.filePath("split.mlir");
+        QFile f(in);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(part + "// -----\n" + broken + "  // -----\n" + part);
+        f.close();
+
+        Result check = run("shardx-cli", {"check", in});
+        QCOMPARE(check.exitCode, 1);
+        QCOMPARE(check.out, in + " (part 1, line 1): ok (1 meshes, 1 functions, 4 ops)\n" + in +
+                                " (part 3, line 13): ok (1 meshes, 1 functions, 4 ops)\n");
+        QVERIFY2(check.err.startsWith(in + ":8:1: error:") && check.err.contains("unknown axis name: \"q\""),
+                 qPrintable(check.err));
+        // Read whole, the markers are comments and the two @main collide.
+        Result whole = run("shardx-cli", {"check", in, "--no-split-input-file"});
+        QCOMPARE(whole.exitCode, 1);
+        QVERIFY(whole.out.isEmpty());
+
+        // propagate: the parts' outputs joined as shardx-opt -split-input-file joins them, one trace
+        // per part that propagated (TRACE.partN.json), none for the part that failed.
+        QString trace = m_dir.filePath("split-trace.json");
+        Result prop = run("shardx-cli", {"propagate", in, "--strategy", "basic", "--trace", trace});
+        QCOMPARE(prop.exitCode, 1);
+        Result opt = run("shardx-opt", {in, "-split-input-file", "-sdy-basic-propagate"});
+        QCOMPARE(opt.exitCode, 1);
+        QCOMPARE(prop.out, opt.out);
+        QCOMPARE(prop.out.count("\n// -----\n"), 2);
+        QCOMPARE(
+            prop.out.count("stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\", ?}]>]>}"), 2);
+        QVERIFY(!QFile::exists(trace));
+        QVERIFY(!QFile::exists(m_dir.filePath("split-trace.part2.json")));
+        for (const char* name : {"split-trace.part1.json", "split-trace.part3.json"}) {
+            Result printed = run("shardx-cli", {"trace", "print", m_dir.filePath(name)});
+            QVERIFY2(printed.exitCode == 0 && printed.out.startsWith("shardx-trace v3: "), name);
+        }
+
+        // explain and convert work on one module: --part picks it.
+        Result ambiguous = run("shardx-cli", {"explain", in, "%0"});
+        QCOMPARE(ambiguous.exitCode, 1);
+        QVERIFY2(ambiguous.err.contains("holds 3 parts") && ambiguous.err.contains("--part N"),
+                 qPrintable(ambiguous.err));
+        Result explained = run("shardx-cli", {"explain", in, "%0", "--part", "3", "--strategy", "basic"});
+        QVERIFY2(explained.exitCode == 0 && explained.out.contains("after propagation:  <@mesh, [{\"x\", ?}]>"),
+                 qPrintable(explained.out + explained.err));
+        QCOMPARE(run("shardx-cli", {"explain", in, "%0", "--part", "4"}).exitCode, 1);
+        Result converted = run("shardx-cli", {"convert", in, "--to", "mlir", "--part", "2"});
+        QCOMPARE(converted.exitCode, 1);
+        QVERIFY2(converted.err.startsWith(in + ":8:1: error:"), qPrintable(converted.err));
     }
 };
 

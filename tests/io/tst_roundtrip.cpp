@@ -4,6 +4,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Equivalence.h"
+#include "core/ir/Verifier.h"
 #include "tests/io/IoTestSupport.h"
 
 using namespace shardx;
@@ -25,6 +26,20 @@ private slots:
         QTest::newRow("f32 rounding") << "func.func @f() -> tensor<2xf32> {\n"
                                          "  %0 = stablehlo.constant dense<[0.9, 1.1]> : tensor<2xf32>\n"
                                          "  return %0 : tensor<2xf32>\n}\n";
+        // In the generic form these attributes print in the sdy dialect's short form, #sdy<manual_axes{...}>.
+        QTest::newRow("sdy short-form attributes")
+            << "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n"
+               "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", \"b\"}, {}]>}) -> "
+               "tensor<8x8xf32> {\n"
+               "  %0 = sdy.all_gather [{\"b\"}, {}] %arg0 out_sharding=<@mesh, [{\"a\"}, {}]> : tensor<8x8xf32>\n"
+               "  %1 = sdy.all_slice [{}, {\"b\"}] %0 out_sharding=<@mesh, [{\"a\"}, {\"b\"}]> : tensor<8x8xf32>\n"
+               "  %2 = sdy.all_to_all [{\"b\"}: 1->0] %1 out_sharding=<@mesh, [{\"a\", \"b\"}, {}]> : tensor<8x8xf32>\n"
+               "  %3 = sdy.all_reduce {\"c\"} %2 out_sharding=<@mesh, [{\"a\", \"b\"}, {}]> : tensor<8x8xf32>\n"
+               "  %4 = sdy.manual_computation(%3) in_shardings=[<@mesh, [{\"a\"}, {\"b\"}]>] "
+               "out_shardings=[<@mesh, [{\"a\"}, {\"b\"}]>] manual_axes={\"a\", \"b\"} (%arg1: tensor<4x4xf32>) {\n"
+               "    sdy.return %arg1 : tensor<4x4xf32>\n"
+               "  } : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+               "  return %4 : tensor<8x8xf32>\n}\n";
         QTest::newRow("generic module")
             << "\"builtin.module\"() ({\n  sdy.mesh @mesh = <[\"x\"=2]>\n}) {foo = 1 : i64} "
                ": () -> ()\n";
@@ -43,6 +58,7 @@ private slots:
             DiagnosticList d2;
             auto m2 = io::parseMlir(printed, "printed.mlir", d2);
             QVERIFY2(m2 && !d2.hasErrors(), (printed + d2.formatAll()).c_str());
+            QVERIFY2(ir::verifyModule(*m2, d2), (printed + d2.formatAll()).c_str());
             std::string why;
             QVERIFY2(ir::modulesEquivalent(*m1, *m2, &why), (printed + why).c_str());
             QCOMPARE(io::printModule(*m2, po), printed);

@@ -136,7 +136,7 @@ void MainWindow::buildPanels()
                          Qt::ALT | Qt::Key_5);
     auto* factors = addPanel(QStringLiteral("factorTable"), tr("Factor Table"), new FactorTablePanel(*m_context),
                              Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_6);
-    auto* mesh = addPanel(QStringLiteral("mesh"), tr("Mesh && Shard Map"), new MeshPanel(*m_context),
+    auto* mesh = addPanel(QStringLiteral("mesh"), tr("Mesh and Shards"), new MeshPanel(*m_context),
                           Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_7);
     auto* problems = addPanel(QStringLiteral("problems"), tr("Problems"), new DiagnosticsPanel(*m_context),
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
@@ -153,7 +153,7 @@ void MainWindow::buildPanels()
     tabifyDockWidget(mesh, problems);
     tabifyDockWidget(problems, source);
     mesh->raise();
-    resizeDocks({steps, graph, inspector}, {330, 900, 380}, Qt::Horizontal);
+    resizeDocks({steps, graph, inspector}, {430, 800, 380}, Qt::Horizontal);
     resizeDocks({graph, factors}, {620, 300}, Qt::Vertical);
     resizeDocks({steps, breakpoints}, {600, 180}, Qt::Vertical);
     // A file that does not open shows its problems first.

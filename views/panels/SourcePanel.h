@@ -1,20 +1,47 @@
-// SourcePanel: (placeholder) an empty panel observing the SessionContext.
+// SourcePanel: the file as written, with line numbers; shows the line of a problem or of the selection.
 #pragma once
 
+#include <QPlainTextEdit>
 #include <QWidget>
 
 namespace shardx::views {
 
 class SessionContext;
 
+/// A read-only text view with a line-number gutter.
+class SourceView : public QPlainTextEdit {
+    Q_OBJECT
+
+public:
+    explicit SourceView(QWidget* parent = nullptr);
+    int gutterWidth() const;
+    /// Highlights `line` (1-based) and puts the cursor at `col`, scrolled to the middle.
+    void showLine(int line, int col);
+    int highlightedLine() const { return m_line; }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    friend class Gutter;
+    void paintGutter(QPaintEvent* event);
+    QWidget* m_gutter;
+    int m_line = 0;
+};
+
 class SourcePanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit SourcePanel(SessionContext& context, QWidget* parent = nullptr);
+    SourceView* view() const { return m_view; }
+    /// Loads `file` unless it is already shown; false when it cannot be read.
+    bool load(const QString& file);
 
 private:
     SessionContext& m_context;
+    SourceView* m_view;
+    QString m_file;
 };
 
 } // namespace shardx::views

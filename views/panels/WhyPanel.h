@@ -1,7 +1,10 @@
-// WhyPanel: (placeholder) an empty panel observing the SessionContext.
+// WhyPanel: "why is this axis here / why not" for the selected value, with links to the steps named.
 #pragma once
 
 #include <QWidget>
+
+class QComboBox;
+class QTextBrowser;
 
 namespace shardx::views {
 
@@ -13,8 +16,16 @@ class WhyPanel : public QWidget {
 public:
     explicit WhyPanel(SessionContext& context, QWidget* parent = nullptr);
 
+    /// The text shown (plain), for tests.
+    QString text() const;
+    QComboBox* axisBox() const { return m_axis; }
+
 private:
+    void refresh();
+
     SessionContext& m_context;
+    QComboBox* m_axis;
+    QTextBrowser* m_text;
 };
 
 } // namespace shardx::views

@@ -95,6 +95,9 @@ public:
     /// verify.
     Status editSharding(int value, const std::optional<TensorSharding>& sharding);
 
+    /// Asks the source panel to show `line`:`col` of `file` (a diagnostic, an op).
+    void showSource(const QString& file, int line, int col) { emit sourceRequested(file, line, col); }
+
     /// Blocks until the core thread is idle and its results are adopted (tests, --screenshot).
     void waitForIdle();
 
@@ -120,6 +123,7 @@ signals:
     void selectionChanged(int value, int op);
     void selectedStepChanged(int stepIndex);
     void breakpointsChanged();
+    void sourceRequested(const QString& file, int line, int col);
     /// Core work started or ended; `what` says what runs ("Opening model.mlir").
     void busyChanged(bool busy, const QString& what);
     /// Progress of the running propagation: `done` of `total` (passes), and steps so far.

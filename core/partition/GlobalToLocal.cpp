@@ -1,0 +1,435 @@
+// -sdy-convert-global-to-local (PARTITION.md 7): the driver, the building blocks, functions,
+// manual and named computations, constants and generic localization.
+#include <algorithm>
+
+#include "core/ir/FuncOps.h"
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
+#include "core/ir/StablehloAttrs.h"
+#include "core/partition/GlobalToLocalInternal.h"
+#include "core/partition/LocalOps.h"
+
+namespace shardx::partition {
+
+namespace {
+
+/// `s` without the axes named in `manual` (the view from inside a manual computation's body).
+TensorSharding withoutManualAxes(TensorSharding s, const std::vector<std::string>& manual)
+{
+    auto isManual = [&](const AxisRef& a) { return std::find(manual.begin(), manual.end(), a.name) != manual.end(); };
+    for (DimSharding& d : s.dims)
+        d.axes.erase(std::remove_if(d.axes.begin(), d.axes.end(), isManual), d.axes.end());
+    s.replicated.erase(std::remove_if(s.replicated.begin(), s.replicated.end(), isManual), s.replicated.end());
+    s.unreduced.erase(std::remove_if(s.unreduced.begin(), s.unreduced.end(), isManual), s.unreduced.end());
+    return s;
+}
+
+/// The largest `handle = N` of a `#stablehlo.channel_handle` anywhere in the module, or 0.
+int64_t largestChannelHandle(ir::Op& root)
+{
+    int64_t largest = 0;
+    root.walk([&](ir::Op* op) {
+        const ir::Attribute* a = op->attr("channel_handle");
+        const ir::OpaqueAttr* o = a ? std::get_if<ir::OpaqueAttr>(&a->payload()) : nullptr;
+        if (!o || o->mnemonic != "channel_handle")
+            return;
+        const size_t at = o->body.find("handle");
+        if (at == std::string::npos)
+            return;
+        size_t i = o->body.find('=', at);
+        if (i == std::string::npos)
+            return;
+        ++i;
+        while (i < o->body.size() && o->body[i] == ' ')
+            ++i;
+        int64_t v = 0;
+        bool any = false;
+        while (i < o->body.size() && o->body[i] >= '0' && o->body[i] <= '9' && v < (int64_t(1) << 58)) {
+            v = v * 10 + (o->body[i++] - '0');
+            any = true;
+        }
+        if (any)
+            largest = std::max(largest, v);
+    });
+    return largest;
+}
+
+bool isSdyCollective(const std::string& name)
+{
+    return name == "sdy.all_gather" || name == "sdy.all_slice" || name == "sdy.all_reduce" ||
+           name == "sdy.reduce_scatter" || name == "sdy.all_to_all" || name == "sdy.collective_permute";
+}
+
+} // namespace
+
+Converter::Converter(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags)
+    : m_module(module), m_options(options), m_diags(diags)
+{}
+
+const TensorSharding* Converter::sharding(const ir::Value* v) const
+{
+    auto it = m_shardings.find(v);
+    return it == m_shardings.end() ? nullptr : &it->second;
+}
+
+const Mesh* Converter::meshOf(const TensorSharding& s) const { return ir::meshOf(m_module, s); }
+
+bool Converter::fullyReplicated(const TensorSharding* s) { return !s || !s->hasDimAxes(); }
+
+std::optional<ir::Type> Converter::localType(const ir::Type& t, const TensorSharding* s, const ir::Op& at)
+{
+    if (!s || !t.isRankedTensor() || s->dims.empty() || !meshOf(*s))
+        return t;
+    const Mesh& mesh = *meshOf(*s);
+    std::vector<int64_t> shape = t.shape();
+    for (size_t i = 0; i < shape.size() && i < s->dims.size(); ++i) {
+        if (shape[i] == ir::Type::kDynamic)
+            continue;
+        const int64_t n = axesProduct(s->dims[i].axes, mesh);
+        if (n <= 0 || shape[i] % n != 0) {
+            fail(at, "dimension " + std::to_string(i) + " of " + t.toString() + " (size " + std::to_string(shape[i]) +
+                         ") is not divisible by its " + std::to_string(n) +
+                         " shards; run -sdy-pad-for-divisibility first");
+            return std::nullopt;
+        }
+        shape[i] /= n;
+    }
+    return t.withShape(shape);
+}
+
+ir::Op* Converter::create(ir::Builder& b, const std::string& name, const std::vector<ir::Value*>& operands,
+                          const std::vector<ir::Type>& types,
+                          const std::vector<std::pair<std::string, ir::AttrPtr>>& props)
+{
+    ir::Op* op = b.create(name, operands, types);
+    for (const auto& [key, value] : props)
+        op->setProp(key, value);
+    return op;
+}
+
+ir::Value* Converter::reshape(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& shape)
+{
+    return create(b, "stablehlo.reshape", {v}, {v->type().withShape(shape)}, {})->result(0);
+}
+
+ir::Value* Converter::transpose(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& perm)
+{
+    std::vector<int64_t> shape;
+    for (int64_t p : perm)
+        shape.push_back(v->type().dim(static_cast<int>(p)));
+    return create(b, "stablehlo.transpose", {v}, {v->type().withShape(shape)},
+                  {{"permutation", ir::denseI64ArrayAttr(perm)}})
+        ->result(0);
+}
+
+ir::Value* Converter::deviceId(ir::Builder& b) { return currentDeviceId(b, m_options.replicaCount > 1); }
+
+ir::Value* Converter::offset(ir::Builder& b, const Mesh& mesh, const AxisList& axes, int64_t localSize)
+{
+    ir::Value* id = deviceId(b);
+    const int64_t n = mesh.totalSize();
+    std::vector<int64_t> table(static_cast<size_t>(n));
+    for (int64_t dev = 0; dev < n; ++dev)
+        table[static_cast<size_t>(dev)] = shardIndex(dev, mesh, axes) * localSize;
+    ir::Value* t = i64Table(b, table);
+    ir::Value* one = create(b, "stablehlo.dynamic_slice", {t, id}, {ir::Type::tensor({1}, "i64")},
+                            {{"slice_sizes", ir::denseI64ArrayAttr({1})}})
+                         ->result(0);
+    return reshape(b, one, {});
+}
+
+ir::Value* Converter::sliceByAxes(ir::Builder& b, ir::Value* x, const Mesh& mesh, const std::vector<AxisList>& axes,
+                                  const ir::Type& local)
+{
+    std::vector<ir::Value*> operands = {x};
+    for (size_t i = 0; i < axes.size(); ++i)
+        operands.push_back(axes[i].empty() ? i64Scalar(b, 0)
+                                           : offset(b, mesh, axes[i], local.dim(static_cast<int>(i))));
+    return create(b, "stablehlo.dynamic_slice", operands, {local},
+                  {{"slice_sizes", ir::denseI64ArrayAttr(local.shape())}})
+        ->result(0);
+}
+
+ir::AttrPtr Converter::replicaGroups(const Mesh& mesh, const MeshRef& ref, const AxisList& axes, int64_t& groupSize)
+{
+    groupSize = axesProduct(axes, mesh);
+    const bool subAxes = std::any_of(axes.begin(), axes.end(), [](const AxisRef& a) { return a.isSubAxis(); });
+    if (m_options.enableRgv3 && !subAxes) {
+        std::string text = "#stablehlo.replica_group_mesh_axes<mesh = " + ref.toString() + ", axes = [";
+        for (size_t i = 0; i < axes.size(); ++i)
+            text += (i ? ", " : "") + std::string("#stablehlo.axis_ref<name = \"") + axes[i].name + "\">";
+        return attr(text + "]>");
+    }
+    const std::vector<std::vector<int64_t>> groups = partition::replicaGroups(mesh, axes);
+    std::vector<int64_t> flat;
+    for (const auto& g : groups)
+        flat.insert(flat.end(), g.begin(), g.end());
+    return attr(i64DenseText(flat, {static_cast<int64_t>(groups.size()), groupSize}));
+}
+
+ir::AttrPtr Converter::nextChannel()
+{
+    return attr("#stablehlo.channel_handle<handle = " + std::to_string(m_nextChannel++) + ", type = 1>");
+}
+
+void Converter::addReductionRegion(ir::Op& op, const std::string& elementType, ReductionKind kind)
+{
+    ir::Builder b;
+    const ir::Type scalar = ir::Type::tensor({}, elementType);
+    ir::Block& block = b.createBlock(*op.addRegion(), {scalar, scalar});
+    const char* name = kind == ReductionKind::Max   ? "stablehlo.maximum"
+                       : kind == ReductionKind::Min ? "stablehlo.minimum"
+                                                    : "stablehlo.add";
+    ir::Value* r = b.createValue(name, {block.arg(0), block.arg(1)}, scalar);
+    b.create("stablehlo.return", {r}, {});
+}
+
+void Converter::replace(ir::Op* old, ir::Value* with)
+{
+    if (const TensorSharding* s = sharding(old->result(0)))
+        m_shardings[with] = *s;
+    old->result(0)->replaceAllUsesWith(with);
+    old->dropAllReferences();
+    old->erase();
+}
+
+bool Converter::localizeResults(ir::Op& op)
+{
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+        ir::Value* r = op.result(i);
+        std::optional<ir::Type> t = localType(r->type(), sharding(r), op);
+        if (!t)
+            return false;
+        r->setType(*t);
+    }
+    return true;
+}
+
+bool Converter::fail(const ir::Op& op, const std::string& message)
+{
+    m_diags.error(op.pos, message);
+    return false;
+}
+
+bool Converter::checkReducedBy(ir::Op& op, const AxisList& axes, const Mesh& mesh, bool sorted)
+{
+    const ir::Value* r = op.result(0);
+    const ir::Op* user = r->hasOneUse() ? r->uses().front().user : nullptr;
+    const std::vector<AxisRef>* reduced =
+        user && user->name() == "sdy.all_reduce" ? ir::collectiveAxisList(*user) : nullptr;
+    const AxisList want = sorted ? sortAndMerge(axes, mesh) : axes;
+    if (!reduced || *reduced != want)
+        return fail(op, "this op contracts a dimension sharded on " + axisListString(axes) +
+                            ": its only user must be an sdy.all_reduce over exactly those axes");
+    return true;
+}
+
+// ---- functions, computations, constants --------------------------------------------------------
+
+bool Converter::func(ir::Op* op)
+{
+    const ir::Type type = ir::funcType(*op);
+    std::vector<ir::Type> inputs, results;
+    for (unsigned i = 0; i < type.elements().size(); ++i) {
+        std::optional<ir::Type> t = localType(type.elements()[i], ir::funcArgSharding(*op, i), *op);
+        if (!t)
+            return false;
+        inputs.push_back(*t);
+    }
+    for (unsigned i = 0; i < type.results().size(); ++i) {
+        std::optional<ir::Type> t = localType(type.results()[i], ir::funcResultSharding(*op, i), *op);
+        if (!t)
+            return false;
+        results.push_back(*t);
+    }
+    ir::setFuncType(*op, ir::Type::function(inputs, results));
+    if (op->numRegions() && !op->region(0).empty()) {
+        ir::Block& entry = op->region(0).front();
+        for (unsigned i = 0; i < entry.numArgs() && i < inputs.size(); ++i)
+            entry.arg(i)->setType(inputs[i]);
+    }
+    return true;
+}
+
+bool Converter::manualComputation(ir::Op* op)
+{
+    if (!op->numRegions() || op->region(0).empty())
+        return fail(*op, "sdy.manual_computation without a body");
+    ir::Block& body = op->region(0).front();
+    // The body is the per-device code already (for the manual axes): move it in place of the op.
+    for (unsigned i = 0; i < body.numArgs() && i < op->numOperands(); ++i)
+        body.arg(i)->replaceAllUsesWith(op->operand(i));
+    ir::Op* ret = body.terminator();
+    if (!ret || ret->name() != "sdy.return" || ret->numOperands() != op->numResults())
+        return fail(*op, "the body of this sdy.manual_computation does not end with an sdy.return of its results");
+    ir::Block* block = op->parentBlock();
+    while (body.ops().front().get() != ret) {
+        std::unique_ptr<ir::Op> moved = body.remove(body.ops().front().get());
+        block->insertBefore(op, std::move(moved));
+    }
+    for (unsigned i = 0; i < op->numResults(); ++i)
+        op->result(i)->replaceAllUsesWith(ret->operand(i));
+    ret->dropAllReferences();
+    ret->erase();
+    op->dropAllReferences();
+    op->erase();
+    return true;
+}
+
+bool Converter::namedComputation(ir::Op* op)
+{
+    if (!localizeResults(*op))
+        return false;
+    if (!op->numRegions() || op->region(0).empty())
+        return true;
+    ir::Block& body = op->region(0).front();
+    for (unsigned i = 0; i < body.numArgs(); ++i) {
+        std::optional<ir::Type> t = localType(body.arg(i)->type(), sharding(body.arg(i)), *op);
+        if (!t)
+            return false;
+        body.arg(i)->setType(*t);
+    }
+    return true;
+}
+
+bool Converter::constant(ir::Op* op)
+{
+    ir::Value* result = op->result(0);
+    const ir::Type global = result->type();
+    const TensorSharding* s = sharding(result);
+    std::optional<ir::Type> local = localType(global, s, *op);
+    if (!local)
+        return false;
+    const ir::Attribute* value = op->attr("value");
+    const ir::DenseElementsAttr* dense = value ? std::get_if<ir::DenseElementsAttr>(&value->payload()) : nullptr;
+    ir::Builder b;
+    b.setInsertionPoint(*op);
+    b.setLoc(op->loc);
+    ir::Value* replacement = nullptr;
+    if (*local == global) {
+        replacement = b.createConstant(op->attrPtr("value"));
+    } else if (dense && dense->splat) {
+        ir::DenseElementsAttr localValue = *dense;
+        localValue.type = *local;
+        replacement = b.createConstant(ir::makeAttr(localValue));
+    } else {
+        const Mesh* mesh = meshOf(*s);
+        if (!mesh)
+            return fail(*op, "the mesh of this constant's sharding cannot be found");
+        ir::Value* whole = b.createConstant(op->attrPtr("value"));
+        std::vector<AxisList> axes;
+        for (const DimSharding& d : s->dims)
+            axes.push_back(d.axes);
+        replacement = sliceByAxes(b, whole, *mesh, axes, *local);
+    }
+    replace(op, replacement);
+    return true;
+}
+
+// ---- the driver ----------------------------------------------------------------------------------
+
+bool Converter::convert(ir::Op* op)
+{
+    const std::string& name = op->name();
+    if (name == "func.func")
+        return func(op);
+    if (name == "func.return")
+        return true;
+    if (name == "func.call")
+        return localizeResults(*op);
+    if (name == "sdy.all_gather")
+        return allGather(op);
+    if (name == "sdy.all_slice")
+        return allSlice(op);
+    if (name == "sdy.all_reduce")
+        return allReduce(op);
+    if (name == "sdy.reduce_scatter")
+        return reduceScatter(op);
+    if (name == "sdy.all_to_all")
+        return allToAll(op);
+    if (name == "sdy.collective_permute")
+        return collectivePermute(op);
+    if (name == "sdy.constant")
+        return constant(op);
+    if (name == "sdy.manual_computation")
+        return manualComputation(op);
+    if (name == "sdy.named_computation")
+        return namedComputation(op);
+    if (name == "sdy.return")
+        return true;
+    if (name.rfind("sdy.", 0) == 0)
+        return fail(*op, "'" + name +
+                             "' has no per-device form: the partitioner passes before -sdy-convert-global-to-local "
+                             "must have removed it");
+    if (name.rfind("func.", 0) == 0)
+        return fail(*op, "'" + name + "' has no per-device form");
+    if (name == "stablehlo.dot" || name == "stablehlo.dot_general")
+        return dot(op);
+    if (name == "stablehlo.convolution")
+        return convolution(op);
+    if (name == "stablehlo.concatenate")
+        return concatenate(op);
+    if (name == "stablehlo.slice")
+        return slice(op);
+    if (name == "stablehlo.pad")
+        return pad(op);
+    if (name == "stablehlo.iota")
+        return iota(op);
+    if (name == "stablehlo.reduce_window" || name == "stablehlo.select_and_scatter")
+        return windowed(op);
+    if (name == "stablehlo.gather")
+        return gather(op);
+    if (name == "stablehlo.scatter")
+        return scatter(op);
+    return localizeResults(*op);
+}
+
+bool Converter::run()
+{
+    if (m_options.replicaCount > 1 && m_options.partitionCount > 1)
+        return fail(m_module.op(), "replica-count and partition-count cannot both be greater than 1");
+    m_nextChannel = largestChannelHandle(m_module.op()) + 1;
+    // Every op in pre-order, and the sharding every value has before anything changes.
+    std::vector<ir::Op*> ops;
+    for (const std::unique_ptr<ir::Op>& top : m_module.body().ops()) {
+        if (top->name() == "sdy.mesh")
+            continue;
+        top->walk([&](ir::Op* op) {
+            ops.push_back(op);
+            for (unsigned i = 0; i < op->numResults(); ++i)
+                if (const TensorSharding* s = ir::shardingOfValue(op->result(i)))
+                    m_shardings[op->result(i)] = *s;
+            if (op->name() == "func.func" && op->numRegions() && !op->region(0).empty()) {
+                ir::Block& entry = op->region(0).front();
+                for (unsigned i = 0; i < entry.numArgs(); ++i)
+                    if (const TensorSharding* s = ir::funcArgSharding(*op, i))
+                        m_shardings[entry.arg(i)] = *s;
+            }
+            const bool manual = op->name() == "sdy.manual_computation";
+            if ((manual || op->name() == "sdy.named_computation") && op->numRegions() && !op->region(0).empty()) {
+                const ShardingPerValue* in = ir::inShardings(*op);
+                ir::Block& body = op->region(0).front();
+                static const std::vector<std::string> kNone;
+                const std::vector<std::string>* manualAxes = manual ? ir::manualAxes(*op) : nullptr;
+                for (unsigned i = 0; in && i < body.numArgs() && i < in->shardings.size(); ++i)
+                    m_shardings[body.arg(i)] = withoutManualAxes(in->shardings[i], manualAxes ? *manualAxes : kNone);
+            }
+        });
+    }
+    for (ir::Op* op : ops)
+        if (!convert(op))
+            return false;
+    return true;
+}
+
+} // namespace shardx::partition
+
+namespace shardx {
+
+bool convertGlobalToLocal(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags)
+{
+    partition::Converter converter(module, options, diags);
+    return converter.run();
+}
+
+} // namespace shardx
