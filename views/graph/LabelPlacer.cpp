@@ -9,6 +9,7 @@ namespace shardx::views {
 
 namespace {
 constexpr double kCell = 96;
+constexpr double kGap = 6; ///< free space left and right of a label
 } // namespace
 
 template <typename F> void LabelPlacer::forCells(const QRectF& r, F&& fn) const
@@ -88,7 +89,8 @@ void LabelPlacer::place(EdgeItem* edge)
         for (bool right : {true, false}) {
             const QRectF r(right ? p.x() + 5 : p.x() - 5 - size.width(), p.y() - size.height() / 2, size.width(),
                            size.height());
-            if (isFree(r)) {
+            // A gap around the label: two labels side by side would read as one.
+            if (isFree(r.adjusted(-kGap, -1, kGap, 1))) {
                 placed = r;
                 break;
             }

@@ -155,7 +155,10 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
                           boldMetrics.elidedText(m_title, Qt::ElideMiddle, first.width()));
         if (twoLines) {
             painter->setFont(t.nodeFont);
-            painter->setPen(t.mutedText);
+            // Muted text reads on the plain fills only: on axis colours (dark mode's above all)
+            // the second line takes the full text colour, the regular font setting it apart.
+            const bool coloured = !group && (!m_style.fills.isEmpty() || m_style.hasSharding);
+            painter->setPen(coloured ? t.text : t.mutedText);
             QFontMetricsF metrics(t.nodeFont);
             const QRectF second(textBox.left(), top + line, textBox.width(), line);
             painter->drawText(second, Qt::AlignHCenter | Qt::AlignVCenter,
