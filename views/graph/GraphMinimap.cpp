@@ -82,6 +82,12 @@ void GraphMinimap::render()
 
 void GraphMinimap::paintEvent(QPaintEvent*)
 {
+    // A new layout waiting for the timer is rendered now: a frame (or a grab of the window)
+    // never shows the miniature of the previous layout, or none.
+    if (m_timer.isActive()) {
+        m_timer.stop();
+        render();
+    }
     const GraphTheme& t = *m_theme;
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing, true);
