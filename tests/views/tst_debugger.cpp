@@ -13,6 +13,10 @@
 #include "tests/TestSupport.h"
 #include "views/app/DebuggerActions.h"
 #include "views/app/MainWindow.h"
+#include "views/graph/GraphPanel.h"
+#include "views/graph/GraphScene.h"
+#include "views/graph/GraphView.h"
+#include "views/graph/NodeItem.h"
 #include "views/models/BreakpointModel.h"
 #include "views/models/DiagnosticsModel.h"
 #include "views/models/FactorTableModel.h"
@@ -372,6 +376,54 @@ private slots:
         why->axisBox()->setCurrentIndex(why->axisBox()->findText(QStringLiteral("y")));
         QVERIFY(!why->text().contains(QStringLiteral("\"x\" shards")));
         QVERIFY(why->text().contains(QStringLiteral("\"y\" shards")));
+    }
+
+    void clickingAGraphNodeMovesThePanels()
+    {
+        // A click on an op in the dataflow graph selects its value and op; the why panel and the
+        // factor table follow (the worked steps of kTwoOps: the add gives %0 "x" and "y" from its
+        // operands, the negate hands them on to %1).
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(openAndPropagate(w, kTwoOps, "two.mlir", "basic"));
+        SessionContext& c = w.context();
+        GraphPanel* graph = panel<GraphPanel>(w, "graph");
+        QVERIFY(graph);
+        QTRY_VERIFY(graph->graph() && !graph->isLayingOut() && !graph->scene()->nodeItems().isEmpty());
+        WhyPanel* why = panel<WhyPanel>(w, "why");
+        FactorTableModel* factors = panel<FactorTablePanel>(w, "factorTable")->model();
+        c.setStep(c.numSteps());
+        settle(c);
+        auto click = [&](const char* name) {
+            const auto& nodes = graph->graph()->nodes();
+            for (size_t i = 0; i < nodes.size(); ++i)
+                if (nodes[i].name == name) {
+                    NodeItem* item = graph->scene()->nodeItem(static_cast<int>(i));
+                    if (!item)
+                        return false;
+                    graph->view()->centerOn(item);
+                    const QPoint at = graph->view()->mapFromScene(item->sceneBoundingRect().center());
+                    QTest::mouseClick(graph->view()->viewport(), Qt::LeftButton, {}, at);
+                    settle(c);
+                    return true;
+                }
+            return false;
+        };
+        QVERIFY(click("%0"));
+        QCOMPARE(c.selectedValue(), valueOf(c, "%0"));
+        QCOMPARE(c.selectedOp(), opOf(c, "%0"));
+        QVERIFY2(why->text().contains(QStringLiteral("op stablehlo.add")), qPrintable(why->text()));
+        // The add: operands %arg0, %arg1 and result %0; after its step %0 has "x" on i, "y" on j.
+        QCOMPARE(factors->rowCount(), 3);
+        QCOMPARE(factors->index(2, 0).data().toString(), QStringLiteral("\"x\", ?"));
+        QCOMPARE(factors->index(2, 1).data().toString(), QStringLiteral("\"y\", ?"));
+        QVERIFY(click("%1"));
+        QCOMPARE(c.selectedValue(), valueOf(c, "%1"));
+        QCOMPARE(c.selectedOp(), opOf(c, "%1"));
+        QVERIFY2(why->text().contains(QStringLiteral("op stablehlo.negate")), qPrintable(why->text()));
+        QVERIFY(why->text().contains(QStringLiteral("from operand 0 (%0)")));
+        QCOMPARE(factors->rowCount(), 2); // the negate: %0 in, %1 out
     }
 
     void malformedFileShowsItsErrors()

@@ -35,7 +35,7 @@ void CoreRunner::post(const QString& tag, std::function<void()> work, QObject* r
 int CoreRunner::pending() const
 {
     std::lock_guard<std::mutex> lock(m_mutex);
-    return static_cast<int>(m_queue.size()) + (m_running ? 1 : 0);
+    return static_cast<int>(m_queue.size()) + (m_running ? 1 : 0) + m_undelivered;
 }
 
 void CoreRunner::waitForIdle()
@@ -62,13 +62,23 @@ void CoreRunner::loop()
         try {
             job.work();
         } catch (...) {}
-        if (job.receiver && job.done) {
-            QPointer<QObject> receiver = job.receiver;
+        const bool deliver = job.receiver && job.done;
+        if (deliver) {
+            // Counted as pending until it ran, so that waiting for idle also waits for results
+            // that are finished but not yet delivered (a fast job's result would otherwise be
+            // missed by a waiter that checks pending() before the event loop ran it). Queued on
+            // this object, which lives on the UI thread and outlives the receiver's check.
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                ++m_undelivered;
+            }
             QMetaObject::invokeMethod(
-                receiver.data(),
-                [receiver, done = std::move(job.done)] {
+                this,
+                [this, receiver = job.receiver, done = std::move(job.done)] {
                     if (receiver)
                         done();
+                    std::lock_guard<std::mutex> lock(m_mutex);
+                    --m_undelivered;
                 },
                 Qt::QueuedConnection);
         }

@@ -31,7 +31,7 @@ public:
               std::function<void()> done = {});
     /// True on the core thread (for asserts at call sites).
     bool isCoreThread() const { return std::this_thread::get_id() == m_thread.get_id(); }
-    /// Jobs queued or running.
+    /// Jobs queued or running, and finished jobs whose `done` has not run yet.
     int pending() const;
     /// Blocks until every job posted so far has run (tests and shutdown; not from the core thread).
     void waitForIdle();
@@ -54,6 +54,7 @@ private:
     std::condition_variable m_idle;
     std::deque<Job> m_queue;
     bool m_running = false;
+    int m_undelivered = 0; ///< results posted to the UI thread that have not run yet
     bool m_stop = false;
     std::thread m_thread;
 };

@@ -113,10 +113,13 @@ void SessionContext::adoptOpened(std::unique_ptr<Session> session, const QString
     m_selectedStep = -1;
     m_step = 0;
     m_breakpoints.clear();
-    if (session->sourceModule())
-        m_session = std::move(session);
-    else
-        m_session.reset();
+    {
+        std::unique_lock lock(m_sessionMutex);
+        if (session->sourceModule())
+            m_session = std::move(session);
+        else
+            m_session.reset();
+    }
     setBusy(false, {});
     emit opened(ok);
     emit moduleChanged();
@@ -131,7 +134,10 @@ void SessionContext::close()
 {
     cancel();
     ++m_generation;
-    m_session.reset();
+    {
+        std::unique_lock lock(m_sessionMutex);
+        m_session.reset();
+    }
     m_path.clear();
     m_openDiagnostics.clear();
     m_propagationDiagnostics.clear();
@@ -186,7 +192,11 @@ void SessionContext::propagate(const PropagationRequest& request)
                 m_running = nullptr;
             if (generation != m_generation || !m_session)
                 return; // replaced by a newer request, an edit, an open or a close
-            PropagationResult result = m_session->finishPropagation(std::move(*holder));
+            PropagationResult result;
+            {
+                std::unique_lock lock(m_sessionMutex);
+                result = m_session->finishPropagation(std::move(*holder));
+            }
             m_propagationDiagnostics = result.diagnostics;
             setBusy(false, {});
             if (result.ok)
@@ -286,7 +296,11 @@ Status SessionContext::applySharding(int value, const std::optional<TensorShardi
         return Error{"no program is open", {}};
     cancel();
     ++m_generation; // a propagation still running describes the old program
-    Status s = m_session->setSharding(value, sharding);
+    Status s;
+    {
+        std::unique_lock lock(m_sessionMutex);
+        s = m_session->setSharding(value, sharding);
+    }
     if (s)
         emit moduleChanged();
     return s;
@@ -307,6 +321,19 @@ Status SessionContext::editSharding(int value, const std::optional<TensorShardin
                              : QString::number(value);
     m_undo->push(new EditShardingCommand(*this, value, before, sharding, tr("Edit sharding of %1").arg(name)));
     return {};
+}
+
+void SessionContext::postRead(const QString& tag, std::function<void(const Session*)> read, QObject* receiver,
+                              std::function<void()> done)
+{
+    m_runner->post(
+        tag,
+        [this, read = std::move(read)] {
+            // The runner's thread is joined before this context goes, so `this` outlives the job.
+            std::shared_lock lock(m_sessionMutex);
+            read(m_session.get());
+        },
+        receiver, std::move(done));
 }
 
 void SessionContext::waitForIdle()

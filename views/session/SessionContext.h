@@ -2,8 +2,10 @@
 // the cursor, the selection and edits, with core work on the CoreRunner.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 
 #include <QObject>
 #include <QString>
@@ -99,6 +101,16 @@ public:
     /// Blocks until the core thread is idle and its results are adopted (tests, --screenshot).
     void waitForIdle();
 
+    /// Runs `read` on the core thread, in order with the other core work, with the session as it
+    /// is then (nullptr when none is open): for work too slow for the UI thread that reads the
+    /// program (the graph panel builds its graph this way). While `read` runs, the UI thread
+    /// waits before it replaces, closes, edits or adopts a propagation into the session, so
+    /// `read` sees one consistent module, ProgramIds and trace; it must not use the cursor
+    /// (shardingAt, stateAt), which the UI thread moves. `done` then runs on the UI thread,
+    /// unless `receiver` was destroyed. A `tag` replaces queued jobs with the same tag.
+    void postRead(const QString& tag, std::function<void(const Session*)> read, QObject* receiver,
+                  std::function<void()> done);
+
 signals:
     /// An open finished: `ok` when the module read and verified (openDiagnostics() lists the rest).
     void opened(bool ok);
@@ -126,6 +138,9 @@ private:
 
     CoreRunner* m_runner;
     QUndoStack* m_undo;
+    /// Held shared by postRead() jobs on the core thread, exclusively by the UI thread while it
+    /// changes what m_session holds.
+    std::shared_mutex m_sessionMutex;
     std::unique_ptr<Session> m_session;
     QString m_path;
     DiagnosticList m_openDiagnostics;

@@ -1,2 +1,0 @@
-// GraphLayout: placeholder.
-#include "core/layout/GraphLayout.h"

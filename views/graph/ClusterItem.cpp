@@ -1,0 +1,104 @@
+// ClusterItem: frame, title bar and collapse button painting.
+#include "views/graph/ClusterItem.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include "views/graph/GraphTheme.h"
+
+namespace shardx::views {
+
+ClusterItem::ClusterItem(int group, const QRectF& sceneRect, QString title, QString subtitle, int depth,
+                         bool collapsible, const GraphTheme* theme)
+    : m_group(group),
+      m_rect(QPointF(0, 0), sceneRect.size()),
+      m_title(std::move(title)),
+      m_subtitle(std::move(subtitle)),
+      m_depth(depth),
+      m_collapsible(collapsible),
+      m_theme(theme)
+{
+    setPos(sceneRect.topLeft());
+    setZValue(-100 + depth);
+}
+
+QRectF ClusterItem::boundingRect() const { return m_rect.adjusted(-2, -2, 2, 2); }
+
+QRectF ClusterItem::titleRect() const
+{
+    return QRectF(m_rect.left(), m_rect.top(), m_rect.width(), std::min(m_theme->titleHeight, m_rect.height()));
+}
+
+QRectF ClusterItem::titleTextRect() const
+{
+    const QRectF t = titleRect();
+    QFontMetricsF bold(m_theme->titleFont), regular(m_theme->nodeFont);
+    double width = 10 + bold.horizontalAdvance(m_title) + 10 + regular.horizontalAdvance(m_subtitle) + 10;
+    QRectF text(t.left(), t.top(), std::min(width, t.width()), t.height());
+    if (m_collapsible)
+        text = text.united(collapseButtonRect().adjusted(-4, -4, 4, 4));
+    return text;
+}
+
+QRectF ClusterItem::collapseButtonRect() const
+{
+    if (!m_collapsible)
+        return {};
+    const QRectF t = titleRect();
+    const double s = 13;
+    return QRectF(t.right() - s - 6, t.center().y() - s / 2, s, s);
+}
+
+void ClusterItem::setMarked(bool marked)
+{
+    if (marked == m_marked)
+        return;
+    m_marked = marked;
+    update();
+}
+
+void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    const GraphTheme& t = *m_theme;
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const QColor fill = t.clusterFill[m_depth % 2];
+    if (lod < 0.3) {
+        painter->fillRect(m_rect, fill);
+        painter->setPen(QPen(m_marked ? t.selection : t.clusterBorder, 0));
+        painter->drawRect(m_rect);
+        return;
+    }
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(m_marked ? t.selection : t.clusterBorder, m_marked ? 2 : 1));
+    painter->setBrush(fill);
+    painter->drawRoundedRect(m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+    if (lod < 0.45)
+        return;
+    const QRectF title = titleRect();
+    QRectF text = title.adjusted(10, 0, -(m_collapsible ? 26 : 10), 0);
+    painter->setFont(t.titleFont);
+    QFontMetricsF bold(t.titleFont);
+    const QString elided = bold.elidedText(m_title, Qt::ElideMiddle, text.width());
+    painter->setPen(t.titleText);
+    painter->drawText(text, Qt::AlignLeft | Qt::AlignVCenter, elided);
+    const double used = bold.horizontalAdvance(elided);
+    if (!m_subtitle.isEmpty() && used + 30 < text.width()) {
+        QFont small = t.nodeFont;
+        painter->setFont(small);
+        painter->setPen(t.mutedText);
+        QFontMetricsF metrics(small);
+        const QRectF rest = text.adjusted(used + 10, 0, 0, 0);
+        painter->drawText(rest, Qt::AlignLeft | Qt::AlignVCenter,
+                          metrics.elidedText(m_subtitle, Qt::ElideRight, rest.width()));
+    }
+    if (m_collapsible) {
+        const QRectF b = collapseButtonRect();
+        painter->setPen(QPen(t.mutedText, 1.2));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawEllipse(b);
+        painter->drawLine(QPointF(b.left() + 3.5, b.center().y()), QPointF(b.right() - 3.5, b.center().y()));
+    }
+}
+
+} // namespace shardx::views

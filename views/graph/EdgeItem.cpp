@@ -1,0 +1,140 @@
+// EdgeItem: spline, arrowhead, label and highlight painting with level of detail.
+#include "views/graph/EdgeItem.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+#include "views/graph/GraphTheme.h"
+
+namespace shardx::views {
+
+EdgeItem::EdgeItem(QPainterPath path, std::optional<QPointF> arrowTip, std::vector<int> edges, bool connector,
+                   const GraphTheme* theme)
+    : m_path(std::move(path)), m_arrowTip(arrowTip), m_edges(std::move(edges)), m_connector(connector), m_theme(theme)
+{
+    setZValue(connector ? 1.1 : 1);
+    setAcceptedMouseButtons(Qt::NoButton);
+    m_arrowBase = m_path.currentPosition();
+    m_bounds = m_path.boundingRect();
+    if (m_arrowTip)
+        m_bounds = m_bounds.united(QRectF(*m_arrowTip, QSizeF(1, 1)));
+    m_bounds.adjust(-6, -6, 6, 6);
+}
+
+QRectF EdgeItem::labelRect() const
+{
+    if (m_label.isEmpty() || !m_labelRect)
+        return {};
+    return *m_labelRect;
+}
+
+void EdgeItem::setLabelRect(const std::optional<QRectF>& rect)
+{
+    if (rect == m_labelRect)
+        return;
+    prepareGeometryChange();
+    m_labelRect = rect;
+    update();
+}
+
+QRectF EdgeItem::boundingRect() const
+{
+    const QRectF label = labelRect();
+    return label.isEmpty() ? m_bounds : m_bounds.united(label.adjusted(-2, -2, 2, 2));
+}
+
+QPainterPath EdgeItem::shape() const
+{
+    QPainterPathStroker stroker;
+    stroker.setWidth(6);
+    return stroker.createStroke(m_path);
+}
+
+bool EdgeItem::setLabel(const QString& label)
+{
+    if (label == m_label)
+        return false;
+    prepareGeometryChange();
+    m_label = label;
+    if (!m_label.isEmpty()) {
+        QFontMetricsF metrics(m_theme->labelFont);
+        m_labelSize = QSizeF(metrics.horizontalAdvance(m_label) + 8, metrics.height() + 2);
+    }
+    update();
+    return true;
+}
+
+void EdgeItem::setHighlight(Highlight h)
+{
+    if (h == m_highlight)
+        return;
+    m_highlight = h;
+    setZValue(h == Highlight::None ? (m_connector ? 1.1 : 1) : 1.5);
+    update();
+}
+
+void EdgeItem::refresh()
+{
+    if (!m_label.isEmpty()) {
+        prepareGeometryChange();
+        QFontMetricsF metrics(m_theme->labelFont);
+        m_labelSize = QSizeF(metrics.horizontalAdvance(m_label) + 8, metrics.height() + 2);
+    }
+    update();
+}
+
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    const GraphTheme& t = *m_theme;
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    QColor colour = t.edge;
+    double width = 1.2;
+    if (m_highlight == Highlight::Target) {
+        colour = t.stepAccent;
+        width = 3;
+    } else if (m_highlight == Highlight::Source) {
+        colour = t.sourceAccent;
+        width = 2.5;
+    }
+    if (lod < 0.3) {
+        // Far out: a cosmetic hairline, no arrowhead, no label.
+        QPen pen(colour, m_highlight == Highlight::None ? 0 : 2);
+        pen.setCosmetic(true);
+        painter->setPen(pen);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(m_path);
+        return;
+    }
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPath(m_path);
+    if (m_arrowTip) {
+        const QPointF tip = *m_arrowTip;
+        QPointF dir = tip - m_arrowBase;
+        const double len = std::hypot(dir.x(), dir.y());
+        if (len > 0.01) {
+            dir /= len;
+            const double size = m_highlight == Highlight::None ? 8 : 10;
+            const QPointF base = tip - dir * size;
+            const QPointF normal(-dir.y(), dir.x());
+            QPolygonF head({tip, base + normal * size * 0.4, base - normal * size * 0.4});
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(colour);
+            painter->drawPolygon(head);
+        }
+    }
+    if (const QRectF r = labelRect(); !r.isEmpty() && lod >= 0.75) {
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(t.edgeLabelBackground);
+        painter->drawRoundedRect(r, 3, 3);
+        painter->setFont(t.labelFont);
+        painter->setPen(m_highlight == Highlight::None ? t.mutedText : colour);
+        painter->drawText(r, Qt::AlignCenter, m_label);
+    }
+}
+
+} // namespace shardx::views

@@ -1,0 +1,38 @@
+// GraphLegend: what the graph's colours and marks mean (one swatch per mesh axis).
+#pragma once
+
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+#include <string>
+#include <vector>
+
+namespace shardx::views {
+
+struct GraphTheme;
+
+/// A small panel drawn over the graph: each mesh axis with its colour and size, then the
+/// replicated and unknown fills, the current step's marks and the conflict mark.
+class GraphLegend : public QWidget {
+    Q_OBJECT
+
+public:
+    GraphLegend(const GraphTheme* theme, QWidget* parent = nullptr);
+
+    void setAxes(const std::vector<std::string>& names, const std::vector<int64_t>& sizes);
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    struct Axis {
+        QString name;
+        qint64 size = 0;
+    };
+    const GraphTheme* m_theme;
+    QVector<Axis> m_axes;
+};
+
+} // namespace shardx::views
