@@ -406,6 +406,61 @@ bool parseCost(const std::string& text, CostModel& cost, std::string& error)
     return true;
 }
 
+nlohmann::json replicatedJson(const std::vector<ReplicatedTensor>& list)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const ReplicatedTensor& r : list)
+        out.push_back({{"value", r.displayName},
+                       {"id", r.id},
+                       {"op_name", r.opName},
+                       {"line", r.position.line},
+                       {"sharding", r.sharding},
+                       {"shards", r.shards},
+                       {"devices", r.devices},
+                       {"bytes", r.bytes},
+                       {"bytes_per_device", r.bytesPerDevice},
+                       {"extra_bytes_per_device", r.extraBytesPerDevice},
+                       {"reasons", r.reasons}});
+    return out;
+}
+
+std::string replicatedText(const std::vector<ReplicatedTensor>& list, size_t limit)
+{
+    if (list.empty())
+        return "why replicated: no tensor ends less sharded than its neighbours offered\n";
+    std::string out = "why replicated (" + std::to_string(list.size()) + " tensors, largest cost first):\n";
+    for (size_t i = 0; i < list.size() && i < limit; ++i) {
+        const ReplicatedTensor& r = list[i];
+        out += "  " + r.displayName + (r.opName.empty() ? "" : " (" + r.opName + ")") +
+               (r.position.line > 0 ? " at line " + std::to_string(r.position.line) : "") + ": " + r.sharding + ", " +
+               std::to_string(r.shards) + " of " + std::to_string(r.devices) + " pieces, " +
+               std::to_string(r.extraBytesPerDevice) + " B more per device than an even split\n";
+        for (const std::string& reason : r.reasons)
+            out += "    - " + reason + "\n";
+    }
+    if (list.size() > limit)
+        out += "  ... " + std::to_string(list.size() - limit) + " more (--json lists all)\n";
+    return out;
+}
+
+/// Opens FILE, propagates it with recording and partitions it: the common part of partition and lint.
+bool partitionFile(Session& session, const Args& args, const char* command, const PartitionOptions& options,
+                   Expected<PartitionModel>& model, std::vector<ReplicatedTensor>& replicated)
+{
+    const std::string strategy = args.get("strategy", "pipeline");
+    if (!openVerified(session, args.positional[0], args, command) || !propagate(session, strategy, true))
+        return false;
+    model = session.partition(options);
+    if (!model) {
+        std::cerr << "shardx-cli " << command << ": error: " << model.error().message << "\n";
+        return false;
+    }
+    Expected<std::vector<ReplicatedTensor>> r = session.replicatedTensors();
+    if (r)
+        replicated = std::move(*r);
+    return true;
+}
+
 /// `partition FILE [--strategy S] [--json] [--no-program] [--cost ...] [--part N] [-o FILE]`.
 int cmdPartition(int argc, char** argv)
 {
@@ -422,16 +477,93 @@ int cmdPartition(int argc, char** argv)
         return 2;
     }
     Session session;
-    if (!openVerified(session, args.positional[0], args, "partition") || !propagate(session, strategy, false))
+    Expected<PartitionModel> model = Error{};
+    std::vector<ReplicatedTensor> replicated;
+    if (!partitionFile(session, args, "partition", options, model, replicated))
         return 1;
-    Expected<PartitionModel> model = session.partition(options);
-    if (!model) {
-        std::cerr << "shardx-cli partition: error: " << model.error().message << "\n";
-        return 1;
+    std::string out;
+    if (args.has("json")) {
+        nlohmann::json j = partitionJson(*model);
+        j["replicated"] = replicatedJson(replicated);
+        out = j.dump(1) + "\n";
+    } else {
+        out = partitionText(*model, false) + replicatedText(replicated, 10);
+        if (!args.has("no-program") && model->local)
+            out += "\nper-device program (every device runs it; partition_id selects its shard):\n" +
+                   io::printModule(*model->local);
     }
-    const std::string out =
-        args.has("json") ? partitionJson(*model).dump(1) + "\n" : partitionText(*model, !args.has("no-program"));
     return writeOutput(args, out) ? 0 : 1;
+}
+
+/// `lint FILE [--strategy S] [--max-collective-bytes N] [--max-replicated-bytes N] [--forbid KINDS]`:
+/// exit 1 with the list of what exceeds a budget, for CI.
+int cmdLint(int argc, char** argv)
+{
+    Args args = parseArgs(
+        argc, argv, 2, {"strategy", "part", "max-collective-bytes", "max-replicated-bytes", "forbid", "output", "o"});
+    int64_t maxCollective = -1, maxReplicated = -1;
+    bool ok = args.error.empty() && args.positional.size() == 1 &&
+              findPropagationStrategy(args.get("strategy", "pipeline")) != nullptr;
+    if (args.has("max-collective-bytes"))
+        ok = ok && parseInt(args.get("max-collective-bytes"), maxCollective);
+    if (args.has("max-replicated-bytes"))
+        ok = ok && parseInt(args.get("max-replicated-bytes"), maxReplicated);
+    std::vector<std::string> forbidden;
+    static const std::vector<std::string> kKinds = {"all-gather",     "all-slice",  "all-reduce",
+                                                    "reduce-scatter", "all-to-all", "collective-permute"};
+    if (args.has("forbid")) {
+        std::string list = args.get("forbid");
+        size_t start = 0;
+        while (start <= list.size()) {
+            size_t end = list.find(',', start);
+            if (end == std::string::npos)
+                end = list.size();
+            const std::string kind = list.substr(start, end - start);
+            if (std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end()) {
+                std::cerr << "shardx-cli lint: error: --forbid: unknown collective '" << kind
+                          << "' (all-gather, all-slice, all-reduce, reduce-scatter, all-to-all, collective-permute)\n";
+                ok = false;
+            }
+            forbidden.push_back(kind);
+            start = end + 1;
+        }
+    }
+    if (!ok) {
+        std::cerr
+            << "usage: shardx-cli lint FILE [--strategy S] [--max-collective-bytes N] [--max-replicated-bytes N]\n"
+               "                          [--forbid all-gather,all-to-all,...]\n";
+        return 2;
+    }
+    Session session;
+    Expected<PartitionModel> model = Error{};
+    std::vector<ReplicatedTensor> replicated;
+    if (!partitionFile(session, args, "lint", PartitionOptions{}, model, replicated))
+        return 1;
+    std::string problems;
+    for (const CollectiveInfo& c : model->collectives) {
+        const std::string where = c.op.empty()
+                                      ? std::string()
+                                      : " for " + c.op + " (" + c.opName + ")" +
+                                            (c.position.line > 0 ? " at line " + std::to_string(c.position.line) : "");
+        if (std::find(forbidden.begin(), forbidden.end(), c.kind) != forbidden.end())
+            problems += "forbidden " + c.kind + where + ": " + c.cause + "\n";
+        if (maxCollective >= 0 && c.bytesSentPerDevice > maxCollective)
+            problems += c.kind + where + " sends " + std::to_string(c.bytesSentPerDevice) +
+                        " B per device, over the budget of " + std::to_string(maxCollective) + " B\n";
+    }
+    for (const ReplicatedTensor& r : replicated)
+        if (maxReplicated >= 0 && r.extraBytesPerDevice > maxReplicated)
+            problems += r.displayName + (r.position.line > 0 ? " at line " + std::to_string(r.position.line) : "") +
+                        " is " + r.sharding + ": " + std::to_string(r.extraBytesPerDevice) +
+                        " B more per device than an even split, over the budget of " + std::to_string(maxReplicated) +
+                        " B" + (r.reasons.empty() ? "" : " (" + r.reasons.front() + ")") + "\n";
+    if (problems.empty()) {
+        std::cout << args.positional[0] << ": " << model->collectives.size() << " collectives, "
+                  << model->bytesSentPerDevice << " B sent per device: within every budget\n";
+        return 0;
+    }
+    std::cout << args.positional[0] << ": over budget:\n" << problems;
+    return 1;
 }
 
 /// `trace print TRACE.json` and `trace seek TRACE.json STEP [--value ID]`.
@@ -500,6 +632,8 @@ void printUsage(std::ostream& os)
           "  partition FILE [--strategy S] [--json] [--no-program] [--cost \"*=5/50,AXIS=US/GBPS\"]\n"
           "                     the per-device program and every collective it runs: axes, replica groups,\n"
           "                     bytes per device, time under the alpha-beta model, and why it is there\n"
+          "  lint FILE [--max-collective-bytes N] [--max-replicated-bytes N] [--forbid all-gather,...]\n"
+          "                     for CI: exit 1 and list each collective or replicated tensor over a budget\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
           "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
@@ -529,8 +663,8 @@ int main(int argc, char** argv)
         return 0;
     }
     static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate}, {"check", cmdCheck},     {"convert", cmdConvert},    {"propagate", cmdPropagate},
-        {"trace", cmdTrace},       {"explain", cmdExplain}, {"partition", cmdPartition}};
+        {"generate", cmdGenerate}, {"check", cmdCheck},     {"convert", cmdConvert},     {"propagate", cmdPropagate},
+        {"trace", cmdTrace},       {"explain", cmdExplain}, {"partition", cmdPartition}, {"lint", cmdLint}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

@@ -2,6 +2,7 @@
 // queries, edits and atomic saving.
 #include "core/session/Session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
 #include "core/ir/FuncOps.h"
+#include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/Verifier.h"
 #include "core/propagation/PropagationObserver.h"
@@ -374,6 +376,59 @@ Expected<PartitionModel> Session::partition(const PartitionOptions& options) con
     if (!m)
         return Error{"no program is open", {}};
     return buildPartitionModel(*m, options);
+}
+
+Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBytes) const
+{
+    if (!m_trace)
+        return Error{"no trace: propagate with recording first", {}};
+    const ir::Module* m = module();
+    std::vector<ReplicatedTensor> out;
+    for (size_t v = 0; v < m_trace->values().size(); ++v) {
+        const int value = static_cast<int>(v);
+        std::optional<ir::Type> type = valueType(value);
+        if (!type || !type->isRankedTensor() || !type->hasStaticShape())
+            continue;
+        const int bits = ir::elementBitWidth(type->elementType());
+        const int64_t bytes = type->numElements() * std::max(1, (bits + 7) / 8);
+        if (bytes < minBytes)
+            continue;
+        ValueExplanation e = explainValue(*m_trace, value);
+        if (e.missing.empty() && e.blockedBy.empty())
+            continue;
+        ReplicatedTensor r;
+        r.value = value;
+        r.id = e.id;
+        r.displayName = e.displayName;
+        r.opName = e.opName;
+        r.position = valuePosition(value);
+        r.bytes = bytes;
+        r.sharding = e.final ? e.final->toString() : std::string("<no sharding>");
+        const Mesh* mesh = nullptr;
+        if (e.final && m)
+            mesh = ir::meshOf(*m, *e.final);
+        if (!mesh && m)
+            for (ir::Op* meshOp : m->meshes())
+                if ((mesh = ir::meshOpMesh(*meshOp)) && !mesh->axes().empty())
+                    break;
+        r.devices = mesh ? std::max<int64_t>(1, mesh->totalSize()) : 1;
+        r.shards = 1;
+        if (e.final && mesh)
+            for (const DimSharding& d : e.final->dims)
+                r.shards *= std::max<int64_t>(1, axesProduct(d.axes, *mesh));
+        r.bytesPerDevice = bytes / r.shards;
+        r.extraBytesPerDevice = std::max<int64_t>(0, r.bytesPerDevice - bytes / r.devices);
+        if (r.shards >= r.devices)
+            continue; // as sharded as the mesh allows
+        for (const AxisExplanation& a : e.missing)
+            r.reasons.push_back(a.sentence);
+        r.reasons.insert(r.reasons.end(), e.blockedBy.begin(), e.blockedBy.end());
+        out.push_back(std::move(r));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const ReplicatedTensor& a, const ReplicatedTensor& b) {
+        return a.extraBytesPerDevice > b.extraBytesPerDevice;
+    });
+    return out;
 }
 
 Expected<OpFactorTable> Session::factorTable(int op, size_t step) const

@@ -44,6 +44,22 @@ struct OpenOptions {
 };
 
 /// What propagation to run: a strategy, or a pass list.
+/// One answer of Session::replicatedTensors.
+struct ReplicatedTensor {
+    int value = -1;
+    std::string id;          ///< `@main:%5`
+    std::string displayName; ///< `%5`
+    std::string opName;      ///< its defining op
+    SourcePos position;
+    std::string sharding;            ///< its final sharding (or `<no sharding>`)
+    int64_t shards = 1;              ///< pieces it is cut into
+    int64_t devices = 1;             ///< devices of its mesh
+    int64_t bytes = 0;               ///< the whole tensor
+    int64_t bytesPerDevice = 0;      ///< what each device holds
+    int64_t extraBytesPerDevice = 0; ///< over an even split across every device of the mesh
+    std::vector<std::string> reasons;
+};
+
 struct PropagationRequest {
     /// `basic`, `aggressive`, `op-priority`, `user-priority` or `pipeline` (propagationStrategies());
     /// used when `passes` is empty.
@@ -205,6 +221,12 @@ public:
     /// program with explicit collectives (PARTITION.md 1.2) and describes what it costs; the
     /// session is not changed.
     Expected<PartitionModel> partition(const PartitionOptions& options = {}) const;
+
+    /// "Why replicated?": every value that ends less sharded than a neighbour offered (an axis a
+    /// neighbour had and it lacks) or next to an op propagation could not cross, with the reasons
+    /// from explain and what it costs each device (needs a recorded trace). Values of fewer than
+    /// `minBytes` bytes are left out. Largest cost first.
+    Expected<std::vector<ReplicatedTensor>> replicatedTensors(int64_t minBytes = 0) const;
     /// Where op `op` (or the op defining value `value`, for valuePosition) is written in the file
     /// opened; unknown (line 0) for what passes made.
     SourcePos opPosition(int op) const;

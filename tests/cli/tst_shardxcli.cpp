@@ -34,6 +34,31 @@ private:
     QTemporaryDir m_dir;
 
 private slots:
+    void partitionAndLintTheMlpSample()
+    {
+        const QString sample = QStringLiteral(SHARDX_SOURCE_DIR "/samples/mlp_dp_tp.mlir");
+        // The per-device program and its one all-reduce (hand-derived in tst_partitionmodel).
+        Result text = run("shardx-cli", {"partition", sample});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("all-reduce over {\"model\"} (groups of 4): 2048 B payload, 3072 B sent per device"),
+                 qPrintable(text.out + text.err));
+        QVERIFY(text.out.contains("\"stablehlo.all_reduce\""));
+        QVERIFY(text.out.contains("tensor<8x64xf32>"));
+        Result json = run("shardx-cli", {"partition", sample, "--json"});
+        QCOMPARE(json.exitCode, 0);
+        QVERIFY(json.out.contains("\"format\": \"shardx-partition\""));
+        QVERIFY(json.out.contains("\"bytes_sent_per_device\": 3072"));
+        // Budgets: exit 1 naming what is over, 0 otherwise, 2 for a bad option.
+        Result over = run("shardx-cli", {"lint", sample, "--max-collective-bytes", "1000"});
+        QCOMPARE(over.exitCode, 1);
+        QVERIFY2(over.out.contains("sends 3072 B per device, over the budget of 1000 B"), qPrintable(over.out));
+        QCOMPARE(run("shardx-cli", {"lint", sample, "--max-collective-bytes", "4096"}).exitCode, 0);
+        QCOMPARE(run("shardx-cli", {"lint", sample, "--forbid", "all-reduce"}).exitCode, 1);
+        QCOMPARE(run("shardx-cli", {"lint", sample, "--forbid", "all-gather"}).exitCode, 0);
+        QCOMPARE(run("shardx-cli", {"lint", sample, "--forbid", "all-gathers"}).exitCode, 2);
+        QCOMPARE(run("shardx-cli", {"partition", sample, "--cost", "x=1"}).exitCode, 2);
+    }
+
     void generatedTransformerIsValidAndDeterministic()
     {
         QString a = m_dir.filePath("a.mlir"), b = m_dir.filePath("b.mlir");

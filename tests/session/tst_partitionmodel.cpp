@@ -193,6 +193,83 @@ func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fs
         QVERIFY(j["replicated"].is_array());
     }
 
+    void whyReplicatedNamesEachReason_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("reason");
+        const char* mesh = "sdy.mesh @mesh = <[\"x\"=4]>\n";
+        // %0's result is closed and empty: nothing may be added to it.
+        QTest::newRow("closed dimension")
+            << QString(mesh) +
+                   R"(func.func @main(%a: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<64x16xf32> {
+  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<64x16xf32>
+  %1 = stablehlo.abs %0 : tensor<64x16xf32>
+  return %1 : tensor<64x16xf32>
+})"
+            << "%0"
+            << "closed";
+        // %0 says "x" is replicated on purpose.
+        QTest::newRow("explicitly replicated axis")
+            << QString(mesh) +
+                   R"(func.func @main(%a: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<64x16xf32> {
+  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}, {?}], replicated={"x"}>]>} : tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+})"
+            << "%0"
+            << "explicitly replicated";
+        // A custom call without a sharding rule stops propagation.
+        QTest::newRow("rule-less custom call")
+            << QString(mesh) +
+                   R"(func.func @main(%a: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<64x16xf32> {
+  %0 = stablehlo.custom_call @my_kernel(%a) : (tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+})"
+            << "%0"
+            << "no sharding rule";
+        // "x" shards the contracted dimension of both operands: the dot's result has no factor
+        // that could take it.
+        QTest::newRow("axis on a contracted factor")
+            << QString(mesh) +
+                   R"(func.func @main(%a: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %b: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<16x16xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+})"
+            << "%0"
+            << "no step ever offered it";
+    }
+
+    void whyReplicatedNamesEachReason()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, value);
+        QFETCH(QString, reason);
+        Session s;
+        QVERIFY2(s.openText(text.toStdString(), "test.mlir"), s.diagnostics().formatAll().c_str());
+        QVERIFY(s.propagate(PropagationRequest{}).ok);
+        Expected<std::vector<ReplicatedTensor>> list = s.replicatedTensors();
+        QVERIFY(list);
+        std::string all;
+        const ReplicatedTensor* found = nullptr;
+        for (const ReplicatedTensor& r : *list) {
+            all += r.displayName + ":";
+            for (const std::string& why : r.reasons)
+                all += " " + why;
+            all += "\n";
+            if (r.displayName == value.toStdString())
+                found = &r;
+        }
+        QVERIFY2(found, all.c_str());
+        // 64x16 f32 = 4,096 bytes held whole by each of 4 devices: 3,072 more than an even split.
+        if (found->shards == 1)
+            QCOMPARE(found->extraBytesPerDevice, int64_t(found->bytes - found->bytes / 4));
+        std::string reasons;
+        for (const std::string& why : found->reasons)
+            reasons += why + "\n";
+        QVERIFY2(has(reasons, reason.toStdString()), all.c_str());
+        QVERIFY(!found->reasons.empty());
+    }
+
     void aReplicatedProgramNeedsNothing()
     {
         Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["x"=2]>
