@@ -193,6 +193,23 @@ private:
         setSharding(*slice, s);
         return slice->result(0);
     }
+    /// Replaces every use of `r` (a result of `op`) by a trim of it to `limit`, inserted right after
+    /// `op`, with sharding `s`; the trim has `r`'s original type and, when `zero`, zero padding.
+    ir::Value* trimUses(ir::Op& op, ir::Value* r, const std::vector<int64_t>& limit, const TensorSharding* s, bool zero)
+    {
+        const std::vector<ir::Use> uses = r->uses();
+        ir::Builder b;
+        b.setInsertionPointAfter(op);
+        b.setLoc(op.loc);
+        ir::Value* t = trim(b, r, limit, s);
+        if (zero)
+            m_zero.insert(t);
+        m_original[t] = original(r);
+        for (const ir::Use& u : uses)
+            u.user->setOperand(u.index, t);
+        return t;
+    }
+
     /// Overwrites the padding of `v` (beyond `orig` in `dims`) with `value` (PARTITION.md 5.4).
     ir::Value* mask(ir::Builder& b, ir::Value* v, const ir::Type& orig, ir::Value* value,
                     const std::vector<int64_t>& dims)
@@ -350,18 +367,8 @@ private:
                 needed = true;
             }
         }
-        if (!needed)
-            return true;
-        const std::vector<ir::Use> uses = r->uses();
-        ir::Builder b;
-        b.setInsertionPointAfter(*op);
-        b.setLoc(op->loc);
-        ir::Value* t = trim(b, r, limit, ir::outSharding(*op));
-        if (zeroBefore)
-            m_zero.insert(t);
-        m_original[t] = original(r);
-        for (const ir::Use& u : uses)
-            u.user->setOperand(u.index, t);
+        if (needed)
+            trimUses(*op, r, limit, ir::outSharding(*op), zeroBefore);
         return true;
     }
 
@@ -388,16 +395,7 @@ private:
             }
         if (!needed)
             return true;
-        const std::vector<ir::Use> uses = r->uses();
-        ir::Builder b;
-        b.setInsertionPointAfter(*op);
-        b.setLoc(op->loc);
-        ir::Value* t = trim(b, r, limit, out);
-        if (zeroKind(in))
-            m_zero.insert(t);
-        m_original[t] = original(r);
-        for (const ir::Use& u : uses)
-            u.user->setOperand(u.index, t);
+        ir::Value* t = trimUses(*op, r, limit, out, zeroKind(in));
         // A trim that is itself not divisible is widened back (the slice rule).
         if (!legal(t))
             return slice(t->definingOp());
@@ -545,17 +543,8 @@ private:
                 needed = true;
             }
         }
-        if (!needed)
-            return true;
-        const std::vector<ir::Use> uses = r->uses();
-        ir::Builder after;
-        after.setInsertionPointAfter(*op);
-        after.setLoc(op->loc);
-        ir::Value* t = trim(after, r, limit, ir::shardingOfValue(r));
-        m_zero.insert(t);
-        m_original[t] = original(r);
-        for (const ir::Use& u : uses)
-            u.user->setOperand(u.index, t);
+        if (needed)
+            trimUses(*op, r, limit, ir::shardingOfValue(r), true);
         return true;
     }
 

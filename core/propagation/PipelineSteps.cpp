@@ -280,50 +280,11 @@ void dropShardingRules(ir::Module& module)
     });
 }
 
-void canonicalizeCollectives(ir::Module& module)
-{
-    static const std::set<std::string> kCollectives = {"sdy.all_gather", "sdy.all_slice",
-                                                       "sdy.all_reduce", "sdy.reduce_scatter",
-                                                       "sdy.all_to_all", "sdy.collective_permute"};
-    const auto& patterns = ir::sdyCanonicalizationPatterns();
-    for (Op* func : module.funcs()) {
-        if (!func->numRegions() || func->region(0).empty())
-            continue;
-        ir::Rewriter rw;
-        rw.module = &module;
-        std::vector<Op*> order;
-        std::function<void(Op*)> visit = [&](Op* o) {
-            for (const auto& r : o->regions())
-                for (const auto& b : r->blocks())
-                    for (const auto& child : b->ops())
-                        visit(child.get());
-            if (o != func)
-                order.push_back(o);
-        };
-        visit(func);
-        for (auto it = order.rbegin(); it != order.rend(); ++it)
-            rw.enqueue(*it);
-        int budget = 1000000;
-        while (Op* op = rw.pop()) {
-            if (--budget < 0)
-                break;
-            if (ir::isTriviallyDead(*op)) {
-                rw.eraseOp(op);
-                continue;
-            }
-            if (!kCollectives.count(op->name()))
-                continue;
-            auto it = patterns.find(op->name());
-            if (it == patterns.end())
-                continue;
-            for (const ir::CanonicalizationPattern& p : it->second)
-                if (p(*op, rw))
-                    break;
-        }
-    }
-}
+namespace {
 
-void canonicalizeReshards(ir::Module& module)
+/// MLIR's greedy rewrite driver restricted to `apply` (a pattern list with a label filter), plus
+/// the removal of trivially dead ops, to a fixed point on every function.
+void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&, ir::Rewriter&)>& apply)
 {
     for (Op* func : module.funcs()) {
         if (!func->numRegions() || func->region(0).empty())
@@ -344,9 +305,34 @@ void canonicalizeReshards(ir::Module& module)
             if (ir::isTriviallyDead(*op))
                 rw.eraseOp(op);
             else
-                ir::foldReshardOfReshard(*op, rw);
+                apply(*op, rw);
         }
     }
+}
+
+} // namespace
+
+void canonicalizeCollectives(ir::Module& module)
+{
+    static const std::set<std::string> kCollectives = {"sdy.all_gather", "sdy.all_slice",
+                                                       "sdy.all_reduce", "sdy.reduce_scatter",
+                                                       "sdy.all_to_all", "sdy.collective_permute"};
+    const auto& patterns = ir::sdyCanonicalizationPatterns();
+    runRestrictedCanonicalizer(module, [&](Op& op, ir::Rewriter& rw) {
+        if (!kCollectives.count(op.name()))
+            return;
+        auto it = patterns.find(op.name());
+        if (it == patterns.end())
+            return;
+        for (const ir::CanonicalizationPattern& p : it->second)
+            if (p(op, rw))
+                break;
+    });
+}
+
+void canonicalizeReshards(ir::Module& module)
+{
+    runRestrictedCanonicalizer(module, [](Op& op, ir::Rewriter& rw) { ir::foldReshardOfReshard(op, rw); });
 }
 
 void inlineMeshes(ir::Module& module)
