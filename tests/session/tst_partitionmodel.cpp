@@ -26,6 +26,15 @@ Expected<PartitionModel> partitionOf(const std::string& text, const PartitionOpt
     return s.partition(options);
 }
 
+/// FSDP: x 64x16 and the weight 16x32 both sharded on their first dimension over "fsdp"=4.
+const char* const kFsdp = R"(sdy.mesh @mesh = <["fsdp"=4]>
+func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>},
+                %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>})
+    -> (tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>}) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+})";
+
 std::string groups(const std::vector<std::vector<int64_t>>& g)
 {
     std::string s;
@@ -81,13 +90,7 @@ private slots:
         // elements) is the larger tensor, so its batch keeps the axis and the weight's contracting
         // dimension must be whole on every device: the weight is all-gathered. Local piece 4x32 f32
         // = 512 bytes; each device receives the three other pieces: (4-1) x 512 = 1,536 bytes.
-        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["fsdp"=4]>
-func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>},
-                %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>})
-    -> (tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>}) {
-  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
-  return %0 : tensor<64x32xf32>
-})");
+        Expected<PartitionModel> m = partitionOf(kFsdp);
         QVERIFY2(m, m ? "" : m.error().message.c_str());
         QCOMPARE(m->collectives.size(), size_t(1));
         const CollectiveInfo& c = m->collectives.front();
@@ -157,14 +160,7 @@ func.func @main(%x: tensor<4x8xf32>,
         // The all-gather of the FSDP case: 3 ring steps of 2 us plus 1,536 bytes at 1 GB/s.
         PartitionOptions o;
         o.cost.perAxis["fsdp"] = AxisLink{2e-6, 1e9};
-        Expected<PartitionModel> m = partitionOf(R"(sdy.mesh @mesh = <["fsdp"=4]>
-func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>},
-                %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>})
-    -> (tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fsdp"}, {}]>}) {
-  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
-  return %0 : tensor<64x32xf32>
-})",
-                                                 o);
+        Expected<PartitionModel> m = partitionOf(kFsdp, o);
         QVERIFY(m);
         QVERIFY(qAbs(m->collectives.front().seconds - (3 * 2e-6 + 1536 / 1e9)) < 1e-12);
         QVERIFY(qAbs(m->seconds - m->collectives.front().seconds) < 1e-15);
