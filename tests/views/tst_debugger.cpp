@@ -24,6 +24,8 @@
 #include "views/panels/BreakpointsPanel.h"
 #include "views/panels/DiagnosticsPanel.h"
 #include "views/panels/FactorTablePanel.h"
+#include "views/panels/InspectorPanel.h"
+#include "views/panels/NotationField.h"
 #include "views/panels/SourcePanel.h"
 #include "views/panels/StepTreePanel.h"
 #include "views/panels/WhyPanel.h"
@@ -393,6 +395,8 @@ private slots:
         QTRY_VERIFY(graph->graph() && !graph->isLayingOut() && !graph->scene()->nodeItems().isEmpty());
         WhyPanel* why = panel<WhyPanel>(w, "why");
         FactorTableModel* factors = panel<FactorTablePanel>(w, "factorTable")->model();
+        InspectorPanel* inspector = panel<InspectorPanel>(w, "inspector");
+        QVERIFY(inspector);
         c.setStep(c.numSteps());
         settle(c);
         auto click = [&](const char* name) {
@@ -414,6 +418,10 @@ private slots:
         QCOMPARE(c.selectedValue(), valueOf(c, "%0"));
         QCOMPARE(c.selectedOp(), opOf(c, "%0"));
         QVERIFY2(why->text().contains(QStringLiteral("op stablehlo.add")), qPrintable(why->text()));
+        // The inspector follows: %0's sharding after the last step, in Shardy's notation.
+        QVERIFY2(inspector->headerText().contains(QStringLiteral("%0")), qPrintable(inspector->headerText()));
+        QVERIFY2(inspector->shardingAtStep()->text().contains(QStringLiteral("\"x\"")),
+                 qPrintable(inspector->shardingAtStep()->text()));
         // The add: operands %arg0, %arg1 and result %0; after its step %0 has "x" on i, "y" on j.
         QCOMPARE(factors->rowCount(), 3);
         QCOMPARE(factors->index(2, 0).data().toString(), QStringLiteral("\"x\", ?"));
@@ -422,6 +430,7 @@ private slots:
         QCOMPARE(c.selectedValue(), valueOf(c, "%1"));
         QCOMPARE(c.selectedOp(), opOf(c, "%1"));
         QVERIFY2(why->text().contains(QStringLiteral("op stablehlo.negate")), qPrintable(why->text()));
+        QVERIFY2(inspector->headerText().contains(QStringLiteral("%1")), qPrintable(inspector->headerText()));
         QVERIFY(why->text().contains(QStringLiteral("from operand 0 (%0)")));
         QCOMPARE(factors->rowCount(), 2); // the negate: %0 in, %1 out
     }
