@@ -60,6 +60,7 @@ Op* Builder::create(OperationState state)
     for (unsigned i = 0; i < state.numRegions; ++i)
         op->addRegion();
     op->loc = state.loc ? std::move(state.loc) : m_loc;
+    op->pos = m_pos;
     return m_block->insertBefore(m_before, std::move(op));
 }
 

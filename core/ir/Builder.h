@@ -75,16 +75,27 @@ public:
     /// The location ops get when created without one (may be null: no `loc`).
     void setLoc(AttrPtr loc) { m_loc = std::move(loc); }
     const AttrPtr& loc() const { return m_loc; }
+    /// The source position ops get (for diagnostics about them), e.g. the op a pass rewrites.
+    void setPos(SourcePos pos) { m_pos = std::move(pos); }
+    /// setLoc and setPos of `op`: what a pass creates for `op` is reported at `op`.
+    void setLocationOf(const Op& op)
+    {
+        m_loc = op.loc;
+        m_pos = op.pos;
+    }
 
     /// Restores the builder's insertion point and location when it goes out of scope.
     class InsertionGuard {
     public:
-        explicit InsertionGuard(Builder& b) : m_b(b), m_block(b.m_block), m_before(b.m_before), m_loc(b.m_loc) {}
+        explicit InsertionGuard(Builder& b)
+            : m_b(b), m_block(b.m_block), m_before(b.m_before), m_loc(b.m_loc), m_pos(b.m_pos)
+        {}
         ~InsertionGuard()
         {
             m_b.m_block = m_block;
             m_b.m_before = m_before;
             m_b.m_loc = m_loc;
+            m_b.m_pos = m_pos;
         }
         InsertionGuard(const InsertionGuard&) = delete;
         InsertionGuard& operator=(const InsertionGuard&) = delete;
@@ -94,6 +105,7 @@ public:
         Block* m_block;
         Op* m_before;
         AttrPtr m_loc;
+        SourcePos m_pos;
     };
 
     /// Creates the op `state` describes and inserts it; returns it.
@@ -129,6 +141,7 @@ private:
     Block* m_block = nullptr;
     Op* m_before = nullptr;
     AttrPtr m_loc;
+    SourcePos m_pos;
 };
 
 /// The entry block of a func.func made by Builder::createFunc (its arguments are the function's).

@@ -304,7 +304,7 @@ bool Converter::constant(ir::Op* op)
     const ir::DenseElementsAttr* dense = value ? std::get_if<ir::DenseElementsAttr>(&value->payload()) : nullptr;
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* replacement = nullptr;
     if (*local == global) {
         replacement = b.createConstant(op->attrPtr("value"));

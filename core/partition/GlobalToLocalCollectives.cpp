@@ -44,7 +44,7 @@ bool Converter::allGather(ir::Op* op)
         return fail(*op, "this all_gather gathers no axis");
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* cur = input;
     if (dims.size() == 1 || m_options.perDimAllGather) {
         for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
@@ -115,7 +115,7 @@ bool Converter::allSlice(ir::Op* op)
         return false;
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* r = sliceByAxes(b, op->operand(0), *mesh, perDim(*op, static_cast<size_t>(local->rank())), *local);
     replace(op, r);
     return true;
@@ -133,7 +133,7 @@ bool Converter::allReduce(ir::Op* op)
     const std::vector<AxisRef>* axes = ir::collectiveAxisList(*op);
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     int64_t g = 1;
     ir::Op* ar = create(b, "stablehlo.all_reduce", {op->operand(0)}, {*local},
                         {{"channel_handle", nextChannel()},
@@ -168,7 +168,7 @@ bool Converter::reduceScatter(ir::Op* op)
     const std::string element = local->elementType();
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* result = nullptr;
     int64_t g = 1;
     if (dims.size() == 1) {
@@ -244,7 +244,7 @@ bool Converter::allToAll(ir::Op* op)
             return fail(*op, "a parameter of this all_to_all moves no axis");
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* result = nullptr;
     if (params->size() == 1) {
         const ir::AllToAllParam& p = params->front();
@@ -419,7 +419,7 @@ bool Converter::collectivePermute(ir::Op* op)
     }
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* input = op->operand(0);
     ir::Value* r =
         create(b, "stablehlo.collective_permute", {input}, {input->type()},

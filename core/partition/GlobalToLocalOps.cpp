@@ -272,7 +272,7 @@ bool Converter::pad(ir::Op* op)
     }
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* safe = create(b, "stablehlo.pad", {op->operand(0), op->operand(1)}, {local->withShape(safeShape)},
                              {{"edge_padding_high", ir::denseI64ArrayAttr(kHigh)},
                               {"edge_padding_low", ir::denseI64ArrayAttr(kLow)},
@@ -323,7 +323,7 @@ bool Converter::iota(ir::Op* op)
     const std::vector<ir::Use> uses = i->uses();
     ir::Builder b;
     b.setInsertionPointAfter(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* o = offset(b, *mesh, axes, local->dim(static_cast<int>(d)));
     ir::Value* oc = b.createValue("stablehlo.convert", {o}, ir::Type::tensor({}, local->elementType()));
     ir::Value* ob =
@@ -516,7 +516,7 @@ bool Converter::scatter(ir::Op* op)
         return localizeResults(*op);
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     if (!reduced.empty()) {
         // Only the group's leader (shard index 0 along the reduced axes) keeps the input; the
         // others start from the identity, so that the all_reduce after adds the input once.

@@ -158,7 +158,7 @@ private:
     {
         ir::Builder b;
         b.setInsertionPoint(op);
-        b.setLoc(op.loc);
+        b.setLocationOf(op);
         return b;
     }
     static void setSharding(ir::Op& op, const TensorSharding* s)
@@ -200,7 +200,7 @@ private:
         const std::vector<ir::Use> uses = r->uses();
         ir::Builder b;
         b.setInsertionPointAfter(op);
-        b.setLoc(op.loc);
+        b.setLocationOf(op);
         ir::Value* t = trim(b, r, limit, s);
         if (zero)
             m_zero.insert(t);

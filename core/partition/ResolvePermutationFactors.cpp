@@ -129,7 +129,7 @@ private:
         };
         ir::Builder b;
         b.setInsertionPoint(*op);
-        b.setLoc(op->loc);
+        b.setLocationOf(*op);
         for (int i = 0; i < after.numOperands(); ++i) {
             const TensorSharding* original = operands[static_cast<size_t>(i)];
             const Mesh* own = original ? ir::meshOf(m_module, *original) : nullptr;
@@ -160,7 +160,7 @@ private:
         ir::setResultShardings(*op, newResults);
         ir::Builder a;
         a.setInsertionPointAfter(*op);
-        a.setLoc(op->loc);
+        a.setLocationOf(*op);
         for (unsigned i : changed) {
             ir::Value* r = op->result(i);
             const std::vector<ir::Use> uses = r->uses();

@@ -59,7 +59,7 @@ void resolveOp(ir::Module& module, ir::Op* op, int64_t device, const std::string
 {
     ir::Builder b;
     b.setInsertionPoint(*op);
-    b.setLoc(op->loc);
+    b.setLocationOf(*op);
     ir::Value* id = partition::currentDeviceId(b, useReplicaId);
     ir::Value* target = partition::i64Scalar(b, device);
     ir::Value* isDevice =
