@@ -228,7 +228,8 @@ private slots:
         QCOMPARE(io::printAttribute(*denseI64ArrayAttr({0, 2, 1})), std::string("array<i64: 0, 2, 1>"));
         QCOMPARE(io::printAttribute(*shardingAttr(shardingOnAxes("m", {{"a", "b"}, {}, {"c"}}))),
                  std::string("#sdy.sharding<@m, [{\"a\", \"b\"}, {}, {\"c\"}]>"));
-        const LocationAttr* l = nameLoc("params/w")->as<LocationAttr>();
+        const AttrPtr loc = nameLoc("params/w"); // keeps the attribute alive while it is read
+        const LocationAttr* l = loc->as<LocationAttr>();
         QVERIFY(l);
         QCOMPARE(l->kind, LocationAttr::Kind::Name);
         QVERIFY(l->children.empty());
