@@ -606,7 +606,16 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
             readField(j, "elements", [](const json& a) { return readArray<AttrPtr>(a, attributeFromJson); })});
     if (kind == "dense_array") {
         DenseArrayAttr a;
-        a.elementType = readField(j, "element", readString);
+        a.elementType = readField(j, "element", [](const json& e) {
+            // The element types MLIR's `array<T: ...>` takes.
+            std::string t = readString(e);
+            static const char* const kTypes[] = {"i1", "i8", "i16", "i32", "i64", "f32", "f64"};
+            for (const char* k : kTypes)
+                if (t == k)
+                    return t;
+            throw JsonPathError("a dense array's element type is one of i1, i8, i16, i32, i64, f32, f64, not '" + t +
+                                "'");
+        });
         if (j.contains("ints"))
             a.ints = readField(j, "ints", readIntList);
         if (j.contains("floats"))

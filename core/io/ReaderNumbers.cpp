@@ -192,10 +192,12 @@ bool fitsInteger(bool neg, uint64_t mag, const std::string& t)
     return isSigned ? mag < (lim >> 1) : mag < lim;
 }
 
-void appendLE(std::vector<uint8_t>& out, uint64_t v, int bytes)
+/// The `bytes` little-endian bytes of `v`; past its 8 bytes (integers wider than 64 bits) the
+/// sign is extended when `negative`, else zeros.
+void appendLE(std::vector<uint8_t>& out, uint64_t v, int bytes, bool negative = false)
 {
     for (int i = 0; i < bytes; ++i)
-        out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+        out.push_back(i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : (negative ? 0xFF : 0x00));
 }
 
 } // namespace
@@ -546,7 +548,7 @@ DenseElementsAttr Parser::buildDense(const DenseLiteral& lit, const Type& type, 
                 if (!fitsInteger(neg, mag, part))
                     error(posOf(e.tokBegin), "integer constant out of range for type '" + part + "'");
                 uint64_t v = neg ? 0 - mag : mag;
-                appendLE(out.data, v, partBytes);
+                appendLE(out.data, v, partBytes, neg && mag != 0);
             } else {
                 uint64_t bits;
                 if (!isFloatLit && hex)
@@ -564,7 +566,7 @@ DenseElementsAttr Parser::buildDense(const DenseLiteral& lit, const Type& type, 
                     error(posOf(e.tokBegin), "expected complex element '(re, im)' for element type '" + et + "'");
                 if (isInt) {
                     for (int64_t v : {e.reI, e.imI})
-                        appendLE(out.data, static_cast<uint64_t>(v), partBytes);
+                        appendLE(out.data, static_cast<uint64_t>(v), partBytes, v < 0);
                 } else {
                     appendLE(out.data, encodeFloat(e.re, ff), partBytes);
                     appendLE(out.data, encodeFloat(e.im, ff), partBytes);

@@ -131,6 +131,26 @@ private slots:
         }
     }
 
+    void integersWiderThan64Bits()
+    {
+        // Fuzz finding (fuzz_mlir, UBSan): the bytes of an i72 element past the eighth were made by
+        // shifting a 64-bit value by 64 or more. They extend the sign now: -1 is nine 0xFF bytes, 5
+        // is 05 and eight zeros.
+        DiagnosticList diags;
+        auto m = io::parseMlir(constantModule("dense<[-1, 5]>", "tensor<2xi72>"), "t.mlir", diags);
+        QVERIFY2(m, diags.formatAll().c_str());
+        const ir::DenseElementsAttr* dense = nullptr;
+        m->op().walk([&](ir::Op* op) {
+            if (const ir::Attribute* a = op->attr("value"))
+                dense = a->as<ir::DenseElementsAttr>();
+        });
+        QVERIFY(dense);
+        std::vector<uint8_t> expected(9, 0xFF);
+        expected.push_back(5);
+        expected.insert(expected.end(), 8, 0);
+        QCOMPARE(dense->data, expected);
+    }
+
     void jsonDocumentsKeepTheElements()
     {
         // Bit-packed, byte-per-element and splat forms: the JSON document holds one byte per element
