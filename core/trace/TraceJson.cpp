@@ -538,6 +538,16 @@ Expected<Trace> Trace::fromJson(const std::string& text)
                 return n;
             });
         });
+        // Nodes open before the nodes inside them: a parent comes first (a cycle would never end).
+        for (size_t i = 0; i < d.nodes.size(); ++i)
+            if (d.nodes[i].parent < -1 || d.nodes[i].parent >= static_cast<int>(i)) {
+                JsonPathError e("parent " + std::to_string(d.nodes[i].parent) + " of node " + std::to_string(i) +
+                                " must be -1 or an earlier node");
+                e.prependKey("parent");
+                e.prependIndex(i);
+                e.prependKey("nodes");
+                throw e;
+            }
         d.shardings = io::readField(doc, "shardings",
                                     [](const json& a) { return io::readArray<TensorSharding>(a, readSharding); });
         d.rules = io::readField(doc, "rules", [](const json& a) { return io::readArray<TraceRule>(a, readRule); });

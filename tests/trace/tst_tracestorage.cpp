@@ -7,11 +7,13 @@
 #include "core/generate/ModelGenerator.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Trace.h"
+
 #include "core/trace/TraceCursor.h"
 #include "core/trace/TraceInterner.h"
 #include "core/trace/TracePrinter.h"
 #include "core/trace/TraceRecorder.h"
 #include "tests/trace/TraceTestSupport.h"
+#include <nlohmann/json.hpp>
 
 using namespace shardx;
 
@@ -178,6 +180,22 @@ private slots:
         QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
         QVERIFY(*back == r.trace);
         QCOMPARE(back->toJson(), text);
+    }
+
+    void nodeParentsMustComeFirst()
+    {
+        // Fuzz finding (fuzz_trace, a timeout): two nodes that were each other's parent made the
+        // trace printer walk up forever. A parent must be -1 or an earlier node.
+        Recorded r = record(1, true);
+        nlohmann::json doc = nlohmann::json::parse(r.trace.toJson());
+        QVERIFY(doc["nodes"].size() >= 2);
+        doc["nodes"][0]["parent"] = 1;
+        doc["nodes"][1]["parent"] = 0;
+        Expected<Trace> back = Trace::fromJson(doc.dump());
+        QVERIFY(!back.ok());
+        QVERIFY2(back.error().message.find("/nodes/0/parent") != std::string::npos, back.error().message.c_str());
+        QVERIFY2(back.error().message.find("must be -1 or an earlier node") != std::string::npos,
+                 back.error().message.c_str());
     }
 
     void validateRejectsInconsistentChanges()
