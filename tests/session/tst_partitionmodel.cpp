@@ -35,6 +35,19 @@ func.func @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"fs
   return %0 : tensor<64x32xf32>
 })";
 
+/// Opens samples/NAME, propagates it with the whole pipeline and partitions it.
+Expected<PartitionModel> partitionSample(const std::string& name)
+{
+    Session s;
+    if (!s.open(std::string(SHARDX_SOURCE_DIR) + "/samples/" + name))
+        return Error{"open: " + s.diagnostics().formatAll(), {}};
+    PropagationRequest r;
+    r.record = false;
+    if (!s.propagate(r).ok)
+        return Error{"propagate failed", {}};
+    return s.partition();
+}
+
 std::string groups(const std::vector<std::vector<int64_t>>& g)
 {
     std::string s;
@@ -59,12 +72,7 @@ private slots:
         // "model"=4. The first layer needs nothing; the second contracts over "model", so every
         // device holds a partial 8x64 f32 sum (16/2 rows, 64 columns): 2,048 bytes. A ring
         // all-reduce over groups of 4 sends 2(4-1)/4 of it: 3,072 bytes per device.
-        Session s;
-        QVERIFY(s.open(std::string(SHARDX_SOURCE_DIR) + "/samples/mlp_dp_tp.mlir"));
-        PropagationRequest r;
-        r.record = false;
-        QVERIFY(s.propagate(r).ok);
-        Expected<PartitionModel> m = s.partition();
+        Expected<PartitionModel> m = partitionSample("mlp_dp_tp.mlir");
         QVERIFY2(m, m ? "" : m.error().message.c_str());
         QCOMPARE(m->collectives.size(), size_t(1));
         const CollectiveInfo& c = m->collectives.front();
@@ -168,12 +176,7 @@ func.func @main(%x: tensor<4x8xf32>,
 
     void jsonHasTheDocumentedFields()
     {
-        Session s;
-        QVERIFY(s.open(std::string(SHARDX_SOURCE_DIR) + "/samples/mlp_dp_tp.mlir"));
-        PropagationRequest r;
-        r.record = false;
-        QVERIFY(s.propagate(r).ok);
-        Expected<PartitionModel> m = s.partition();
+        Expected<PartitionModel> m = partitionSample("mlp_dp_tp.mlir");
         QVERIFY(m);
         const nlohmann::json j = partitionJson(*m);
         QCOMPARE(j["format"].get<std::string>(), std::string("shardx-partition"));

@@ -47,12 +47,7 @@ void GraphLegend::paintEvent(QPaintEvent*)
 {
     const GraphTheme& t = *m_theme;
     QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing, true);
-    QColor back = t.background;
-    back.setAlphaF(0.93f);
-    p.setPen(QPen(t.clusterBorder, 1));
-    p.setBrush(back);
-    p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+    paintOverlayPanel(p, QRectF(rect()), t);
 
     QFont bold = font();
     bold.setBold(true);

@@ -1,6 +1,8 @@
 // GraphTheme: palette-derived colours and the axis colour table.
 #include "views/graph/GraphTheme.h"
 
+#include <QPainter>
+
 namespace shardx::views {
 
 namespace {
@@ -98,6 +100,16 @@ QColor GraphTheme::axisColour(const QString& name) const
 QColor GraphTheme::axisFill(const QString& name) const
 {
     return mixColours(axisColour(name), background, dark ? 0.45 : 0.55);
+}
+
+void paintOverlayPanel(QPainter& p, const QRectF& rect, const GraphTheme& t)
+{
+    p.setRenderHint(QPainter::Antialiasing, true);
+    QColor back = t.background;
+    back.setAlphaF(0.93f);
+    p.setPen(QPen(t.clusterBorder, 1));
+    p.setBrush(back);
+    p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
 }
 
 } // namespace shardx::views

@@ -5,7 +5,9 @@
 #include <QColor>
 #include <QFont>
 #include <QHash>
+#include <QPainter>
 #include <QPalette>
+#include <QRectF>
 #include <QString>
 
 #include <string>
@@ -55,5 +57,9 @@ private:
 
 /// `a` and `b` mixed: `t` = 0 gives `a`, 1 gives `b`.
 QColor mixColours(const QColor& a, const QColor& b, double t);
+
+/// The rounded, slightly translucent panel the overlays (legend, overview) draw over the graph;
+/// leaves `p` antialiased.
+void paintOverlayPanel(QPainter& p, const QRectF& rect, const GraphTheme& t);
 
 } // namespace shardx::views
