@@ -464,14 +464,21 @@ bool partitionFile(Session& session, const Args& args, const char* command, cons
 /// `partition FILE [--strategy S] [--json] [--no-program] [--cost ...] [--part N] [-o FILE]`.
 int cmdPartition(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "part", "cost"});
+    Args args = parseArgs(argc, argv, 2, {"strategy", "output", "o", "part", "cost", "shards"});
     const std::string strategy = args.get("strategy", "pipeline");
     PartitionOptions options;
     std::string costError;
     const bool costOk = !args.has("cost") || parseCost(args.get("cost"), options.cost, costError);
-    if (!args.error.empty() || args.positional.size() != 1 || !findPropagationStrategy(strategy) || !costOk) {
+    const std::string shards = args.get("shards", "interface");
+    const bool shardsOk = shards == "none" || shards == "interface" || shards == "all";
+    options.shards = shards == "none"  ? ShardListing::None
+                     : shards == "all" ? ShardListing::All
+                                       : ShardListing::Interface;
+    if (!args.error.empty() || args.positional.size() != 1 || !findPropagationStrategy(strategy) || !costOk ||
+        !shardsOk) {
         std::cerr << "usage: shardx-cli partition FILE [--strategy S] [--json] [--no-program] [--part N] [-o FILE]\n"
-                     "                              [--cost \"*=5/50,AXIS=LATENCY_US/BANDWIDTH_GBPS,...\"]\n";
+                     "                              [--cost \"*=5/50,AXIS=LATENCY_US/BANDWIDTH_GBPS,...\"]\n"
+                     "                              [--shards none|interface|all]\n";
         if (!costOk)
             std::cerr << "shardx-cli partition: error: --cost: " << costError << "\n";
         return 2;
@@ -630,6 +637,7 @@ void printUsage(std::ostream& os)
           "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
           "                     (VALUE as the file names it: %5, @main:%cst_0, result 0, or a loc name)\n"
           "  partition FILE [--strategy S] [--json] [--no-program] [--cost \"*=5/50,AXIS=US/GBPS\"]\n"
+          "                 [--shards none|interface|all]\n"
           "                     the per-device program and every collective it runs: axes, replica groups,\n"
           "                     bytes per device, time under the alpha-beta model, and why it is there\n"
           "  lint FILE [--max-collective-bytes N] [--max-replicated-bytes N] [--forbid all-gather,...]\n"

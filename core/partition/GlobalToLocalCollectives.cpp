@@ -333,56 +333,6 @@ bool Converter::allToAll(ir::Op* op)
     return true;
 }
 
-namespace {
-
-/// Every atom of `mesh` cut at the sub-axes of `refs` (PARTITION.md 2.4 step 1), in mesh order.
-AxisList atomsOf(const Mesh& mesh, const AxisList& refs)
-{
-    AxisList atoms;
-    for (const MeshAxis& axis : mesh.axes()) {
-        std::vector<int64_t> cuts = {1, axis.size};
-        for (const AxisRef& a : refs)
-            if (a.name == axis.name && a.sub) {
-                cuts.push_back(a.sub->preSize);
-                cuts.push_back(a.sub->nextPreSize());
-            }
-        std::sort(cuts.begin(), cuts.end());
-        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-        for (size_t j = 0; j + 1 < cuts.size(); ++j)
-            atoms.push_back(cuts.size() == 2 ? AxisRef(axis.name) : AxisRef(axis.name, cuts[j], cuts[j + 1] / cuts[j]));
-    }
-    return atoms;
-}
-
-bool containsAtom(const AxisRef& a, const AxisRef& atom, const Mesh& mesh)
-{
-    if (a.name != atom.name)
-        return false;
-    if (!a.sub)
-        return true;
-    return a.preSize() <= atom.preSize() && atom.nextPreSize(mesh) <= a.nextPreSize(mesh);
-}
-
-/// The atoms in the order `s` shards them, then the rest (PARTITION.md 7.6.6).
-AxisList atomOrder(const TensorSharding& s, const AxisList& atoms, const Mesh& mesh)
-{
-    AxisList order;
-    auto add = [&](const AxisRef& t) {
-        if (std::find(order.begin(), order.end(), t) == order.end())
-            order.push_back(t);
-    };
-    for (const DimSharding& d : s.dims)
-        for (const AxisRef& a : d.axes)
-            for (const AxisRef& t : atoms)
-                if (containsAtom(a, t, mesh))
-                    add(t);
-    for (const AxisRef& t : atoms)
-        add(t);
-    return order;
-}
-
-} // namespace
-
 bool Converter::collectivePermute(ir::Op* op)
 {
     const TensorSharding* in = sharding(op->operand(0));
@@ -393,29 +343,14 @@ bool Converter::collectivePermute(ir::Op* op)
         return fail(*op, "the meshes of this collective_permute cannot be found (its operand must be sharded)");
     if (inMesh->totalSize() != outMesh->totalSize())
         return fail(*op, "this collective_permute moves data between meshes of different sizes");
-    AxisList refs;
-    for (const TensorSharding* s : {in, out}) {
-        for (const DimSharding& d : s->dims)
-            refs.insert(refs.end(), d.axes.begin(), d.axes.end());
-        refs.insert(refs.end(), s->replicated.begin(), s->replicated.end());
-        refs.insert(refs.end(), s->unreduced.begin(), s->unreduced.end());
-    }
-    const AxisList atoms = atomsOf(*outMesh, refs);
-    const AxisList inOrder = atomOrder(*in, atoms, *inMesh);
-    const AxisList outOrder = atomOrder(*out, atoms, *outMesh);
-    const int64_t n = outMesh->totalSize();
-    DeviceLayout inLayout(*inMesh), outLayout(*outMesh);
-    std::vector<int64_t> owner(static_cast<size_t>(n));
-    for (int64_t pos = 0; pos < n; ++pos)
-        owner[static_cast<size_t>(outLayout.indexAlong(pos, outOrder))] = outLayout.deviceAt(pos);
+    Expected<std::vector<std::pair<int64_t, int64_t>>> pairList = permutePairs(*in, *inMesh, *out, *outMesh);
+    if (!pairList)
+        return fail(*op, pairList.error().message);
+    const int64_t n = static_cast<int64_t>(pairList->size());
     std::vector<int64_t> pairs;
-    for (int64_t dev = 0; dev < n; ++dev) {
-        std::optional<int64_t> pos = inLayout.positionOf(dev);
-        if (!pos)
-            return fail(*op,
-                        "device " + std::to_string(dev) + " is not in the mesh of this collective_permute's operand");
-        pairs.push_back(dev);
-        pairs.push_back(owner[static_cast<size_t>(inLayout.indexAlong(*pos, inOrder))]);
+    for (const auto& [source, target] : *pairList) {
+        pairs.push_back(source);
+        pairs.push_back(target);
     }
     ir::Builder b;
     b.setInsertionPoint(*op);

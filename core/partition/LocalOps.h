@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ir/Builder.h"
 #include "core/mesh/Mesh.h"
+#include "core/sharding/TensorSharding.h"
+#include "core/support/Expected.h"
 
 namespace shardx::partition {
 
@@ -34,5 +37,10 @@ ir::Value* zeros(ir::Builder& b, const ir::Type& type);
 int64_t shardIndex(int64_t deviceId, const Mesh& mesh, const std::vector<AxisRef>& axes);
 /// The replica groups of `axes` (PARTITION.md 2.4): (N/G) groups of G device ids.
 std::vector<std::vector<int64_t>> replicaGroups(const Mesh& mesh, const std::vector<AxisRef>& axes);
+/// The `source_target_pairs` of a collective_permute from `in` to `out` (PARTITION.md 7.6.6):
+/// one (source, target) pair per device, in device id order; the target holds under `out` the
+/// shard the source holds under `in`.
+Expected<std::vector<std::pair<int64_t, int64_t>>> permutePairs(const TensorSharding& in, const Mesh& inMesh,
+                                                                const TensorSharding& out, const Mesh& outMesh);
 
 } // namespace shardx::partition

@@ -19,6 +19,7 @@
 #include "core/partition/ReshardToCollectives.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PipelineSteps.h"
+#include "core/sharding/LocalShape.h"
 
 namespace shardx {
 
@@ -48,6 +49,7 @@ struct Cause {
     ir::Op* op = nullptr; ///< the user's op that needs it
     std::string sentence;
     std::string from, to;
+    int fromValue = -1, toValue = -1; ///< ProgramIds value indices of the two sides
 };
 
 std::string shardingText(const TensorSharding* s) { return s ? s->toString() : std::string("<replicated>"); }
@@ -107,6 +109,8 @@ public:
                 c.to = shardingText(ir::opSharding(*op));
                 c.sentence = "the sharding constraint " + opDisplayName(op) + " asks for " + c.to +
                              " where the value is " + c.from;
+                c.fromValue = valueId(op->operand(0));
+                c.toValue = valueId(op->result(0));
                 m_causes.push_back(c);
                 op->setDiscardable(kCauseAttr, ir::integerAttr(static_cast<int64_t>(m_causes.size() - 1), "i64"));
             });
@@ -131,6 +135,8 @@ public:
     }
 
 private:
+    int valueId(ir::Value* v) { return v ? m_module.programIds().valueOf(v) : -1; }
+
     Cause causeOf(ir::Op* op, const std::string& stage)
     {
         // The chain of inserted ops this one belongs to: its root value and first real user.
@@ -154,16 +160,33 @@ private:
         Cause c;
         c.from = shardingText(ir::shardingOfValue(op->operand(0)));
         c.to = shardingText(ir::shardingOfValue(op->result(0)));
-        const std::string rootName =
-            root->isBlockArgument() ? "an argument" : opDisplayName(producer) + " (" + producer->name() + ")";
+        c.fromValue = valueId(root);
+        std::string rootName = "an argument";
+        if (!root->isBlockArgument())
+            rootName = opDisplayName(producer) + " (" + producer->name() + ")";
+        else if (c.fromValue >= 0)
+            rootName = "the argument " + m_module.programIds().values()[static_cast<size_t>(c.fromValue)].name;
         if (op->name() == "sdy.all_reduce" && producer && !isInserted(producer->name())) {
             c.op = producer;
+            c.fromValue = producer->numOperands() ? valueId(producer->operand(0)) : -1;
+            if (producer->numOperands())
+                c.from = shardingText(ir::shardingOfValue(producer->operand(0)));
+            c.toValue = valueId(root);
             const std::vector<AxisRef>* axes = ir::collectiveAxisList(*op);
             c.sentence = opDisplayName(producer) + " (" + producer->name() +
                          ") contracts or reduces a dimension sharded on " +
                          axisListString(axes ? *axes : std::vector<AxisRef>{}) +
                          ": each device holds a partial result, summed across those axes";
             return c;
+        }
+        if (consumer && consumer->name() == "func.return") {
+            ir::Op* func = consumer->parentOp();
+            while (func && func->name() != "func.func")
+                func = func->parentOp();
+            if (func && consumer->parentOp() == func)
+                c.toValue = m_module.programIds().funcResultOf(func, static_cast<int>(consumerOperand));
+        } else if (consumer && consumer->numResults()) {
+            c.toValue = valueId(consumer->result(0));
         }
         if (stage == "permutation" && consumer) {
             c.op = consumer;
@@ -214,6 +237,12 @@ private:
         if (mesh) {
             if (n == "sdy.collective_permute") {
                 info.groupSize = 2;
+                const Mesh* inMesh = in ? ir::meshOf(m_module, *in) : nullptr;
+                if (in && out && inMesh)
+                    if (auto pairs = partition::permutePairs(*in, *inMesh, *out, *mesh))
+                        for (const auto& [source, target] : *pairs)
+                            if (source != target)
+                                info.replicaGroups.push_back({source, target});
             } else {
                 info.replicaGroups = partition::replicaGroups(*mesh, info.axes);
                 info.groupSize =
@@ -258,8 +287,22 @@ private:
                     info.opName = c.op ? c.op->name() : std::string();
                     info.position = c.op ? c.op->pos : SourcePos{};
                     info.cause = c.sentence;
+                    info.opIndex = c.op ? m_module.programIds().opOf(c.op) : -1;
+                    info.fromSide = side(c.fromValue, c.from);
+                    info.toSide = side(c.toValue, c.to);
                 }
         return info;
+    }
+
+    CauseSide side(int value, const std::string& sharding)
+    {
+        CauseSide s;
+        s.value = value;
+        s.sharding = sharding;
+        const auto& values = m_module.programIds().values();
+        if (value >= 0 && static_cast<size_t>(value) < values.size())
+            s.name = values[static_cast<size_t>(value)].name;
+        return s;
     }
 
     ir::Module& m_module;
@@ -316,6 +359,90 @@ int64_t peakLiveBytes(const ir::Module& module)
     return peak;
 }
 
+/// One tensor to list the shards of: its value index, type and sharding (null: replicated).
+struct ListedTensor {
+    int value = -1;
+    std::string name;
+    ir::Type type;
+    const TensorSharding* sharding = nullptr;
+};
+
+/// The tensors `listing` asks for, read from the module before any pass changes it.
+std::vector<ListedTensor> listedTensors(ir::Module& module, ShardListing listing)
+{
+    std::vector<ListedTensor> out;
+    if (listing == ShardListing::None)
+        return out;
+    ir::ProgramIds& ids = module.programIds();
+    auto add = [&](int value, const ir::Type& type, const TensorSharding* s) {
+        if (value < 0 || !type.isRankedTensor() || !type.hasStaticShape())
+            return;
+        out.push_back({value, ids.values()[static_cast<size_t>(value)].name, type, s});
+    };
+    for (ir::Op* func : module.funcs()) {
+        if (!func->numRegions() || func->region(0).empty())
+            continue;
+        ir::Block& body = func->region(0).front();
+        for (unsigned a = 0; a < body.numArgs(); ++a)
+            add(ids.valueOf(body.arg(a)), body.arg(a)->type(), ir::funcArgSharding(*func, a));
+        if (listing == ShardListing::All)
+            func->walk([&](ir::Op* op) {
+                if (op == func || op->name() == "sdy.mesh")
+                    return;
+                for (unsigned r = 0; r < op->numResults(); ++r)
+                    add(ids.valueOf(op->result(r)), op->result(r)->type(), ir::shardingOfValue(op->result(r)));
+            });
+        const ir::Type fn = ir::funcType(*func);
+        for (size_t r = 0; r < fn.results().size(); ++r)
+            add(ids.funcResultOf(func, static_cast<int>(r)), fn.results()[r],
+                ir::funcResultSharding(*func, static_cast<unsigned>(r)));
+    }
+    return out;
+}
+
+/// Adds each listed tensor's shard to every device of `model` (whose mesh is set).
+void addShards(const ir::Module& module, const std::vector<ListedTensor>& tensors, PartitionModel& model)
+{
+    for (const ListedTensor& t : tensors) {
+        const Mesh* mesh = t.sharding ? ir::meshOf(module, *t.sharding) : nullptr;
+        const std::vector<int64_t> shape = t.type.shape();
+        TensorSharding replicated;
+        replicated.dims.resize(shape.size());
+        Expected<ShardedLayout> layout =
+            computeShardedLayout(mesh ? *t.sharding : replicated, mesh ? *mesh : model.mesh, shape);
+        if (!layout)
+            continue;
+        for (DeviceInfo& d : model.devices) {
+            const DeviceShard* shard = layout->shardOfDevice(d.id);
+            TensorShardInfo info;
+            info.value = t.value;
+            info.name = t.name;
+            info.sharding = shardingText(t.sharding);
+            info.globalShape = shape;
+            info.localShape = layout->localShape;
+            if (shard) {
+                int64_t real = 1;
+                for (size_t dim = 0; dim < shape.size(); ++dim) {
+                    info.ranges.emplace_back(shard->begin(dim), shard->end(dim));
+                    real *= shard->validExtent[dim];
+                }
+                info.paddingElements = product(layout->localShape) - real;
+                info.slice = layout->sliceText(*shard);
+            } else {
+                // A device outside the tensor's mesh (another mesh of the module) holds all of it.
+                info.slice = "[";
+                for (int64_t n : shape) {
+                    info.ranges.emplace_back(0, n);
+                    info.slice += (info.ranges.size() > 1 ? ", 0:" : "0:") + std::to_string(n);
+                }
+                info.slice += "]";
+                info.localShape = shape;
+            }
+            d.shards.push_back(std::move(info));
+        }
+    }
+}
+
 Error passError(const DiagnosticList& diags, const std::string& what)
 {
     Error e;
@@ -329,6 +456,14 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
 {
     std::unique_ptr<ir::Module> m = propagated.clone();
     m->programIds(); // the user's names, kept through the passes
+    // The listed tensors' types and shardings, copied: the passes rewrite the attributes.
+    std::vector<ListedTensor> listed = listedTensors(*m, options.shards);
+    std::vector<TensorSharding> listedShardings;
+    listedShardings.reserve(listed.size());
+    for (ListedTensor& t : listed) {
+        listedShardings.push_back(t.sharding ? *t.sharding : TensorSharding{});
+        t.sharding = t.sharding ? &listedShardings.back() : nullptr;
+    }
     DiagnosticList diags;
     ModelBuilder builder(*m, options);
     // What the propagation strategies leave besides the export pipeline's output.
@@ -373,13 +508,21 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     const int64_t peak = peakLiveBytes(*model.local);
     DeviceLayout layout(model.mesh);
     for (int64_t pos = 0; pos < layout.numDevices(); ++pos)
-        model.devices.push_back(DeviceInfo{layout.deviceAt(pos), layout.coordsOf(pos), peak});
+        model.devices.push_back(DeviceInfo{layout.deviceAt(pos), layout.coordsOf(pos), peak, {}});
+    addShards(propagated, listed, model);
     for (const CollectiveInfo& c : model.collectives) {
         model.bytesSentPerDevice += c.bytesSentPerDevice;
         model.seconds += c.seconds;
     }
     return model;
 }
+
+namespace {
+nlohmann::json sideJson(const CauseSide& s)
+{
+    return {{"value", s.name}, {"sharding", s.sharding}, {"steps", s.steps}, {"origins", s.origins}};
+}
+} // namespace
 
 nlohmann::json partitionJson(const PartitionModel& model)
 {
@@ -394,8 +537,23 @@ nlohmann::json partitionJson(const PartitionModel& model)
     mesh["device_ids"] = model.mesh.allDeviceIds();
     j["mesh"] = mesh;
     j["devices"] = nlohmann::json::array();
-    for (const DeviceInfo& d : model.devices)
-        j["devices"].push_back({{"id", d.id}, {"coords", d.coords}, {"peak_live_bytes", d.peakLiveBytes}});
+    for (const DeviceInfo& d : model.devices) {
+        nlohmann::json shards = nlohmann::json::array();
+        for (const TensorShardInfo& t : d.shards) {
+            nlohmann::json ranges = nlohmann::json::array();
+            for (const auto& [b, e] : t.ranges)
+                ranges.push_back({b, e});
+            shards.push_back({{"value", t.name},
+                              {"sharding", t.sharding},
+                              {"global_shape", t.globalShape},
+                              {"local_shape", t.localShape},
+                              {"ranges", ranges},
+                              {"padding_elements", t.paddingElements},
+                              {"slice", t.slice}});
+        }
+        j["devices"].push_back(
+            {{"id", d.id}, {"coords", d.coords}, {"peak_live_bytes", d.peakLiveBytes}, {"shards", shards}});
+    }
     j["collectives"] = nlohmann::json::array();
     for (const CollectiveInfo& c : model.collectives) {
         nlohmann::json axes = nlohmann::json::array();
@@ -417,7 +575,10 @@ nlohmann::json partitionJson(const PartitionModel& model)
                                     {"line", c.position.line},
                                     {"from", c.from},
                                     {"to", c.to},
-                                    {"cause", c.cause}});
+                                    {"cause", c.cause},
+                                    {"cause_from", sideJson(c.fromSide)},
+                                    {"cause_to", sideJson(c.toSide)},
+                                    {"cause_step", c.causeStep}});
     }
     j["replicated"] = nlohmann::json::array();
     j["bytes_sent_per_device"] = model.bytesSentPerDevice;
@@ -439,23 +600,66 @@ std::string partitionText(const PartitionModel& model, bool withProgram)
         std::string axes;
         for (const AxisRef& a : c.axes)
             axes += (axes.empty() ? "" : ", ") + a.toString();
-        std::snprintf(buf, sizeof buf,
-                      "#%zu %s over {%s} (groups of %lld): %lld B payload, %lld B sent per device, %.3g us\n", i + 1,
-                      c.kind.c_str(), axes.c_str(), static_cast<long long>(c.groupSize),
-                      static_cast<long long>(c.payloadBytesPerDevice), static_cast<long long>(c.bytesSentPerDevice),
-                      c.seconds * 1e6);
+        std::string over = "over {" + axes + "} (groups of " + std::to_string(c.groupSize) + ")";
+        if (c.kind == "collective-permute") {
+            over = "between " + std::to_string(c.replicaGroups.size()) + " device pairs (";
+            for (size_t k = 0; k < c.replicaGroups.size() && k < 4; ++k)
+                over += (k ? ", " : "") + std::to_string(c.replicaGroups[k].front()) + "->" +
+                        std::to_string(c.replicaGroups[k].back());
+            over += c.replicaGroups.size() > 4 ? ", ...)" : ")";
+        }
+        std::snprintf(buf, sizeof buf, "#%zu %s %s: %lld B payload, %lld B sent per device, %.3g us\n", i + 1,
+                      c.kind.c_str(), over.c_str(), static_cast<long long>(c.payloadBytesPerDevice),
+                      static_cast<long long>(c.bytesSentPerDevice), c.seconds * 1e6);
         out += buf;
         if (!c.op.empty())
             out += "   for " + c.op + " (" + c.opName + ")" +
                    (c.position.line > 0 ? " at line " + std::to_string(c.position.line) : std::string()) + "\n";
         if (!c.cause.empty())
             out += "   why: " + c.cause + "\n";
+        for (const CauseSide* side : {&c.fromSide, &c.toSide}) {
+            if (side->name.empty() || (side->steps.empty() && side->origins.empty()))
+                continue;
+            out += side == &c.fromSide ? "   from " + side->sharding + " of " + side->name
+                                       : "   to " + side->sharding + " for " + side->name;
+            if (!side->origins.empty()) {
+                out += "; its axes came from";
+                for (size_t k = 0; k < side->origins.size(); ++k)
+                    out += (k ? ", " : " ") + side->origins[k];
+            }
+            if (!side->steps.empty()) {
+                out += side->steps.size() == 1 ? ", step" : ", steps";
+                for (size_t k = 0; k < side->steps.size() && k < 8; ++k)
+                    out += (k ? ", #" : " #") + std::to_string(side->steps[k]);
+                if (side->steps.size() > 8)
+                    out += ", ...";
+            }
+            out += "\n";
+        }
     }
     std::snprintf(buf, sizeof buf, "total: %lld B sent per device, %.3g us of collectives\n",
                   static_cast<long long>(model.bytesSentPerDevice), model.seconds * 1e6);
     out += buf;
     if (!model.devices.empty())
         out += "peak live memory per device: " + std::to_string(model.devices.front().peakLiveBytes) + " B\n";
+    if (!model.devices.empty() && !model.devices.front().shards.empty()) {
+        out += "\nshards per device (global index ranges [begin:end) of each tensor):\n";
+        for (const DeviceInfo& d : model.devices) {
+            std::string coords;
+            for (int64_t c : d.coords)
+                coords += (coords.empty() ? "" : ",") + std::to_string(c);
+            out += "  device " + std::to_string(d.id) + " (" + coords + "):";
+            size_t k = 0;
+            for (const TensorShardInfo& t : d.shards) {
+                if (k++ == 12) {
+                    out += " ... (" + std::to_string(d.shards.size()) + " tensors, --json lists all)";
+                    break;
+                }
+                out += (k > 1 ? ", " : " ") + t.name + " " + t.slice;
+            }
+            out += "\n";
+        }
+    }
     if (withProgram && model.local)
         out += "\nper-device program (every device runs it; partition_id selects its shard):\n" +
                io::printModule(*model.local);

@@ -31,10 +31,28 @@ struct CostModel {
     const AxisLink& link(const std::string& axis) const;
 };
 
+/// Which tensors each DeviceInfo lists its shard of.
+enum class ShardListing {
+    None,
+    Interface, ///< the arguments and results of every function (the default)
+    All,       ///< every tensor value with a static shape
+};
+
 struct PartitionOptions {
     int64_t replicaCount = 1;
     int64_t partitionCount = 1;
     CostModel cost;
+    ShardListing shards = ShardListing::Interface;
+};
+
+/// One side of a collective's cause: a value of the propagated program, its sharding, and (filled
+/// by Session::partition from the recorded trace) the steps and user annotations that gave it.
+struct CauseSide {
+    int value = -1;                   ///< ProgramIds value index in the propagated module, -1 if none
+    std::string name;                 ///< as the file prints it (`%3`, `%arg0`, `@main:result0`)
+    std::string sharding;             ///< what this side has or needs
+    std::vector<int> steps;           ///< trace steps that carried its axes, ascending
+    std::vector<std::string> origins; ///< the values whose annotations its axes came from
 };
 
 /// One collective of the per-device program.
@@ -54,13 +72,30 @@ struct CollectiveInfo {
     SourcePos position;                 ///< where that op is in the user's file
     std::string from, to;               ///< the shardings it converts between
     std::string cause;                  ///< why it is there, in a sentence
+    int opIndex = -1;                   ///< ProgramIds op index of `op` in the propagated module
+    CauseSide fromSide, toSide;         ///< the two shardings that disagreed
+    /// The latest trace step behind either side: where the disagreement took its final form
+    /// (what the GUI seeks to), -1 without a trace.
+    int causeStep = -1;
+};
+
+/// One tensor's shard on one device.
+struct TensorShardInfo {
+    int value = -1;       ///< ProgramIds value index in the propagated module
+    std::string name;     ///< `%arg0`, `%5`, `@main:result0`
+    std::string sharding; ///< `<@mesh, [{"x"}, {}]>`, or `<replicated>`
+    std::vector<int64_t> globalShape, localShape;
+    std::vector<std::pair<int64_t, int64_t>> ranges; ///< per dimension: [begin, end) of real elements
+    int64_t paddingElements = 0;                     ///< local elements that are padding
+    std::string slice;                               ///< `[0:4, 6:7 (+1 padding)]`
 };
 
 /// One device of the mesh.
 struct DeviceInfo {
     int64_t id = 0;
-    std::vector<int64_t> coords; ///< per mesh axis
-    int64_t peakLiveBytes = 0;   ///< the largest sum of live local tensors along the program
+    std::vector<int64_t> coords;         ///< per mesh axis
+    int64_t peakLiveBytes = 0;           ///< the largest sum of live local tensors along the program
+    std::vector<TensorShardInfo> shards; ///< what it holds of each tensor PartitionOptions::shards lists
 };
 
 struct PartitionModel {

@@ -18,6 +18,7 @@
 #include "core/propagation/PropagationObserver.h"
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
+#include "core/trace/Explain.h"
 #include "core/trace/TraceRecorder.h"
 
 namespace shardx {
@@ -375,7 +376,43 @@ Expected<PartitionModel> Session::partition(const PartitionOptions& options) con
     const ir::Module* m = module();
     if (!m)
         return Error{"no program is open", {}};
-    return buildPartitionModel(*m, options);
+    Expected<PartitionModel> model = buildPartitionModel(*m, options);
+    if (!model || !m_trace)
+        return model;
+    // Each side of a collective's cause: the steps that carried its axes and the annotations they
+    // came from; the cause step is the latest of them, else the last step of the op itself.
+    const Trace& trace = *m_trace;
+    auto fill = [&](CauseSide& side) {
+        if (side.value < 0 || static_cast<size_t>(side.value) >= trace.values().size())
+            return;
+        std::vector<int> steps;
+        std::vector<std::string> origins;
+        for (const AxisOrigin& o : traceOrigins(trace, side.value)) {
+            steps.insert(steps.end(), o.steps.begin(), o.steps.end());
+            if (o.from >= 0 && static_cast<size_t>(o.from) < trace.values().size())
+                origins.push_back(trace.values()[static_cast<size_t>(o.from)].displayName);
+        }
+        std::sort(steps.begin(), steps.end());
+        steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+        std::sort(origins.begin(), origins.end());
+        origins.erase(std::unique(origins.begin(), origins.end()), origins.end());
+        side.steps = std::move(steps);
+        side.origins = std::move(origins);
+    };
+    for (CollectiveInfo& c : model->collectives) {
+        fill(c.fromSide);
+        fill(c.toSide);
+        for (const CauseSide* side : {&c.fromSide, &c.toSide})
+            if (!side->steps.empty())
+                c.causeStep = std::max(c.causeStep, side->steps.back());
+        if (c.causeStep < 0 && c.opIndex >= 0)
+            for (size_t k = trace.numSteps(); k-- > 0;)
+                if (trace.steps()[k].op == c.opIndex) {
+                    c.causeStep = static_cast<int>(k);
+                    break;
+                }
+    }
+    return model;
 }
 
 Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBytes) const

@@ -22,7 +22,7 @@ bool hasName(const std::vector<AxisRef>& axes, const std::string& name)
     return std::any_of(axes.begin(), axes.end(), [&](const AxisRef& b) { return b.name == name; });
 }
 
-bool shardingUsesName(const std::optional<TensorSharding>& s, const std::string& name)
+bool shardingUsesName(const TensorSharding* s, const std::string& name)
 {
     if (!s)
         return false;
@@ -30,6 +30,10 @@ bool shardingUsesName(const std::optional<TensorSharding>& s, const std::string&
         if (hasName(d.axes, name))
             return true;
     return false;
+}
+bool shardingUsesName(const std::optional<TensorSharding>& s, const std::string& name)
+{
+    return shardingUsesName(s ? &*s : nullptr, name);
 }
 
 std::string quotedList(const std::vector<AxisRef>& axes)
@@ -280,6 +284,22 @@ std::string changeSentence(const Trace& t, size_t si, const TraceChange& c)
     }
 }
 
+/// Why a change without factor tables took an axis away.
+std::string removalSentence(const Trace& t, size_t si, const TraceChange& c)
+{
+    const TraceStep& s = t.steps()[si];
+    if ((c.kind == DecisionKind::Export || c.kind == DecisionKind::PassStage) &&
+        s.note.find("divisible") != std::string::npos)
+        return "the dimension's size is not divisible by the axes' product, and the stage \"" + s.note +
+               "\" keeps only the longest evenly dividing prefix of a function input or output";
+    if ((c.kind == DecisionKind::Export || c.kind == DecisionKind::PassStage) &&
+        s.note.find("sub-axes") != std::string::npos)
+        return "the main function's open input and output dimensions may not hold sub-axes (a dimension that an axis "
+               "does not divide evenly keeps only a sub-axis of it), so the stage \"" +
+               s.note + "\" dropped it";
+    return changeSentence(t, si, c);
+}
+
 } // namespace
 
 std::string describeStepHeader(const Trace& trace, size_t stepIndex) { return stepLabel(trace, stepIndex); }
@@ -440,6 +460,11 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                               ", so propagation passes nothing through it (skipped at step #" + std::to_string(si) +
                               ").");
     }
+    // The value's own annotation asked for its axes too: one it lost is missing as well.
+    if (e.initial)
+        for (const DimSharding& d : e.initial->dims)
+            for (const AxisRef& a : d.axes)
+                candidates.insert(a.name);
     if (axisFilter)
         candidates = {*axisFilter};
     for (const std::string& name : candidates) {
@@ -453,6 +478,18 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
             return static_cast<int>(std::find(s.tensorValues.begin(), s.tensorValues.end(), value) -
                                     s.tensorValues.begin());
         };
+        // A step that took the axis away from the value itself (an export stage making a function's
+        // input or output divisible, a restore), latest first: its own loss explains best.
+        for (size_t si = trace.numSteps(); si-- > 0 && x.step < 0;)
+            for (const TraceChange& c : trace.steps()[si].changes) {
+                if (c.value != value || !shardingUsesName(trace.sharding(c.before), name) ||
+                    shardingUsesName(trace.sharding(c.after), name))
+                    continue;
+                x.step = static_cast<int>(si);
+                x.sentence = "\"" + name + "\" was removed at " + stepLabel(trace, si) + ": " +
+                             removalSentence(trace, si, c) + ".";
+                break;
+            }
         for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it)
             explainByTruncation(trace, *it, tensorOf(*it), name, x);
         for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it)
