@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/ir/Module.h"
 #include "core/support/Diagnostic.h"
@@ -52,6 +53,21 @@ struct GlobalToLocalOptions {
 /// program every device runs: local types, StableHLO collectives with replica groups for the sdy
 /// collectives, device-dependent offsets from partition_id, manual computations inlined.
 bool convertGlobalToLocal(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags);
+
+/// Options of `-sdy-per-instruction-partitioning` (PARTITION.md 9).
+struct PerInstructionOptions {
+    /// `filter`: op-name substrings and `selectLow=N` / `selectHigh=N` bounds on the candidates'
+    /// sequence numbers, comma-separated; empty selects every candidate.
+    std::string filter;
+    bool enableHaloExchange = true; ///< `enable-halo-exchange`
+    DeviceCountOptions counts;      ///< `replica-count`, `partition-count`
+};
+
+/// `-sdy-per-instruction-partitioning` (PARTITION.md 9): each selected op (an op directly in a
+/// function body with a sharded operand or result) is outlined, partitioned alone and put back as
+/// an sdy.manual_computation over the axes it uses, padded where its shapes do not divide; the
+/// rest of the program stays global. For bisecting which op a partitioner gets wrong.
+bool perInstructionPartitioning(ir::Module& module, const PerInstructionOptions& options, DiagnosticList& diags);
 
 /// `-sdy-remove-all-gather-reduce-scatter-for-cmv1` (PARTITION.md 10): for XLA's collective
 /// matmul, a single-use all_gather feeding a dot is removed, and so is a reduce_scatter that is a

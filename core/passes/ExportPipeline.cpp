@@ -44,11 +44,6 @@ private:
 
 bool runExportPipeline(ir::Module& module, const ExportOptions& o, DiagnosticList& diags)
 {
-    if (o.enablePerInstructionPartitioning) {
-        diags.error(SourcePos{module.fileName, 0, 0},
-                    "enable-per-instruction-partitioning: -sdy-per-instruction-partitioning is not written yet");
-        return false;
-    }
     if (o.dumpShardingOrigins || o.dumpPropagationEdges) {
         diags.error(SourcePos{module.fileName, 0, 0},
                     "dump-sharding-origins and dump-propagation-edges are not supported by -sdy-export-pipeline yet; "
@@ -71,9 +66,18 @@ bool runExportPipeline(ir::Module& module, const ExportOptions& o, DiagnosticLis
     if (!o.avoidExportForPartitioning) {
         if (!verifyUnreducedAxes(module, diags))
             return false;
-        if (!insertExplicitReshards(module, ExplicitReshardsOptions{o.enableInsertExplicitCollectives}, diags))
+        const bool full = o.enableInsertExplicitCollectives || o.enablePerInstructionPartitioning;
+        if (!insertExplicitReshards(module, ExplicitReshardsOptions{full}, diags))
             return false;
-        if (o.enableInsertExplicitCollectives) {
+        if (o.enablePerInstructionPartitioning) {
+            dumper.dump(module, "before_per_instruction_partitioning");
+            PerInstructionOptions p;
+            p.filter = o.perInstructionPartitioningFilter;
+            p.counts = {o.replicaCount, o.partitionCount};
+            if (!perInstructionPartitioning(module, p, diags))
+                return false;
+            dumper.dump(module, "after_per_instruction_partitioning");
+        } else if (o.enableInsertExplicitCollectives) {
             dumper.dump(module, "after_explicit_reshards");
             canonicalizeReshards(module);
             if (!reshardToCollectives(module, ReshardToCollectivesOptions{}, diags))

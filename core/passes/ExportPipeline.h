@@ -28,8 +28,8 @@ struct ExportOptions {
     bool inlineMeshes = true;
 };
 
-/// Runs the pipeline; false after reporting errors (per-instruction partitioning and the debug
-/// sinks are not written yet and are reported as such).
+/// Runs the pipeline; false after reporting errors (the debug sinks, dump-sharding-origins and
+/// dump-propagation-edges, are not written yet and are reported as such).
 bool runExportPipeline(ir::Module& module, const ExportOptions& options, DiagnosticList& diags);
 
 } // namespace shardx

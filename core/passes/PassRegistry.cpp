@@ -223,6 +223,22 @@ std::vector<PassInfo> buildRegistry()
             return resolvePermutationFactors(m, o, ctx.diags);
         }});
     list.push_back(
+        PassInfo{"sdy-per-instruction-partitioning",
+                 "partition each selected op alone into an sdy.manual_computation of per-device code (filter: op-name "
+                 "substrings, selectLow=N, selectHigh=N)",
+                 {"filter", "enable-halo-exchange", "replica-count", "partition-count"},
+                 [](ir::Module& m, const PassOptions& opts, PassContext& ctx) {
+                     PerInstructionOptions o;
+                     if (!PassOptionReader(opts, m, ctx.diags)
+                              .text("filter", o.filter)
+                              .flag("enable-halo-exchange", o.enableHaloExchange)
+                              .integer("replica-count", o.counts.replicaCount)
+                              .integer("partition-count", o.counts.partitionCount)
+                              .ok())
+                         return false;
+                     return perInstructionPartitioning(m, o, ctx.diags);
+                 }});
+    list.push_back(
         PassInfo{"sdy-pad-for-divisibility",
                  "enlarge values whose sharded dimensions do not divide among their shards (global shapes)",
                  {},
@@ -356,12 +372,40 @@ Expected<PassInvocation> parsePassInvocation(const std::string& text)
     std::string opts = body.substr(eq + 1);
     if (opts.size() >= 2 && (opts.front() == '\'' || opts.front() == '"') && opts.back() == opts.front())
         opts = opts.substr(1, opts.size() - 2);
-    std::istringstream in(opts);
-    std::string item;
-    while (in >> item) {
+    // Items are separated by spaces outside quotes and brackets, as MLIR's option parser splits
+    // them (`filter='selectLow=0, selectHigh=0'` is one item); one pair of quotes around a value
+    // is removed.
+    std::vector<std::string> items;
+    {
+        std::string cur;
+        char quote = 0;
+        int depth = 0;
+        for (char c : opts) {
+            if (quote) {
+                quote = c == quote ? 0 : quote;
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+            } else if (c == '{' || c == '[' || c == '(') {
+                ++depth;
+            } else if ((c == '}' || c == ']' || c == ')') && depth > 0) {
+                --depth;
+            } else if ((c == ' ' || c == '\t') && depth == 0) {
+                if (!cur.empty())
+                    items.push_back(cur);
+                cur.clear();
+                continue;
+            }
+            cur += c;
+        }
+        if (!cur.empty())
+            items.push_back(cur);
+    }
+    for (std::string item : items) {
         const size_t e = item.find('=');
         const std::string key = item.substr(0, e);
-        const std::string value = e == std::string::npos ? std::string("true") : item.substr(e + 1);
+        std::string value = e == std::string::npos ? std::string("true") : item.substr(e + 1);
+        if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front())
+            value = value.substr(1, value.size() - 2);
         bool known = false;
         for (const std::string& o : inv.pass->options)
             known |= o == key;

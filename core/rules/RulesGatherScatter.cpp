@@ -7,8 +7,6 @@ namespace shardx::rules {
 
 namespace {
 
-bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 int64_t positionOf(const std::vector<int64_t>& v, int64_t x)
 {
     auto it = std::find(v.begin(), v.end(), x);

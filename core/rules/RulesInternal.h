@@ -1,6 +1,8 @@
 // RulesInternal: shared helpers of the per-family rule files (not a public API).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +13,9 @@
 #include "core/rules/RuleRegistry.h"
 
 namespace shardx::rules {
+
+/// True when `v` holds `x`.
+inline bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 using Shape = std::vector<int64_t>;
 

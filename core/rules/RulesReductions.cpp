@@ -7,8 +7,6 @@ namespace shardx::rules {
 
 namespace {
 
-bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 /// Window dims as (size, stride, padLow, padHigh), defaults 1/1/0/0 when attributes are absent.
 struct WindowDims {
     std::vector<int64_t> sizes, strides, padding;

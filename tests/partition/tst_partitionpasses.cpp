@@ -211,6 +211,66 @@ func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
         QVERIFY2(!has(out, "sdy.reshard"), out.c_str());
     }
 
+    void perInstructionPartitioningWrapsTheSelectedOps()
+    {
+        // The mesh a=2, b=3. The multiply's operands are [{"a"}, {}] and [{}, {"b"}] of 4x6 and
+        // the result [{"a"}, {"b"}]: each device computes a 2x2 block, so the multiply runs in a
+        // manual computation over a and b on 2x2 locals (the operands are resharded inside it
+        // first). The negate is not selected ("mul" filters), stays global and reads the result.
+        const char* text = R"(sdy.mesh @m = <["a"=2, "b"=3]>
+func.func @f(%x: tensor<4x6xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {}]>}, %y: tensor<4x6xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {"b"}]>}) -> tensor<4x6xf32> {
+  %0 = stablehlo.multiply %x, %y {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : tensor<4x6xf32>
+  %1 = stablehlo.negate %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : tensor<4x6xf32>
+  return %1 : tensor<4x6xf32>
+})";
+        const std::string out = run(text, {{"sdy-per-instruction-partitioning", {{"filter", "mul"}}}});
+        QVERIFY2(has(out, "sdy.manual_computation(%arg0, %arg1) in_shardings=[<@m, [{\"a\"}, {}]>, <@m, [{}, "
+                          "{\"b\"}]>] out_shardings=[<@m, [{\"a\"}, {\"b\"}]>] manual_axes={\"a\", \"b\"} "
+                          "(%arg2: tensor<2x6xf32>, %arg3: tensor<4x2xf32>)"),
+                 out.c_str());
+        QVERIFY2(has(out, "stablehlo.multiply") && has(out, ": tensor<2x2xf32>"), out.c_str());
+        QVERIFY2(has(out, "sdy.return"), out.c_str());
+        QVERIFY2(has(out, "stablehlo.negate %0 {sdy.sharding"), out.c_str());
+        // Nothing global is left of the multiply.
+        QVERIFY2(!has(out, "stablehlo.multiply %arg0"), out.c_str());
+
+        // Candidates are numbered 0 (the multiply) and 1 (the negate): a range selects by number,
+        // quoted or not, in any order; a bound that is not a number is ignored.
+        const std::string second = run(text, {{"sdy-per-instruction-partitioning", {{"filter", "'selectLow=1'"}}}});
+        QVERIFY2(has(second, "stablehlo.multiply %arg0, %arg1"), second.c_str());
+        QVERIFY2(has(second, "stablehlo.negate %arg2"), second.c_str());
+        const std::string both =
+            run(text, {{"sdy-per-instruction-partitioning", {{"filter", " selectHigh=1 ,selectLow=x, "}}}});
+        QVERIFY2(!has(both, "stablehlo.multiply %arg0") && !has(both, "stablehlo.negate %0"), both.c_str());
+        const std::string none = run(text, {{"sdy-per-instruction-partitioning", {{"filter", "selectLow=2"}}}});
+        QCOMPARE(none, run(text, {}));
+    }
+
+    void perInstructionPartitioningPadsWhatDoesNotDivide()
+    {
+        // 5 rows on a=2 do not divide: the operand is padded to 6 rows before the manual
+        // computation (locals of 3 rows) and its result is sliced back to 5 rows after it.
+        const std::string out = run(R"(sdy.mesh @m = <["a"=2]>
+func.func @f(%x: tensor<5x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {}]>}) -> tensor<5x4xf32> {
+  %0 = stablehlo.abs %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}]>]>} : tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+})",
+                                    {{"sdy-per-instruction-partitioning", {}}});
+        QVERIFY2(has(out, "stablehlo.pad %arg0, %cst, low = [0, 0], high = [1, 0], interior = [0, 0]"), out.c_str());
+        QVERIFY2(has(out, "(%arg1: tensor<3x4xf32>)"), out.c_str());
+        QVERIFY2(has(out, "} : (tensor<6x4xf32>) -> tensor<6x4xf32>"), out.c_str());
+        QVERIFY2(has(out, "stablehlo.slice %1 [0:5, 0:4]"), out.c_str());
+    }
+
+    void passOptionsKeepQuotedValuesWhole()
+    {
+        Expected<PassInvocation> inv =
+            parsePassInvocation("-sdy-per-instruction-partitioning=filter='selectLow=0, selectHigh=0' replica-count=1");
+        QVERIFY(inv);
+        QCOMPARE(inv->options.at("filter"), std::string("selectLow=0, selectHigh=0"));
+        QCOMPARE(inv->options.at("replica-count"), std::string("1"));
+    }
+
     void theWholeSequenceGivesAPlainProgram()
     {
         // PARTITION.md 1.2 on a small matmul: the output is plain StableHLO with local shapes.
