@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/io/MlirReader.h"
+#include "core/io/MlirReaderImpl.h"
 #include "core/support/Arithmetic.h"
 #include "core/support/StringUtil.h"
 
@@ -609,10 +610,8 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
         a.elementType = readField(j, "element", [](const json& e) {
             // The element types MLIR's `array<T: ...>` takes.
             std::string t = readString(e);
-            static const char* const kTypes[] = {"i1", "i8", "i16", "i32", "i64", "f32", "f64"};
-            for (const char* k : kTypes)
-                if (t == k)
-                    return t;
+            if (ir::isDenseArrayElementType(t))
+                return t;
             throw JsonPathError("a dense array's element type is one of i1, i8, i16, i32, i64, f32, f64, not '" + t +
                                 "'");
         });
@@ -646,8 +645,8 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
     if (kind == "dictionary")
         return makeAttr(DictionaryAttr{readField(j, "entries", attrListFromJson)});
     if (kind == "opaque")
-        return makeAttr(OpaqueAttr{readField(j, "dialect", readString), readField(j, "mnemonic", readString),
-                                   readField(j, "body", readString)});
+        return io::detail::opaque(readField(j, "dialect", readString), readField(j, "mnemonic", readString),
+                                  readField(j, "body", readString));
     if (kind == "mesh")
         return makeAttr(MeshAttr{j.get<Mesh>()});
     if (kind == "sharding")

@@ -6,8 +6,45 @@ namespace shardx::io::detail {
 
 using namespace ir;
 
+namespace {
+std::string withoutDefaultFields(const std::string& body)
+{
+    // StableHLO prints its dimension-number structs without empty lists and zero integers.
+    std::vector<std::string> kept;
+    int depth = 0;
+    size_t start = 0;
+    auto flush = [&](size_t end) {
+        std::string field = body.substr(start, end - start);
+        while (!field.empty() && field.front() == ' ')
+            field.erase(field.begin());
+        const size_t eq = field.find(" = ");
+        const std::string value = eq == std::string::npos ? std::string() : field.substr(eq + 3);
+        if (!field.empty() && value != "[]" && value != "0")
+            kept.push_back(field);
+    };
+    for (size_t i = 0; i < body.size(); ++i) {
+        const char c = body[i];
+        if (c == '[' || c == '<' || c == '(' || c == '{')
+            ++depth;
+        else if (c == ']' || c == '>' || c == ')' || c == '}')
+            --depth;
+        else if (c == ',' && depth == 0) {
+            flush(i);
+            start = i + 1;
+        }
+    }
+    flush(body.size());
+    std::string out;
+    for (size_t i = 0; i < kept.size(); ++i)
+        out += (i ? ", " : "") + kept[i];
+    return out;
+}
+} // namespace
+
 AttrPtr opaque(std::string dialect, std::string mnemonic, std::string body)
 {
+    if (dialect == "stablehlo" && (mnemonic == "scatter" || mnemonic == "gather"))
+        body = withoutDefaultFields(body);
     return makeAttr(OpaqueAttr{std::move(dialect), std::move(mnemonic), std::move(body)});
 }
 AttrPtr i64Attr(int64_t v) { return makeAttr(IntegerAttr{v, Type::scalar("i64")}); }
@@ -49,39 +86,6 @@ std::string Parser::normalizedBody(size_t begin, size_t end) const
         out += c;
         ++i;
     }
-    return out;
-}
-
-static std::string withoutDefaultFields(const std::string& body)
-{
-    // StableHLO prints its dimension-number structs without empty lists and zero integers.
-    std::vector<std::string> kept;
-    int depth = 0;
-    size_t start = 0;
-    auto flush = [&](size_t end) {
-        std::string field = body.substr(start, end - start);
-        while (!field.empty() && field.front() == ' ')
-            field.erase(field.begin());
-        const size_t eq = field.find(" = ");
-        const std::string value = eq == std::string::npos ? std::string() : field.substr(eq + 3);
-        if (!field.empty() && value != "[]" && value != "0")
-            kept.push_back(field);
-    };
-    for (size_t i = 0; i < body.size(); ++i) {
-        const char c = body[i];
-        if (c == '[' || c == '<' || c == '(' || c == '{')
-            ++depth;
-        else if (c == ']' || c == '>' || c == ')' || c == '}')
-            --depth;
-        else if (c == ',' && depth == 0) {
-            flush(i);
-            start = i + 1;
-        }
-    }
-    flush(body.size());
-    std::string out;
-    for (size_t i = 0; i < kept.size(); ++i)
-        out += (i ? ", " : "") + kept[i];
     return out;
 }
 
@@ -172,10 +176,7 @@ AttrPtr Parser::parseDialectAttr(const Token& hashTok)
     }
     resetTo(hashTok.end);
     std::string body = captureBalanced('<', '>');
-    body = body.substr(1, body.size() - 2);
-    if (dialect == "stablehlo" && (mnemonic == "scatter" || mnemonic == "gather"))
-        body = withoutDefaultFields(body);
-    return opaque(dialect, mnemonic, body);
+    return opaque(dialect, mnemonic, body.substr(1, body.size() - 2));
 }
 
 AttrPtr Parser::parseAttr()

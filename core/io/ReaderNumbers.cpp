@@ -303,6 +303,8 @@ AttrPtr Parser::parseDenseArray()
     Type et = parseType();
     if (et.kind() != Type::Kind::Scalar)
         error(tp, "expected integer or float type in dense array, found '" + et.toString() + "'");
+    if (!isDenseArrayElementType(et.name()))
+        error(tp, "a dense array's element type is one of i1, i8, i16, i32, i64, f32, f64, not '" + et.name() + "'");
     DenseArrayAttr a;
     a.elementType = et.name();
     FloatFormat ff;

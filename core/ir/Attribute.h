@@ -55,6 +55,12 @@ struct SymbolRefAttr {
 struct ArrayAttr {
     std::vector<std::shared_ptr<const Attribute>> elements;
 };
+/// True for the element types MLIR's `array<T: ...>` takes: i1, i8, i16, i32, i64, f32, f64.
+inline bool isDenseArrayElementType(std::string_view t)
+{
+    return t == "i1" || t == "i8" || t == "i16" || t == "i32" || t == "i64" || t == "f32" || t == "f64";
+}
+
 /// `array<i64: 1, 2>`; ints for integer/i1 element types, floats otherwise.
 struct DenseArrayAttr {
     std::string elementType;

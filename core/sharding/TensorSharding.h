@@ -51,7 +51,12 @@ struct TensorSharding {
     ReductionKind unreducedKind = ReductionKind::Sum;
 
     int rank() const { return static_cast<int>(dims.size()); }
-    bool operator==(const TensorSharding& o) const = default;
+    /// Equal when they print the same: the reduction kind only counts with unreduced axes.
+    bool operator==(const TensorSharding& o) const
+    {
+        return mesh == o.mesh && dims == o.dims && replicated == o.replicated && unreduced == o.unreduced &&
+               (unreduced.empty() || unreducedKind == o.unreducedKind);
+    }
 
     /// Stripped body: `<@m, [{"a"}, {}], replicated={"b"}>` (no `#sdy.sharding` prefix).
     std::string toString() const;

@@ -116,7 +116,8 @@ uint64_t traceHash(const TensorSharding& s)
     }
     mixAxes(h, s.replicated);
     mixAxes(h, s.unreduced);
-    mix(h, static_cast<uint64_t>(s.unreducedKind));
+    if (!s.unreduced.empty()) // as TensorSharding::operator== compares
+        mix(h, static_cast<uint64_t>(s.unreducedKind));
     return h;
 }
 

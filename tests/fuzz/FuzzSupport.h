@@ -34,6 +34,29 @@ inline std::string twoTexts(const std::string& a, const std::string& b)
     return "---- first:\n" + a + "\n---- second:\n" + b;
 }
 
+/// The first line where `a` and `b` differ, with its number, for require()'s detail; says so when
+/// the texts are equal.
+inline std::string firstDifference(const std::string& a, const std::string& b)
+{
+    size_t line = 1, start = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        if (a[i] != b[i]) {
+            auto lineAt = [&](const std::string& s) {
+                const size_t end = s.find('\n', start);
+                return s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+            };
+            return "line " + std::to_string(line) + ":\n---- first:\n" + lineAt(a) + "\n---- second:\n" + lineAt(b);
+        }
+        if (a[i] == '\n') {
+            ++line;
+            start = i + 1;
+        }
+    }
+    return a.size() == b.size() ? std::string("the texts are equal (a difference the text does not show)")
+                                : "one text is a prefix of the other (" + std::to_string(a.size()) + " and " +
+                                      std::to_string(b.size()) + " bytes)";
+}
+
 /// Every op of `module`, the builtin.module itself left out.
 inline size_t countOps(const ir::Module& module)
 {

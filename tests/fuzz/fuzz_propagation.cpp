@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
     Expected<Trace> again = Trace::fromJson(trace->toJson());
     fuzz::require(bool(again), "a recorded trace reads back", again ? std::string() : again.error().message);
-    fuzz::require(*again == *trace, "trace JSON round trip");
+    fuzz::require(*again == *trace, "trace JSON round trip", fuzz::firstDifference(trace->toJson(), again->toJson()));
     session.text(Session::Format::Json);
     const std::string mlir = session.text(Session::Format::Mlir);
     io::ReadOptions read;

@@ -56,6 +56,10 @@ void TestMlirReaderErrors::malformed_data()
         "defines 1 results but was provided 2");
     row("unknown custom op", f + "  %0 = stablehlo2.abs %arg0 : tensor<8xf32>\n}", 2, 8,
         "custom op 'stablehlo2.abs' is unknown");
+    // Fuzz finding (fuzz_mlir): array<i26: ...> was read, but MLIR's dense arrays take only these
+    // element types (and a JSON document of the module did not read back).
+    row("dense array element type", "func.func @f() attributes {k = array<i26: 1, 2>} {\n  return\n}\n", 1, 38,
+        "element type is one of i1, i8, i16, i32, i64, f32, f64, not 'i26'");
     row("unregistered generic", f + "  %0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n}", 2, 3,
         "unregistered operation 'foo.bar'");
     row("missing colon", f + "  %0 = stablehlo.abs %arg0 tensor<8xf32>\n}", 2, 28, "expected ':'");

@@ -182,6 +182,36 @@ private slots:
         QCOMPARE(back->toJson(), text);
     }
 
+    void maxReductionsRoundTrip()
+    {
+        // Fuzz finding (fuzz_propagation): a reduce over "y" with max leaves "y" unreduced=max;
+        // the reshard after it reduces it, and a sharding with no unreduced axes kept the kind
+        // max, which its JSON text does not show: the trace read back was not equal. Shardings are
+        // equal when they print the same (the kind counts only with unreduced axes).
+        const Trace t = testing::recordTrace(R"(sdy.mesh @m = <["a"=2, "b"=2]>
+func.func @f(%x: tensor<4x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {}, {"b"}]>})
+    -> (tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {"b"}]>}) {
+  %init = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %init) applies stablehlo.maximum across dimensions = [2]
+    {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}], unreduced=max{"b"}>]>} :
+    (tensor<4x4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  %1 = sdy.reshard %0 <@m, [{"a"}, {"b"}]> : tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+})",
+                                             "pipeline");
+        QVERIFY(t.numSteps() > 0);
+        Expected<Trace> back = Trace::fromJson(t.toJson());
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(*back == t);
+
+        TensorSharding a, b;
+        a.unreducedKind = ReductionKind::Max;
+        QVERIFY(a == b);
+        a.unreduced = {AxisRef("b")};
+        b.unreduced = {AxisRef("b")};
+        QVERIFY(!(a == b));
+    }
+
     void nodeParentsMustComeFirst()
     {
         // Fuzz finding (fuzz_trace, a timeout): two nodes that were each other's parent made the
