@@ -174,6 +174,9 @@ private slots:
         QCOMPARE(m_context->selectedStep(), 1);
         panel.openLink(QStringLiteral("value:%1").arg(valueOf("%5")));
         QCOMPARE(m_context->selectedValue(), valueOf("%5"));
+        panel.openLink(QStringLiteral("op:%1").arg(dot));
+        QCOMPARE(m_context->selectedOp(), dot);
+        QCOMPARE(m_context->selectedValue(), valueOf("%6"));
 
         // Selecting the op elsewhere (the graph) makes its row current without moving the cursor.
         view->selectionModel()->clearCurrentIndex();

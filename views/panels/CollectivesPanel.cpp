@@ -172,16 +172,20 @@ void CollectivesPanel::onCurrentChanged(const QModelIndex& current)
         goTo(*c);
 }
 
+int CollectivesPanel::firstResultOf(int op) const
+{
+    const Session* s = m_context.session();
+    if (const ir::ProgramIds* ids = s ? s->ids() : nullptr; ids && op >= 0)
+        for (size_t v = 0; v < ids->values().size(); ++v)
+            if (ids->values()[v].op == op)
+                return static_cast<int>(v);
+    return -1;
+}
+
 void CollectivesPanel::goTo(const CollectiveInfo& c)
 {
     // The op's first result stands for it (the graph and the inspector show values).
-    int value = -1;
-    const Session* s = m_context.session();
-    if (const ir::ProgramIds* ids = s ? s->ids() : nullptr; ids && c.opIndex >= 0) {
-        for (size_t v = 0; v < ids->values().size() && value < 0; ++v)
-            if (ids->values()[v].op == c.opIndex)
-                value = static_cast<int>(v);
-    }
+    int value = firstResultOf(c.opIndex);
     if (value < 0 && c.opIndex < 0)
         value = c.toSide.value;
     m_following = true; // the selection comes back through followSelection
@@ -222,6 +226,8 @@ void CollectivesPanel::openLink(const QString& link)
         return;
     if (link.startsWith(QStringLiteral("value:"))) {
         m_context.select(n);
+    } else if (link.startsWith(QStringLiteral("op:"))) {
+        m_context.select(firstResultOf(n), n);
     } else if (link.startsWith(QStringLiteral("step:"))) {
         m_context.selectStep(n);
         m_context.setStep(static_cast<size_t>(n) + 1);
@@ -236,8 +242,11 @@ void CollectivesPanel::showDetails(const CollectiveInfo* c)
         return;
     }
     QString html = tr("<p><b>%1</b> over <code>%2</code>").arg(esc(c->kind), axesText(c->axes).toHtmlEscaped());
-    if (!c->op.empty())
-        html += tr(" for <b>%1</b> %2").arg(esc(c->op), esc(c->opName));
+    if (!c->op.empty()) {
+        const QString op =
+            c->opIndex >= 0 ? QStringLiteral("<a href=\"op:%1\">%2</a>").arg(c->opIndex).arg(esc(c->op)) : esc(c->op);
+        html += tr(" for <b>%1</b> %2").arg(op, esc(c->opName));
+    }
     if (c->position.line > 0)
         html += tr(" at line %1").arg(c->position.line);
     html += QStringLiteral("</p><p>%1</p>").arg(esc(c->cause));

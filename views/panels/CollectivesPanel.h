@@ -39,7 +39,8 @@ public:
     QString summaryText() const;
     /// The details of the current row (plain text).
     QString detailsText() const;
-    /// Follows a link of the details (`step:N` goes to the state after step N, `value:N` selects).
+    /// Follows a link of the details (`step:N` goes to the state after step N, `value:N` and
+    /// `op:N` select).
     void openLink(const QString& link);
 
 protected:
@@ -54,6 +55,8 @@ private:
     /// Makes the row of the selected op current (without acting on it).
     void followSelection(int op);
     const CollectiveInfo* currentCollective() const;
+    /// The value index of op `op`'s first result, -1 for none.
+    int firstResultOf(int op) const;
 
     SessionContext& m_context;
     CollectivesModel* m_model;
