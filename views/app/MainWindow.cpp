@@ -2,6 +2,8 @@
 // and the command line's open / step / select / screenshot.
 #include "views/app/MainWindow.h"
 
+#include <cstdio>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -29,9 +31,12 @@
 #include "views/graph/GraphPanel.h"
 #include "views/mesh/MeshPanel.h"
 #include "views/panels/BreakpointsPanel.h"
+#include "views/panels/CollectivesPanel.h"
+#include "views/panels/DevicesPanel.h"
 #include "views/panels/DiagnosticsPanel.h"
 #include "views/panels/FactorTablePanel.h"
 #include "views/panels/InspectorPanel.h"
+#include "views/panels/ReplicatedPanel.h"
 #include "views/panels/SourcePanel.h"
 #include "views/panels/StepTreePanel.h"
 #include "views/panels/WhyPanel.h"
@@ -42,7 +47,7 @@ namespace shardx::views {
 namespace {
 
 constexpr int kMaxRecentFiles = 10;
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2; ///< 2: the partitioning docks
 
 /// The system's palette is dark (Qt 6.4 has no colour-scheme hint: judge its window colour).
 bool systemPrefersDark()
@@ -138,19 +143,29 @@ void MainWindow::buildPanels()
                              Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_6);
     auto* mesh = addPanel(QStringLiteral("mesh"), tr("Mesh and Shards"), new MeshPanel(*m_context),
                           Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_7);
+    // What partitioning the propagated program costs (computed when one of them is first shown).
+    auto* collectives = addPanel(QStringLiteral("collectives"), tr("Collectives"), new CollectivesPanel(*m_context),
+                                 Qt::BottomDockWidgetArea);
+    auto* devices =
+        addPanel(QStringLiteral("devices"), tr("Devices"), new DevicesPanel(*m_context), Qt::BottomDockWidgetArea);
+    auto* replicated = addPanel(QStringLiteral("whyReplicated"), tr("Why Replicated?"), new ReplicatedPanel(*m_context),
+                                Qt::BottomDockWidgetArea);
     auto* problems = addPanel(QStringLiteral("problems"), tr("Problems"), new DiagnosticsPanel(*m_context),
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
     auto* source = addPanel(QStringLiteral("source"), tr("Source"), new SourcePanel(*m_context),
                             Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_9);
     // Left: steps over breakpoints. Centre: the graph, the inspector and why beside it. Bottom:
-    // factor table | mesh, problems and source tabbed.
+    // factor table | mesh, collectives, devices, why replicated, problems and source tabbed.
     splitDockWidget(steps, graph, Qt::Horizontal);
     splitDockWidget(graph, inspector, Qt::Horizontal);
     splitDockWidget(steps, breakpoints, Qt::Vertical);
     tabifyDockWidget(inspector, why);
     inspector->raise();
     splitDockWidget(factors, mesh, Qt::Horizontal);
-    tabifyDockWidget(mesh, problems);
+    tabifyDockWidget(mesh, collectives);
+    tabifyDockWidget(collectives, devices);
+    tabifyDockWidget(devices, replicated);
+    tabifyDockWidget(replicated, problems);
     tabifyDockWidget(problems, source);
     mesh->raise();
     applyDefaultDockSizes();
@@ -606,6 +621,19 @@ int MainWindow::start(const StartupOptions& options)
     if (!options.screenshot.isEmpty()) {
         QApplication::processEvents();
         resetLayout();
+    }
+    for (const QString& name : options.show) {
+        QDockWidget* d = dock(name);
+        if (!d) {
+            QStringList names;
+            for (const QDockWidget* each : m_docks)
+                names << each->objectName();
+            std::fprintf(stderr, "shardx: warning: --show: no panel '%s' (one of: %s)\n", qPrintable(name),
+                         qPrintable(names.join(QStringLiteral(", "))));
+            continue;
+        }
+        d->show();
+        d->raise();
     }
     if (!options.strategy.isEmpty())
         for (QAction* a : m_strategyGroup->actions())

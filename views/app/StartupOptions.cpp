@@ -38,7 +38,12 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
     QCommandLineOption light(QStringLiteral("light"), QStringLiteral("Use the light palette."));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                             QStringLiteral("WxH"));
-    parser.addOptions({step, select, screenshot, strategy, strict, dark, light, size});
+    QCommandLineOption show(QStringLiteral("show"),
+                            QStringLiteral("Show the panel DOCK in front of its tab group (repeatable): graph, steps, "
+                                           "breakpoints, inspector, why, factorTable, mesh, collectives, devices, "
+                                           "whyReplicated, problems, source."),
+                            QStringLiteral("DOCK"));
+    parser.addOptions({step, select, screenshot, strategy, strict, dark, light, size, show});
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "shardx: error: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -67,6 +72,7 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
         }
     }
     options.select = parser.value(select);
+    options.show = parser.values(show);
     options.screenshot = parser.value(screenshot);
     options.strategy = parser.value(strategy);
     options.strict = parser.isSet(strict);

@@ -18,6 +18,7 @@ struct StartupOptions {
     bool dark = false;              ///< force the dark palette (else the system's)
     bool light = false;             ///< force the light palette
     QStringList layout;             ///< panels to show for the screenshot (default: all)
+    QStringList show;               ///< docks to show and bring to the front (object names: `devices`)
     int width = 1600;               ///< screenshot size
     int height = 1000;
 };

@@ -1,6 +1,8 @@
 // DeviceShardModel: the per-device table of the shard map.
 #include "views/models/DeviceShardModel.h"
 
+#include <string_view>
+
 #include <QApplication>
 #include <QPalette>
 
@@ -29,6 +31,13 @@ QString deviceListText(const std::vector<int64_t>& devices, int maxShown)
     if (n > maxShown)
         text += QStringLiteral(" … %1 (%2 devices)").arg(devices.back()).arg(n);
     return text;
+}
+
+QString shortOpName(const std::string& opName)
+{
+    constexpr std::string_view kPrefix = "stablehlo.";
+    const std::string_view name = opName;
+    return QString::fromStdString(std::string(name.substr(name.rfind(kPrefix, 0) == 0 ? kPrefix.size() : 0)));
 }
 
 QString axisLabel(const AxisRef& axis) { return QString::fromStdString(axis.sub ? axis.toString() : axis.name); }

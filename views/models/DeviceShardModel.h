@@ -57,6 +57,8 @@ private:
 QString axisLabel(const AxisRef& axis);
 /// `2x16x4` (a scalar: `scalar`; a dynamic dimension: `?`).
 QString shapeText(const std::vector<int64_t>& shape);
+/// An op name without the `stablehlo.` prefix (`dot_general`); other dialects keep theirs.
+QString shortOpName(const std::string& opName);
 /// `0, 4` for a few devices, `0, 1, 2 … 7 (8 devices)` for many.
 QString deviceListText(const std::vector<int64_t>& devices, int maxShown = 6);
 

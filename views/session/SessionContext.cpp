@@ -1,5 +1,5 @@
-// SessionContext: opening and propagation on the core thread, adopted on the UI thread; the cursor
-// (coalesced), breakpoints, the selection, and undoable sharding edits.
+// SessionContext: opening, propagation and partitioning on the core thread, adopted on the UI
+// thread; the cursor (coalesced), breakpoints, the selection, and undoable sharding edits.
 #include "views/session/SessionContext.h"
 
 #include <QCoreApplication>
@@ -9,6 +9,8 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 
+#include "core/io/MlirPrinter.h"
+#include "core/ir/SdyOps.h"
 #include "views/session/CoreRunner.h"
 
 namespace shardx::views {
@@ -120,6 +122,7 @@ void SessionContext::adoptOpened(std::unique_ptr<Session> session, const QString
         else
             m_session.reset();
     }
+    dropPartition();
     setBusy(false, {});
     emit opened(ok);
     emit moduleChanged();
@@ -138,6 +141,7 @@ void SessionContext::close()
         std::unique_lock lock(m_sessionMutex);
         m_session.reset();
     }
+    dropPartition();
     m_path.clear();
     m_openDiagnostics.clear();
     m_propagationDiagnostics.clear();
@@ -197,6 +201,7 @@ void SessionContext::propagate(const PropagationRequest& request)
                 std::unique_lock lock(m_sessionMutex);
                 result = m_session->finishPropagation(std::move(*holder));
             }
+            dropPartition();
             m_propagationDiagnostics = result.diagnostics;
             setBusy(false, {});
             if (result.ok)
@@ -236,6 +241,81 @@ void SessionContext::flushStep()
     m_step = m_pendingStep;
     m_session->seek(m_step);
     emit stepChanged(m_step);
+}
+
+// ---- partitioning ----------------------------------------------------------------------------------
+
+namespace {
+
+/// Each device lists its shard of every tensor up to this many (tensor, device) pairs; a larger
+/// program lists the functions' arguments and results only.
+constexpr size_t kMaxListedShards = 200000;
+
+/// Partitions `s` and finds its "why replicated?" list (on the core thread).
+void computePartition(const Session& s, PartitionResult& out)
+{
+    PartitionOptions options;
+    int64_t devices = 1;
+    for (ir::Op* meshOp : s.module()->meshes())
+        if (const Mesh* mesh = ir::meshOpMesh(*meshOp))
+            devices = std::max(devices, mesh->totalSize());
+    const size_t values = s.ids() ? s.ids()->values().size() : 0;
+    out.everyTensor = values * static_cast<size_t>(devices) <= kMaxListedShards;
+    options.shards = out.everyTensor ? ShardListing::All : ShardListing::Interface;
+    Expected<PartitionModel> model = s.partition(options);
+    if (model) {
+        if (model->local)
+            out.programText = QString::fromStdString(io::printModule(*model->local));
+        out.model = std::move(*model);
+        out.error.clear();
+    } else {
+        out.error = QString::fromStdString(model.error().message);
+    }
+    Expected<std::vector<ReplicatedTensor>> replicated = s.replicatedTensors();
+    if (replicated) {
+        out.replicated = std::move(*replicated);
+        out.replicatedError.clear();
+    } else {
+        out.replicatedError = QString::fromStdString(replicated.error().message);
+    }
+}
+
+} // namespace
+
+void SessionContext::requestPartition()
+{
+    // While propagation (or an open) runs, the module is about to change: its end asks again.
+    if (m_partition || m_partitioning || m_busy || !m_session || !m_session->trace())
+        return;
+    m_partitioning = true;
+    const int generation = m_partitionGeneration;
+    auto result = std::make_shared<PartitionResult>();
+    // Stays when the job never finishes its work (a bug in core, caught by the runner).
+    result->error = result->replicatedError = tr("Partitioning stopped with an internal error.");
+    postRead(
+        QStringLiteral("partition"),
+        [result](const Session* s) {
+            if (s && s->module())
+                computePartition(*s, *result);
+        },
+        this,
+        [this, result, generation] {
+            if (generation != m_partitionGeneration)
+                return; // the module changed meanwhile
+            m_partitioning = false;
+            m_partition = result;
+            emit partitionChanged();
+        });
+}
+
+void SessionContext::dropPartition()
+{
+    ++m_partitionGeneration;
+    const bool had = m_partition || m_partitioning;
+    m_partition.reset();
+    m_partitioning = false;
+    if (had)
+        emit partitionChanged();
 }
 
 // ---- breakpoints --------------------------------------------------------------------------------------
@@ -301,8 +381,10 @@ Status SessionContext::applySharding(int value, const std::optional<TensorShardi
         std::unique_lock lock(m_sessionMutex);
         s = m_session->setSharding(value, sharding);
     }
-    if (s)
+    if (s) {
+        dropPartition();
         emit moduleChanged();
+    }
     return s;
 }
 

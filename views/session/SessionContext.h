@@ -12,6 +12,7 @@
 
 #include "core/session/Session.h"
 #include "core/trace/Breakpoints.h"
+#include "views/session/PartitionResult.h"
 
 class QUndoStack;
 
@@ -71,6 +72,18 @@ public:
     /// row (a held key) cost one update.
     void setStep(size_t step);
 
+    // ---- partitioning -----------------------------------------------------------------------------
+    /// The partitioned program of module() once requestPartition() computed it for the module as it
+    /// is now, else nullptr. Dropped (partitionChanged()) whenever the module changes.
+    const std::shared_ptr<const PartitionResult>& partitionResult() const { return m_partition; }
+    /// Partitions the propagated program on the core thread, unless that is done or running for
+    /// the module as it is now; partitionChanged() follows. Nothing happens before propagation
+    /// recorded a trace or while core work that changes the module runs. Panels ask when they are
+    /// shown, so a program nobody looks at is never partitioned.
+    void requestPartition();
+    /// A partition requested for the module as it is now has not finished yet.
+    bool isPartitioning() const { return m_partitioning; }
+
     // ---- breakpoints -----------------------------------------------------------------------------
     const std::vector<Breakpoint>& breakpoints() const { return m_breakpoints; }
     void setBreakpoints(std::vector<Breakpoint> breakpoints);
@@ -122,6 +135,8 @@ signals:
     void stepChanged(size_t step);
     void selectionChanged(int value, int op);
     void selectedStepChanged(int stepIndex);
+    /// partitionResult() changed: computed, or dropped because the module changed.
+    void partitionChanged();
     void breakpointsChanged();
     void sourceRequested(const QString& file, int line, int col);
     /// Core work started or ended; `what` says what runs ("Opening model.mlir").
@@ -135,6 +150,8 @@ private:
     void setBusy(bool busy, const QString& what);
     Status applySharding(int value, const std::optional<TensorSharding>& sharding);
     void flushStep();
+    /// The module changed: the partition of the old one is dropped, and one running is ignored.
+    void dropPartition();
 
     CoreRunner* m_runner;
     QUndoStack* m_undo;
@@ -156,6 +173,9 @@ private:
     int m_op = -1;
     int m_selectedStep = -1;
     std::vector<Breakpoint> m_breakpoints;
+    std::shared_ptr<const PartitionResult> m_partition;
+    int m_partitionGeneration = 0; ///< bumped by dropPartition()
+    bool m_partitioning = false;
 };
 
 } // namespace shardx::views
