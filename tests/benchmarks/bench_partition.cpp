@@ -4,9 +4,12 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/generate/ModelGenerator.h"
@@ -60,8 +63,9 @@ bool resetPeakRss()
 /// Session::partition with the default options (per-device program, collectives with bytes and
 /// causes, peak memory, the interface tensors' shards) of a module propagated once with the
 /// pipeline, recording the trace when range(1) is 1 (as shardx-cli partition does; the trace
-/// fills each collective's cause steps). Reports the module's ops, the collectives and the peak
-/// resident memory the partitioning adds over what the session held before it.
+/// fills each collective's cause steps). Reports the module's ops, the collectives, the peak
+/// resident memory the partitioning adds over what the session held before it, and (outside the
+/// timed region) how long freeing the model takes.
 void BM_SessionPartition(benchmark::State& state)
 {
     Session session;
@@ -84,16 +88,26 @@ void BM_SessionPartition(benchmark::State& state)
     const int64_t before = procStatusKiB("VmRSS");
     const bool resetOk = resetPeakRss();
     size_t collectives = 0;
+    double teardownSeconds = 0;
     for (auto _ : state) {
-        Expected<PartitionModel> model = session.partition();
-        if (!model) {
-            state.SkipWithError(model.error().message.c_str());
+        std::optional<Expected<PartitionModel>> model(session.partition());
+        if (!*model) {
+            state.SkipWithError((*model).error().message.c_str());
             return;
         }
-        collectives = model->collectives.size();
-        benchmark::DoNotOptimize(model->local.get());
+        collectives = (**model).collectives.size();
+        benchmark::DoNotOptimize((**model).local.get());
+        // Freeing the model (the per-device program, every device's shards) is the caller's
+        // business, timed apart.
+        state.PauseTiming();
+        const auto start = std::chrono::steady_clock::now();
+        model.reset();
+        teardownSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        state.ResumeTiming();
     }
     state.counters["ops"] = static_cast<double>(ops);
+    state.counters["teardown_ms"] =
+        1e3 * teardownSeconds / static_cast<double>(std::max<int64_t>(1, state.iterations()));
     state.counters["collectives"] = static_cast<double>(collectives);
     if (resetOk && before >= 0)
         state.counters["peak_rss_delta_MiB"] = static_cast<double>(procStatusKiB("VmHWM") - before) / 1024.0;
