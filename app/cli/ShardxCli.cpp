@@ -1,4 +1,5 @@
-// shardx-cli: the headless front end (generate, check, convert, propagate, explain, trace), on the Session API.
+// shardx-cli: the headless front end (generate, check, convert, propagate, explain, partition, lint, diff,
+// trace), on the Session API.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
 #include "core/io/SplitInput.h"
+#include "core/partition/PartitionDiff.h"
 #include "core/session/Session.h"
 #include "core/trace/TracePrinter.h"
 
@@ -443,12 +445,13 @@ std::string replicatedText(const std::vector<ReplicatedTensor>& list, size_t lim
     return out;
 }
 
-/// Opens FILE, propagates it with recording and partitions it: the common part of partition and lint.
-bool partitionFile(Session& session, const Args& args, const char* command, const PartitionOptions& options,
-                   Expected<PartitionModel>& model, std::vector<ReplicatedTensor>& replicated)
+/// Opens `path`, propagates it with `strategy`, recording, and partitions it: the common part of
+/// partition, lint and diff.
+bool partitionFile(Session& session, const std::string& path, const std::string& strategy, const Args& args,
+                   const char* command, const PartitionOptions& options, Expected<PartitionModel>& model,
+                   std::vector<ReplicatedTensor>& replicated)
 {
-    const std::string strategy = args.get("strategy", "pipeline");
-    if (!openVerified(session, args.positional[0], args, command) || !propagate(session, strategy, true))
+    if (!openVerified(session, path, args, command) || !propagate(session, strategy, true))
         return false;
     model = session.partition(options);
     if (!model) {
@@ -486,7 +489,7 @@ int cmdPartition(int argc, char** argv)
     Session session;
     Expected<PartitionModel> model = Error{};
     std::vector<ReplicatedTensor> replicated;
-    if (!partitionFile(session, args, "partition", options, model, replicated))
+    if (!partitionFile(session, args.positional[0], strategy, args, "partition", options, model, replicated))
         return 1;
     std::string out;
     if (args.has("json")) {
@@ -544,7 +547,8 @@ int cmdLint(int argc, char** argv)
     Session session;
     Expected<PartitionModel> model = Error{};
     std::vector<ReplicatedTensor> replicated;
-    if (!partitionFile(session, args, "lint", PartitionOptions{}, model, replicated))
+    if (!partitionFile(session, args.positional[0], args.get("strategy", "pipeline"), args, "lint", PartitionOptions{},
+                       model, replicated))
         return 1;
     std::string problems;
     for (const CollectiveInfo& c : model->collectives) {
@@ -571,6 +575,54 @@ int cmdLint(int argc, char** argv)
     }
     std::cout << args.positional[0] << ": over budget:\n" << problems;
     return 1;
+}
+
+/// `diff A B [--strategy S] [--strategy-a S] [--strategy-b S] [--json] [--cost ...] [--part N] [-o FILE]`:
+/// what changes from A's partition to B's (two files of one program, or one file and two strategies).
+int cmdDiff(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"strategy", "strategy-a", "strategy-b", "output", "o", "part", "cost"});
+    const std::string strategy = args.get("strategy", "pipeline");
+    const std::string strategyA = args.get("strategy-a", strategy), strategyB = args.get("strategy-b", strategy);
+    PartitionOptions options;
+    options.shards = ShardListing::None; // the diff reads each tensor's shard from its sharding
+    std::string costError;
+    const bool costOk = !args.has("cost") || parseCost(args.get("cost"), options.cost, costError);
+    std::string unknown;
+    for (const std::string& s : {strategy, strategyA, strategyB})
+        if (!findPropagationStrategy(s) && unknown.empty())
+            unknown = s;
+    if (!args.error.empty() || args.positional.size() != 2 || !unknown.empty() || !costOk) {
+        std::cerr
+            << "usage: shardx-cli diff A B [--strategy S | --strategy-a S --strategy-b S] [--json] [-o FILE]\n"
+               "                        [--cost \"*=5/50,AXIS=LATENCY_US/BANDWIDTH_GBPS,...\"] [--part N (of both)]\n"
+               "  A, B: two files of one program (or the same file twice with two strategies)\n";
+        if (!args.error.empty())
+            std::cerr << "shardx-cli diff: error: " << args.error << "\n";
+        if (!unknown.empty())
+            std::cerr << "shardx-cli diff: error: unknown strategy '" << unknown << "' (" << propagationStrategyList()
+                      << ")\n";
+        if (!costOk)
+            std::cerr << "shardx-cli diff: error: --cost: " << costError << "\n";
+        return 2;
+    }
+    Session sessionA, sessionB;
+    Expected<PartitionModel> modelA = Error{}, modelB = Error{};
+    PartitionDiffSide a, b;
+    if (!partitionFile(sessionA, args.positional[0], strategyA, args, "diff", options, modelA, a.replicated) ||
+        !partitionFile(sessionB, args.positional[1], strategyB, args, "diff", options, modelB, b.replicated))
+        return 1;
+    a.label = args.positional[0] + " (" + strategyA + ")";
+    b.label = args.positional[1] + " (" + strategyB + ")";
+    a.propagated = sessionA.module();
+    b.propagated = sessionB.module();
+    a.ids = sessionA.ids();
+    b.ids = sessionB.ids();
+    a.model = &*modelA;
+    b.model = &*modelB;
+    const PartitionDiff diff = diffPartitions(a, b);
+    const std::string out = args.has("json") ? partitionDiffJson(diff).dump(1) + "\n" : partitionDiffText(diff);
+    return writeOutput(args, out) ? 0 : 1;
 }
 
 /// `trace print TRACE.json` and `trace seek TRACE.json STEP [--value ID]`.
@@ -642,6 +694,11 @@ void printUsage(std::ostream& os)
           "                     bytes per device, time under the alpha-beta model, and why it is there\n"
           "  lint FILE [--max-collective-bytes N] [--max-replicated-bytes N] [--forbid all-gather,...]\n"
           "                     for CI: exit 1 and list each collective or replicated tensor over a budget\n"
+          "  diff A B [--strategy S | --strategy-a S --strategy-b S] [--json] [--cost ...]\n"
+          "                     compare two partitions of one program (two files, or one file and two\n"
+          "                     strategies): tensor sharding changes, collectives removed, added and changed,\n"
+          "                     bytes sent, collective time and peak memory per device A -> B; exit 0 when\n"
+          "                     the comparison ran, whether or not they differ\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
           "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
@@ -671,8 +728,9 @@ int main(int argc, char** argv)
         return 0;
     }
     static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate}, {"check", cmdCheck},     {"convert", cmdConvert},     {"propagate", cmdPropagate},
-        {"trace", cmdTrace},       {"explain", cmdExplain}, {"partition", cmdPartition}, {"lint", cmdLint}};
+        {"generate", cmdGenerate},   {"check", cmdCheck}, {"convert", cmdConvert},
+        {"propagate", cmdPropagate}, {"trace", cmdTrace}, {"explain", cmdExplain},
+        {"partition", cmdPartition}, {"lint", cmdLint},   {"diff", cmdDiff}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

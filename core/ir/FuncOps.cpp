@@ -28,16 +28,9 @@ size_t countOf(const Op& func, bool args)
     return args ? t.elements().size() : t.results().size();
 }
 
-void updateEntry(Op& func, const char* key, bool args, unsigned i, const std::string& name, AttrPtr value)
+/// Writes `lists` as the array `key`, or removes it when every dictionary is empty.
+void writeEntries(Op& func, const char* key, const std::vector<NamedAttrList>& lists)
 {
-    size_t n = std::max(countOf(func, args), static_cast<size_t>(i) + 1);
-    std::vector<NamedAttrList> lists(n);
-    for (unsigned k = 0; k < n; ++k)
-        lists[k] = entryOf(func, key, k);
-    if (value)
-        setAttr(lists[i], name, std::move(value));
-    else
-        removeAttr(lists[i], name);
     bool anyNonEmpty = false;
     for (auto& l : lists)
         anyNonEmpty |= !l.empty();
@@ -49,6 +42,33 @@ void updateEntry(Op& func, const char* key, bool args, unsigned i, const std::st
     for (auto& l : lists)
         arr.elements.push_back(makeAttr(DictionaryAttr{l}));
     func.setProp(key, makeAttr(std::move(arr)));
+}
+
+void updateEntry(Op& func, const char* key, bool args, unsigned i, const std::string& name, AttrPtr value)
+{
+    size_t n = std::max(countOf(func, args), static_cast<size_t>(i) + 1);
+    std::vector<NamedAttrList> lists(n);
+    for (unsigned k = 0; k < n; ++k)
+        lists[k] = entryOf(func, key, k);
+    if (value)
+        setAttr(lists[i], name, std::move(value));
+    else
+        removeAttr(lists[i], name);
+    writeEntries(func, key, lists);
+}
+
+/// updateEntry removing `name` at every index in turn, in one rewrite.
+void removeFromEveryEntry(Op& func, const char* key, bool args, const std::string& name)
+{
+    const size_t n = countOf(func, args);
+    if (n == 0)
+        return;
+    std::vector<NamedAttrList> lists(n);
+    for (unsigned k = 0; k < n; ++k) {
+        lists[k] = entryOf(func, key, k);
+        removeAttr(lists[k], name);
+    }
+    writeEntries(func, key, lists);
 }
 
 } // namespace
@@ -106,6 +126,16 @@ void removeFuncArgAttr(Op& func, unsigned i, const std::string& name)
 void removeFuncResultAttr(Op& func, unsigned i, const std::string& name)
 {
     updateEntry(func, kResAttrsAttr, false, i, name, nullptr);
+}
+
+void removeEveryFuncArgAttr(Op& func, const std::string& name)
+{
+    removeFromEveryEntry(func, kArgAttrsAttr, true, name);
+}
+
+void removeEveryFuncResultAttr(Op& func, const std::string& name)
+{
+    removeFromEveryEntry(func, kResAttrsAttr, false, name);
 }
 
 const Attribute* funcArgAttr(const Op& func, unsigned i, std::string_view name)

@@ -43,6 +43,10 @@ void setFuncArgAttr(Op& func, unsigned i, const std::string& name, AttrPtr value
 void setFuncResultAttr(Op& func, unsigned i, const std::string& name, AttrPtr value);
 void removeFuncArgAttr(Op& func, unsigned i, const std::string& name);
 void removeFuncResultAttr(Op& func, unsigned i, const std::string& name);
+/// removeFuncArgAttr (removeFuncResultAttr) of every argument (result) at once: one rewrite of
+/// the array, where a call per argument rewrites it once per argument.
+void removeEveryFuncArgAttr(Op& func, const std::string& name);
+void removeEveryFuncResultAttr(Op& func, const std::string& name);
 /// Entry `name` of the dictionary of argument (result) `i`, without copying the dictionary;
 /// nullptr when absent or when `arg_attrs` (`res_attrs`) is malformed.
 const Attribute* funcArgAttr(const Op& func, unsigned i, std::string_view name);

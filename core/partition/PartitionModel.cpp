@@ -412,12 +412,13 @@ void addShards(const ir::Module& module, const std::vector<ListedTensor>& tensor
             computeShardedLayout(mesh ? *t.sharding : replicated, mesh ? *mesh : model.mesh, shape);
         if (!layout)
             continue;
+        const std::string sharding = shardingText(t.sharding); // the same on every device
         for (DeviceInfo& d : model.devices) {
             const DeviceShard* shard = layout->shardOfDevice(d.id);
             TensorShardInfo info;
             info.value = t.value;
             info.name = t.name;
-            info.sharding = shardingText(t.sharding);
+            info.sharding = sharding;
             info.globalShape = shape;
             info.localShape = layout->localShape;
             if (shard) {

@@ -108,6 +108,23 @@ struct PartitionModel {
     double seconds = 0;             ///< all collectives together, one after the other
 };
 
+/// One answer of Session::replicatedTensors ("why replicated?"): a tensor that ends less sharded than
+/// a neighbour offered, what it costs each device and why.
+struct ReplicatedTensor {
+    int value = -1;
+    std::string id;          ///< `@main:%5`
+    std::string displayName; ///< `%5`
+    std::string opName;      ///< its defining op
+    SourcePos position;
+    std::string sharding;            ///< its final sharding (or `<no sharding>`)
+    int64_t shards = 1;              ///< pieces it is cut into
+    int64_t devices = 1;             ///< devices of its mesh
+    int64_t bytes = 0;               ///< the whole tensor
+    int64_t bytesPerDevice = 0;      ///< what each device holds
+    int64_t extraBytesPerDevice = 0; ///< over an even split across every device of the mesh
+    std::vector<std::string> reasons;
+};
+
 /// Partitions a propagated module (which is not changed) with the executable sequence of
 /// PARTITION.md 1.2 and describes the result. Fails with the first error of a pass.
 Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const PartitionOptions& options = {});

@@ -191,11 +191,9 @@ void dropShardingAndMesh(ir::Module& module)
             op->removeAttribute(ir::kSdyShardingAttr);
     });
     for (ir::Op* func : module.funcs()) {
-        const ir::Type type = ir::funcType(*func);
-        for (unsigned i = 0; i < type.elements().size(); ++i)
-            ir::removeFuncArgAttr(*func, i, ir::kSdyShardingAttr);
-        for (unsigned i = 0; i < type.results().size(); ++i)
-            ir::removeFuncResultAttr(*func, i, ir::kSdyShardingAttr);
+        // One rewrite of each array: a removal per argument would rewrite it per argument.
+        ir::removeEveryFuncArgAttr(*func, ir::kSdyShardingAttr);
+        ir::removeEveryFuncResultAttr(*func, ir::kSdyShardingAttr);
     }
     for (ir::Op* mesh : module.meshes())
         mesh->erase();

@@ -71,6 +71,31 @@ ir::Value* valueById(ir::Module& module, int id)
     return found;
 }
 
+/// Every value of `module` by its program id (the first in pre-order, as valueById finds it);
+/// null where no value has the id.
+std::vector<const ir::Value*> valuesById(const ir::Module& module)
+{
+    std::vector<const ir::Value*> out;
+    auto add = [&](const ir::Value* v) {
+        if (v->programId < 0)
+            return;
+        if (static_cast<size_t>(v->programId) >= out.size())
+            out.resize(static_cast<size_t>(v->programId) + 1, nullptr);
+        if (!out[static_cast<size_t>(v->programId)])
+            out[static_cast<size_t>(v->programId)] = v;
+    };
+    const_cast<ir::Op&>(module.op()).walkPreOrder([&](ir::Op* op) {
+        for (const auto& r : op->results())
+            add(r.get());
+        for (const auto& region : op->regions())
+            for (const auto& block : region->blocks())
+                for (const auto& a : block->args())
+                    add(a.get());
+        return true;
+    });
+    return out;
+}
+
 size_t countOps(const ir::Module& module)
 {
     size_t n = 0;
@@ -382,12 +407,13 @@ Expected<PartitionModel> Session::partition(const PartitionOptions& options) con
     // Each side of a collective's cause: the steps that carried its axes and the annotations they
     // came from; the cause step is the latest of them, else the last step of the op itself.
     const Trace& trace = *m_trace;
+    const TraceValueIndex index(trace); // one pass over the trace for every collective
     auto fill = [&](CauseSide& side) {
         if (side.value < 0 || static_cast<size_t>(side.value) >= trace.values().size())
             return;
         std::vector<int> steps;
         std::vector<std::string> origins;
-        for (const AxisOrigin& o : traceOrigins(trace, side.value)) {
+        for (const AxisOrigin& o : traceOrigins(index, side.value)) {
             steps.insert(steps.end(), o.steps.begin(), o.steps.end());
             if (o.from >= 0 && static_cast<size_t>(o.from) < trace.values().size())
                 origins.push_back(trace.values()[static_cast<size_t>(o.from)].displayName);
@@ -406,11 +432,7 @@ Expected<PartitionModel> Session::partition(const PartitionOptions& options) con
             if (!side->steps.empty())
                 c.causeStep = std::max(c.causeStep, side->steps.back());
         if (c.causeStep < 0 && c.opIndex >= 0)
-            for (size_t k = trace.numSteps(); k-- > 0;)
-                if (trace.steps()[k].op == c.opIndex) {
-                    c.causeStep = static_cast<int>(k);
-                    break;
-                }
+            c.causeStep = index.lastStepOfOp(c.opIndex);
     }
     return model;
 }
@@ -421,16 +443,36 @@ Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBy
         return Error{"no trace: propagate with recording first", {}};
     const ir::Module* m = module();
     std::vector<ReplicatedTensor> out;
+    // valueType() and valuePosition() walk the module for one value: here every value's type and
+    // position are read once, and the trace is indexed once for every explanation.
+    const std::vector<const ir::Value*> values = m && ids() ? valuesById(*m) : std::vector<const ir::Value*>{};
+    const std::vector<const ir::Value*> sourceValues =
+        m_source ? valuesById(*m_source) : std::vector<const ir::Value*>{};
+    auto typeOf = [&](int value) -> std::optional<ir::Type> {
+        const ir::ProgramIds* names = ids();
+        if (!m || !names || static_cast<size_t>(value) >= names->values().size())
+            return std::nullopt;
+        if (names->values()[static_cast<size_t>(value)].funcResult >= 0)
+            return valueType(value); // a function result: read from its function's type
+        const ir::Value* v = static_cast<size_t>(value) < values.size() ? values[static_cast<size_t>(value)] : nullptr;
+        return v ? std::optional<ir::Type>(v->type()) : std::nullopt;
+    };
+    auto positionOf = [&](int value) {
+        const ir::Value* v =
+            static_cast<size_t>(value) < sourceValues.size() ? sourceValues[static_cast<size_t>(value)] : nullptr;
+        return !v ? SourcePos{} : v->definingOp() ? v->definingOp()->pos : v->pos;
+    };
+    const TraceValueIndex index(*m_trace);
     for (size_t v = 0; v < m_trace->values().size(); ++v) {
         const int value = static_cast<int>(v);
-        std::optional<ir::Type> type = valueType(value);
+        std::optional<ir::Type> type = typeOf(value);
         if (!type || !type->isRankedTensor() || !type->hasStaticShape())
             continue;
         const int bits = ir::elementBitWidth(type->elementType());
         const int64_t bytes = type->numElements() * std::max(1, (bits + 7) / 8);
         if (bytes < minBytes)
             continue;
-        ValueExplanation e = explainValue(*m_trace, value);
+        ValueExplanation e = explainValue(index, value);
         if (e.missing.empty() && e.blockedBy.empty())
             continue;
         ReplicatedTensor r;
@@ -438,7 +480,7 @@ Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBy
         r.id = e.id;
         r.displayName = e.displayName;
         r.opName = e.opName;
-        r.position = valuePosition(value);
+        r.position = positionOf(value);
         r.bytes = bytes;
         r.sharding = e.final ? e.final->toString() : std::string("<no sharding>");
         const Mesh* mesh = nullptr;

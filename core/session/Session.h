@@ -44,22 +44,6 @@ struct OpenOptions {
 };
 
 /// What propagation to run: a strategy, or a pass list.
-/// One answer of Session::replicatedTensors.
-struct ReplicatedTensor {
-    int value = -1;
-    std::string id;          ///< `@main:%5`
-    std::string displayName; ///< `%5`
-    std::string opName;      ///< its defining op
-    SourcePos position;
-    std::string sharding;            ///< its final sharding (or `<no sharding>`)
-    int64_t shards = 1;              ///< pieces it is cut into
-    int64_t devices = 1;             ///< devices of its mesh
-    int64_t bytes = 0;               ///< the whole tensor
-    int64_t bytesPerDevice = 0;      ///< what each device holds
-    int64_t extraBytesPerDevice = 0; ///< over an even split across every device of the mesh
-    std::vector<std::string> reasons;
-};
-
 struct PropagationRequest {
     /// `basic`, `aggressive`, `op-priority`, `user-priority` or `pipeline` (propagationStrategies());
     /// used when `passes` is empty.

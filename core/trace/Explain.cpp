@@ -353,6 +353,37 @@ Expected<int> findTraceValue(const Trace& trace, const std::string& query)
 
 ValueExplanation explainValue(const Trace& trace, int value, const std::optional<std::string>& axisFilter)
 {
+    return explainValue(TraceValueIndex(trace), value, axisFilter);
+}
+
+namespace {
+
+/// Calls `fn(stepIndex, change)` for each change of `value` in the steps before `limit`: the
+/// latest step first and, within a step, in the step's order (what a backward scan of every step
+/// and its changes meets), until `fn` returns true.
+template <typename Fn> void forChangesLatestFirst(const TraceValueIndex& index, int value, size_t limit, Fn fn)
+{
+    const std::vector<TraceValueIndex::ChangeRef>& refs = index.changesOf(value);
+    auto end = std::lower_bound(refs.begin(), refs.end(), limit, [](const TraceValueIndex::ChangeRef& r, size_t step) {
+        return static_cast<size_t>(r.step) < step;
+    });
+    while (end != refs.begin()) {
+        auto begin = end - 1;
+        while (begin != refs.begin() && (begin - 1)->step == begin->step)
+            --begin;
+        const size_t si = static_cast<size_t>(begin->step);
+        for (auto it = begin; it != end; ++it)
+            if (fn(si, index.trace().steps()[si].changes[static_cast<size_t>(it->change)]))
+                return;
+        end = begin;
+    }
+}
+
+} // namespace
+
+ValueExplanation explainValue(const TraceValueIndex& index, int value, const std::optional<std::string>& axisFilter)
+{
+    const Trace& trace = index.trace();
     ValueExplanation e;
     e.value = value;
     const TraceValue& tv = trace.values()[static_cast<size_t>(value)];
@@ -371,9 +402,7 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     if (static_cast<size_t>(value) < trace.data().initial.size())
         if (const TensorSharding* init = trace.sharding(trace.data().initial[static_cast<size_t>(value)]))
             e.initial = *init;
-    TraceCursor cursor(trace);
-    cursor.seek(trace.numSteps());
-    if (const TensorSharding* fin = cursor.sharding(value))
+    if (const TensorSharding* fin = index.finalSharding(value))
         e.final = *fin;
     auto wanted = [&](const AxisRef& a) { return !axisFilter || a.name == *axisFilter; };
     auto inInitial = [&](int d, const AxisRef& a) {
@@ -388,39 +417,35 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
                 if (!wanted(a))
                     continue;
                 AxisExplanation x{a, d, true, -1, {}};
-                for (size_t si = trace.numSteps(); si-- > 0 && x.step < 0;) {
+                // Latest first, among the changes of the value (no other change is of it).
+                forChangesLatestFirst(index, value, trace.numSteps(), [&](size_t si, const TraceChange& c) {
                     const TraceStep& s = trace.steps()[si];
-                    for (const TraceChange& c : s.changes) {
-                        if (c.value != value || x.step >= 0)
-                            continue;
-                        for (const TraceFactorChange& fc : trace.factorChanges(c))
-                            if (x.step < 0 && addsAxis(fc, d, a)) {
-                                x.step = static_cast<int>(si);
-                                x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
-                                             stepLabel(trace, si) + ": " + decisionSentence(trace, s, fc) + ".";
-                            }
-                        if (x.step >= 0)
-                            break;
-                        const TensorSharding* cb = trace.sharding(c.before);
-                        const TensorSharding* ca = trace.sharding(c.after);
-                        const bool before =
-                            cb && d < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(d)].axes, a);
-                        const bool after =
-                            ca && d < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(d)].axes, a);
-                        if (!after || before)
-                            continue;
-                        x.step = static_cast<int>(si);
-                        if (c.kind == DecisionKind::UserPriorityRestored && inInitial(d, a))
-                            x.sentence = a.toString() + " shards dimension " + std::to_string(d) +
-                                         " because the program's own annotation says so (priority p" +
-                                         std::to_string(s.userPriority) +
-                                         "): user-priority propagation held it back and restored it at " +
-                                         stepLabel(trace, si) + ".";
-                        else
+                    for (const TraceFactorChange& fc : trace.factorChanges(c))
+                        if (x.step < 0 && addsAxis(fc, d, a)) {
+                            x.step = static_cast<int>(si);
                             x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
-                                         stepLabel(trace, si) + ": " + changeSentence(trace, si, c) + ".";
-                    }
-                }
+                                         stepLabel(trace, si) + ": " + decisionSentence(trace, s, fc) + ".";
+                        }
+                    if (x.step >= 0)
+                        return true;
+                    const TensorSharding* cb = trace.sharding(c.before);
+                    const TensorSharding* ca = trace.sharding(c.after);
+                    const bool before = cb && d < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(d)].axes, a);
+                    const bool after = ca && d < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(d)].axes, a);
+                    if (!after || before)
+                        return false;
+                    x.step = static_cast<int>(si);
+                    if (c.kind == DecisionKind::UserPriorityRestored && inInitial(d, a))
+                        x.sentence = a.toString() + " shards dimension " + std::to_string(d) +
+                                     " because the program's own annotation says so (priority p" +
+                                     std::to_string(s.userPriority) +
+                                     "): user-priority propagation held it back and restored it at " +
+                                     stepLabel(trace, si) + ".";
+                    else
+                        x.sentence = a.toString() + " shards dimension " + std::to_string(d) + " since " +
+                                     stepLabel(trace, si) + ": " + changeSentence(trace, si, c) + ".";
+                    return true;
+                });
                 if (x.step < 0)
                     x.sentence = a.toString() + " shards dimension " + std::to_string(d) +
                                  " because the program's own annotation says so (it was there before propagation).";
@@ -432,14 +457,13 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
     // Missing axes: those a neighbour ends with (or the filter names) that this value lacks.
     std::set<std::string> candidates;
     std::vector<size_t> involving;
-    for (size_t si = 0; si < trace.numSteps(); ++si) {
+    for (int step : index.stepsInvolving(value)) {
+        const size_t si = static_cast<size_t>(step);
         const TraceStep& s = trace.steps()[si];
-        if (std::find(s.tensorValues.begin(), s.tensorValues.end(), value) == s.tensorValues.end())
-            continue;
         involving.push_back(si);
         for (int other : s.tensorValues)
             if (other >= 0 && other != value)
-                if (const TensorSharding* os = cursor.sharding(other))
+                if (const TensorSharding* os = index.finalSharding(other))
                     for (const DimSharding& d : os->dims)
                         for (const AxisRef& a : d.axes)
                             candidates.insert(a.name);
@@ -480,16 +504,14 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
         };
         // A step that took the axis away from the value itself (an export stage making a function's
         // input or output divisible, a restore), latest first: its own loss explains best.
-        for (size_t si = trace.numSteps(); si-- > 0 && x.step < 0;)
-            for (const TraceChange& c : trace.steps()[si].changes) {
-                if (c.value != value || !shardingUsesName(trace.sharding(c.before), name) ||
-                    shardingUsesName(trace.sharding(c.after), name))
-                    continue;
-                x.step = static_cast<int>(si);
-                x.sentence = "\"" + name + "\" was removed at " + stepLabel(trace, si) + ": " +
-                             removalSentence(trace, si, c) + ".";
-                break;
-            }
+        forChangesLatestFirst(index, value, trace.numSteps(), [&](size_t si, const TraceChange& c) {
+            if (!shardingUsesName(trace.sharding(c.before), name) || shardingUsesName(trace.sharding(c.after), name))
+                return false;
+            x.step = static_cast<int>(si);
+            x.sentence =
+                "\"" + name + "\" was removed at " + stepLabel(trace, si) + ": " + removalSentence(trace, si, c) + ".";
+            return true;
+        });
         for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it)
             explainByTruncation(trace, *it, tensorOf(*it), name, x);
         for (auto it = involving.rbegin(); it != involving.rend() && x.step < 0; ++it)
@@ -504,10 +526,79 @@ ValueExplanation explainValue(const Trace& trace, int value, const std::optional
 
 std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value)
 {
-    std::vector<AxisOrigin> out;
+    return traceOrigins(TraceValueIndex(trace), value);
+}
+
+TraceValueIndex::TraceValueIndex(const Trace& trace)
+    : m_trace(trace),
+      m_changing(trace.values().size()),
+      m_changes(trace.values().size()),
+      m_involving(trace.values().size())
+{
     TraceCursor cursor(trace);
     cursor.seek(trace.numSteps());
-    const TensorSharding* fin = cursor.sharding(value);
+    m_final = cursor.state();
+    m_lastStepOfOp.assign(trace.ops().size(), -1);
+    auto note = [](std::vector<std::vector<int>>& lists, int value, int step) {
+        if (value < 0 || static_cast<size_t>(value) >= lists.size())
+            return;
+        std::vector<int>& steps = lists[static_cast<size_t>(value)];
+        if (steps.empty() || steps.back() != step)
+            steps.push_back(step);
+    };
+    for (size_t si = 0; si < trace.numSteps(); ++si) {
+        const TraceStep& s = trace.steps()[si];
+        const int step = static_cast<int>(si);
+        if (s.op >= 0 && static_cast<size_t>(s.op) < m_lastStepOfOp.size())
+            m_lastStepOfOp[static_cast<size_t>(s.op)] = step;
+        for (size_t ci = 0; ci < s.changes.size(); ++ci) {
+            const int value = s.changes[ci].value;
+            note(m_changing, value, step);
+            if (value >= 0 && static_cast<size_t>(value) < m_changes.size())
+                m_changes[static_cast<size_t>(value)].push_back({step, static_cast<int>(ci)});
+        }
+        for (int v : s.tensorValues)
+            note(m_involving, v, step);
+    }
+}
+
+const TensorSharding* TraceValueIndex::finalSharding(int value) const
+{
+    if (value < 0 || static_cast<size_t>(value) >= m_final.size())
+        return nullptr;
+    return m_trace.sharding(m_final[static_cast<size_t>(value)]);
+}
+
+const std::vector<int>& TraceValueIndex::stepsChanging(int value) const
+{
+    static const std::vector<int> kNone;
+    return value >= 0 && static_cast<size_t>(value) < m_changing.size() ? m_changing[static_cast<size_t>(value)]
+                                                                        : kNone;
+}
+
+const std::vector<TraceValueIndex::ChangeRef>& TraceValueIndex::changesOf(int value) const
+{
+    static const std::vector<ChangeRef> kNone;
+    return value >= 0 && static_cast<size_t>(value) < m_changes.size() ? m_changes[static_cast<size_t>(value)] : kNone;
+}
+
+const std::vector<int>& TraceValueIndex::stepsInvolving(int value) const
+{
+    static const std::vector<int> kNone;
+    return value >= 0 && static_cast<size_t>(value) < m_involving.size() ? m_involving[static_cast<size_t>(value)]
+                                                                         : kNone;
+}
+
+int TraceValueIndex::lastStepOfOp(int op) const
+{
+    return op >= 0 && static_cast<size_t>(op) < m_lastStepOfOp.size() ? m_lastStepOfOp[static_cast<size_t>(op)] : -1;
+}
+
+std::vector<AxisOrigin> traceOrigins(const TraceValueIndex& index, int value)
+{
+    std::vector<AxisOrigin> out;
+    const Trace& trace = index.trace();
+    const TensorSharding* fin = index.finalSharding(value);
     if (!fin)
         return out;
     // The latest step before `limit` that added `axis` (or a part of it) to dimension `dim` of
@@ -518,44 +609,40 @@ std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value)
         int dim = -1;
     };
     auto latestAdding = [&](int cur, int dim, const AxisRef& axis, size_t limit) {
-        for (size_t si = limit; si-- > 0;) {
+        // Only the changes of `cur`, latest first: no other change is of it.
+        Hop found;
+        forChangesLatestFirst(index, cur, limit, [&](size_t si, const TraceChange& c) {
             const TraceStep& s = trace.steps()[si];
-            for (const TraceChange& c : s.changes) {
-                if (c.value != cur)
+            for (const TraceFactorChange& fc : trace.factorChanges(c)) {
+                if (!addsAxis(fc, dim, axis))
                     continue;
-                for (const TraceFactorChange& fc : trace.factorChanges(c)) {
-                    if (!addsAxis(fc, dim, axis))
-                        continue;
-                    Hop h{static_cast<int>(si)};
-                    for (int u : fc.sources) {
-                        const int v =
-                            u < static_cast<int>(s.tensorValues.size()) ? s.tensorValues[static_cast<size_t>(u)] : -1;
-                        const int d = dimOfFactor(trace, s, u, fc.factor);
-                        if (v >= 0 && d >= 0 && v != cur) {
-                            h.value = v;
-                            h.dim = d;
-                            break;
-                        }
+                found = Hop{static_cast<int>(si)};
+                for (int u : fc.sources) {
+                    const int v =
+                        u < static_cast<int>(s.tensorValues.size()) ? s.tensorValues[static_cast<size_t>(u)] : -1;
+                    const int d = dimOfFactor(trace, s, u, fc.factor);
+                    if (v >= 0 && d >= 0 && v != cur) {
+                        found.value = v;
+                        found.dim = d;
+                        break;
                     }
-                    return h;
                 }
-                const TensorSharding* cb = trace.sharding(c.before);
-                const TensorSharding* ca = trace.sharding(c.after);
-                const bool before =
-                    cb && dim < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(dim)].axes, axis);
-                const bool after =
-                    ca && dim < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(dim)].axes, axis);
-                if (!after || before)
-                    continue;
-                Hop h{static_cast<int>(si)};
-                if (s.kind == TraceStepKind::GroupCopy && !s.tensorValues.empty()) {
-                    h.value = s.tensorValues[0];
-                    h.dim = dim;
-                }
-                return h;
+                return true;
             }
-        }
-        return Hop{};
+            const TensorSharding* cb = trace.sharding(c.before);
+            const TensorSharding* ca = trace.sharding(c.after);
+            const bool before = cb && dim < cb->rank() && hasAxisNamed(cb->dims[static_cast<size_t>(dim)].axes, axis);
+            const bool after = ca && dim < ca->rank() && hasAxisNamed(ca->dims[static_cast<size_t>(dim)].axes, axis);
+            if (!after || before)
+                return false;
+            found = Hop{static_cast<int>(si)};
+            if (s.kind == TraceStepKind::GroupCopy && !s.tensorValues.empty()) {
+                found.value = s.tensorValues[0];
+                found.dim = dim;
+            }
+            return true;
+        });
+        return found;
     };
     for (int d = 0; d < fin->rank(); ++d)
         for (const AxisRef& a : fin->dims[static_cast<size_t>(d)].axes) {

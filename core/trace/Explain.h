@@ -66,6 +66,45 @@ struct AxisOrigin {
 /// it, as Shardy's `sdy.sharding_origins` does.
 std::vector<AxisOrigin> traceOrigins(const Trace& trace, int value);
 
+/// A trace indexed for questions about many of its values (the causes of Session::partition's
+/// collectives, Session::replicatedTensors): the state after the last step, and per value the
+/// steps that change it and the steps it takes part in, so that each question reads only those
+/// steps instead of the whole trace. Built in one pass; the trace must outlive it.
+class TraceValueIndex {
+public:
+    explicit TraceValueIndex(const Trace& trace);
+    const Trace& trace() const { return m_trace; }
+    /// The sharding of `value` after the last step, nullptr for none.
+    const TensorSharding* finalSharding(int value) const;
+    /// The steps with a change of `value`, ascending; empty for an unknown value.
+    const std::vector<int>& stepsChanging(int value) const;
+    /// Where a change of a value is: its step and its index in TraceStep::changes.
+    struct ChangeRef {
+        int step = -1;
+        int change = -1;
+    };
+    /// The changes of `value`, ascending (by step, then by their order in the step); empty for
+    /// an unknown value.
+    const std::vector<ChangeRef>& changesOf(int value) const;
+    /// The steps whose tensors include `value`, ascending; empty for an unknown value.
+    const std::vector<int>& stepsInvolving(int value) const;
+    /// The last step of op `op` (an index in Trace::ops()), -1 when none.
+    int lastStepOfOp(int op) const;
+
+private:
+    const Trace& m_trace;
+    std::vector<int> m_final;                      ///< sharding id per value after the last step
+    std::vector<std::vector<int>> m_changing;      ///< per value
+    std::vector<std::vector<ChangeRef>> m_changes; ///< per value
+    std::vector<std::vector<int>> m_involving;     ///< per value
+    std::vector<int> m_lastStepOfOp;
+};
+
+/// explainValue() and traceOrigins() on an index of the trace (the same answers).
+ValueExplanation explainValue(const TraceValueIndex& index, int value,
+                              const std::optional<std::string>& axis = std::nullopt);
+std::vector<AxisOrigin> traceOrigins(const TraceValueIndex& index, int value);
+
 /// `step #12 (op stablehlo.add at layer_0/add, op-priority round 1)`.
 std::string describeStepHeader(const Trace& trace, size_t stepIndex);
 /// What step `stepIndex` changed and why, one sentence per factor change (or per whole change):

@@ -1,4 +1,4 @@
-// Tests of shardx-cli as a user runs it: generate, check, convert.
+// Tests of shardx-cli as a user runs it: generate, check, convert, partition, lint, diff.
 #include <QtTest>
 
 #include <QProcess>
@@ -57,6 +57,57 @@ private slots:
         QCOMPARE(run("shardx-cli", {"lint", sample, "--forbid", "all-gather"}).exitCode, 0);
         QCOMPARE(run("shardx-cli", {"lint", sample, "--forbid", "all-gathers"}).exitCode, 2);
         QCOMPARE(run("shardx-cli", {"partition", sample, "--cost", "x=1"}).exitCode, 2);
+    }
+
+    void diffComparesTwoPartitions()
+    {
+        // samples/mlp_dp_tp.mlir against the same program with W2 (%arg3) replicated: W2's shard
+        // grows from 64x64 to 256x64 f32 and an all-slice of it appears at %6; the all-reduce is
+        // on both sides (hand-derived in tst_partitiondiff).
+        const QString sample = QStringLiteral(SHARDX_SOURCE_DIR "/samples/mlp_dp_tp.mlir");
+        QString text = readFile(sample);
+        const QString annotated = R"(%arg3: tensor<256x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>})";
+        QCOMPARE(text.count(annotated), 1);
+        text.replace(annotated, R"(%arg3: tensor<256x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>})");
+        const QString w2 = m_dir.filePath("mlp_w2_replicated.mlir");
+        {
+            QFile f(w2);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text.toUtf8());
+        }
+        Result diff = run("shardx-cli", {"diff", sample, w2});
+        QCOMPARE(diff.exitCode, 0); // it ran; that the two differ is not an error
+        QVERIFY2(
+            diff.out.contains(
+                R"(%arg3 tensor<256x64xf32>: <@mesh, [{"model"}, {}]> -> <@mesh, [{}, {}]>, 16384 -> 65536 B per device)"),
+            qPrintable(diff.out + diff.err));
+        QVERIFY(diff.out.contains(R"(+ all-slice over {"model"} (groups of 4) for %6 (stablehlo.dot_general))"));
+        QVERIFY(diff.out.contains("bytes sent:       3072 -> 3072 B (0 B)"));
+        QVERIFY(diff.out.contains("peak live memory: 37376 -> 86528 B (+49152 B)"));
+        const QString out = m_dir.filePath("diff.json");
+        QCOMPARE(run("shardx-cli", {"diff", sample, w2, "--json", "-o", out}).exitCode, 0);
+        const QString json = readFile(out);
+        QVERIFY(json.contains("\"format\": \"shardx-partition-diff\""));
+        QVERIFY(json.contains("\"version\": 1"));
+        QVERIFY(json.contains("\"identical\": false"));
+        // The same file twice: no differences.
+        Result same = run("shardx-cli", {"diff", sample, sample});
+        QCOMPARE(same.exitCode, 0);
+        QVERIFY2(same.out.contains("no differences"), qPrintable(same.out));
+        // One file, two strategies.
+        Result strategies =
+            run("shardx-cli", {"diff", sample, sample, "--strategy-a", "basic", "--strategy-b", "aggressive"});
+        QCOMPARE(strategies.exitCode, 0);
+        QVERIFY(strategies.out.contains("A: " + sample + " (basic)"));
+        QVERIFY(strategies.out.contains("B: " + sample + " (aggressive)"));
+        // Errors: a file that does not open is 1; usage errors are 2.
+        Result missing = run("shardx-cli", {"diff", sample, m_dir.filePath("nope.mlir")});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY(missing.err.contains("cannot open input file"));
+        QCOMPARE(run("shardx-cli", {"diff", sample}).exitCode, 2);
+        QCOMPARE(run("shardx-cli", {"diff", sample, sample, "--strategy-b", "fastest"}).exitCode, 2);
+        QCOMPARE(run("shardx-cli", {"diff", sample, sample, "--cost", "x=1"}).exitCode, 2);
+        QVERIFY(run("shardx-cli", {"--help"}).out.contains("diff A B"));
     }
 
     void generatedTransformerIsValidAndDeterministic()

@@ -116,6 +116,50 @@ private slots:
         QCOMPARE(funcResultAttrs(*f, 0).size(), size_t(1));
     }
 
+    void everyArgumentLosesAnAttributeAtOnce()
+    {
+        // removeEveryFuncArgAttr (dropShardingAndMesh's one rewrite of arg_attrs) leaves what a
+        // removeFuncArgAttr per argument leaves: other entries kept, the array gone once empty.
+        auto makeFunc = [](Module& m) {
+            Op* f = m.body().push_back(std::make_unique<Op>("func.func"));
+            f->setProp("function_type",
+                       makeAttr(TypeAttr{Type::function(
+                           {Type::tensor({8}, "f32"), Type::tensor({4}, "f32"), Type::tensor({2}, "f32")},
+                           {Type::tensor({8}, "f32")})}));
+            TensorSharding s;
+            s.mesh.symbol = "mesh";
+            s.dims = {DimSharding{{AxisRef("x")}, true, std::nullopt}};
+            setFuncArgAttr(*f, 0, "sdy.sharding", makeAttr(ShardingAttr{s}));
+            setFuncArgAttr(*f, 2, "sdy.sharding", makeAttr(ShardingAttr{s}));
+            setFuncArgAttr(*f, 2, "jax.buffer_donor", makeAttr(BoolAttr{true}));
+            setFuncResultAttr(*f, 0, "sdy.sharding", makeAttr(ShardingAttr{s}));
+            return f;
+        };
+        Module one, each;
+        Op* a = makeFunc(one);
+        Op* b = makeFunc(each);
+        removeEveryFuncArgAttr(*a, "sdy.sharding");
+        for (unsigned i = 0; i < 3; ++i)
+            removeFuncArgAttr(*b, i, "sdy.sharding");
+        QVERIFY(a->attr("arg_attrs"));
+        QCOMPARE(a->attr("arg_attrs")->as<ArrayAttr>()->elements.size(), size_t(3));
+        for (unsigned i = 0; i < 3; ++i) {
+            QCOMPARE(funcArgAttrs(*a, i).size(), funcArgAttrs(*b, i).size());
+            QVERIFY(!funcArgAttr(*a, i, "sdy.sharding"));
+        }
+        QVERIFY(funcArgAttr(*a, 2, "jax.buffer_donor"));
+        removeEveryFuncArgAttr(*a, "jax.buffer_donor");
+        QVERIFY(!a->attr("arg_attrs"));
+        removeEveryFuncResultAttr(*a, "sdy.sharding");
+        QVERIFY(!a->attr("res_attrs"));
+        // A function without arguments keeps what it has (there is nothing to rewrite).
+        Module none;
+        Op* f = none.body().push_back(std::make_unique<Op>("func.func"));
+        f->setProp("function_type", makeAttr(TypeAttr{Type::function({}, {})}));
+        removeEveryFuncArgAttr(*f, "sdy.sharding");
+        QVERIFY(!f->attr("arg_attrs"));
+    }
+
     void attributeListsStaySorted()
     {
         NamedAttrList list;

@@ -9,6 +9,7 @@
 #include "core/propagation/PropagationPasses.h"
 #include "core/trace/Explain.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TraceCursor.h"
 #include "core/trace/TraceRecorder.h"
 #include "tests/trace/TraceTestSupport.h"
 
@@ -682,6 +683,70 @@ func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
                 }
             }
         }
+    }
+
+    void valueIndexMatchesAFullScan()
+    {
+        // TraceValueIndex (what Session::partition and replicatedTensors use for many values) lists,
+        // per value, exactly the steps a scan of the whole trace finds: those with a change of the
+        // value and those whose tensors include it, ascending; the state after the last step; the
+        // last step of each op. Explaining every value from one shared index gives what a fresh
+        // index per value gives.
+        size_t changes = 0;
+        for (const char* text : {kFuncResult, kDot, kHops, kUserPriority}) {
+            for (const char* s : {"basic", "aggressive", "user-priority"}) {
+                Trace t = record(text, s);
+                const TraceValueIndex index(t);
+                TraceCursor cursor(t);
+                cursor.seek(t.numSteps());
+                for (size_t v = 0; v < t.values().size(); ++v) {
+                    const int value = static_cast<int>(v);
+                    std::vector<int> changing, involving;
+                    std::string refs;
+                    for (size_t si = 0; si < t.numSteps(); ++si) {
+                        const TraceStep& step = t.steps()[si];
+                        for (size_t ci = 0; ci < step.changes.size(); ++ci) {
+                            if (step.changes[ci].value != value)
+                                continue;
+                            refs += std::to_string(si) + "." + std::to_string(ci) + " ";
+                            if (changing.empty() || changing.back() != static_cast<int>(si))
+                                changing.push_back(static_cast<int>(si));
+                        }
+                        if (std::find(step.tensorValues.begin(), step.tensorValues.end(), value) !=
+                            step.tensorValues.end())
+                            involving.push_back(static_cast<int>(si));
+                    }
+                    changes += changing.size();
+                    QCOMPARE(index.stepsChanging(value), changing);
+                    std::string indexed;
+                    for (const TraceValueIndex::ChangeRef& r : index.changesOf(value))
+                        indexed += std::to_string(r.step) + "." + std::to_string(r.change) + " ";
+                    QCOMPARE(indexed, refs);
+                    QCOMPARE(index.stepsInvolving(value), involving);
+                    QCOMPARE(index.finalSharding(value), cursor.sharding(value));
+                    QCOMPARE(explanationJson(explainValue(index, value)).dump(),
+                             explanationJson(explainValue(t, value)).dump());
+                    std::string shared, fresh;
+                    for (const AxisOrigin& o : traceOrigins(index, value))
+                        shared += o.axis.toString() + std::to_string(o.from) + std::to_string(o.steps.size()) + ";";
+                    for (const AxisOrigin& o : traceOrigins(t, value))
+                        fresh += o.axis.toString() + std::to_string(o.from) + std::to_string(o.steps.size()) + ";";
+                    QCOMPARE(shared, fresh);
+                }
+                for (size_t op = 0; op < t.ops().size(); ++op) {
+                    int last = -1;
+                    for (size_t si = 0; si < t.numSteps(); ++si)
+                        if (t.steps()[si].op == static_cast<int>(op))
+                            last = static_cast<int>(si);
+                    QCOMPARE(index.lastStepOfOp(static_cast<int>(op)), last);
+                }
+                QVERIFY(index.stepsChanging(-1).empty() &&
+                        index.stepsInvolving(static_cast<int>(t.values().size())).empty());
+                QVERIFY(!index.finalSharding(-1));
+                QCOMPARE(index.lastStepOfOp(-1), -1);
+            }
+        }
+        QVERIFY(changes > 0); // the programs do propagate something
     }
 
     void valueWithoutSharding()
