@@ -22,7 +22,7 @@ namespace shardx::views {
 namespace {
 
 /// `step #12` in a reason becomes a link to the state after that step.
-QString linkSteps(const QString& escaped)
+QString linkStepsToStates(const QString& escaped)
 {
     static const QRegularExpression step(QStringLiteral("step #(\\d+)"));
     QString out = escaped;
@@ -169,7 +169,7 @@ void ReplicatedPanel::showDetails(const ReplicatedTensor* r)
                 .arg(r->devices)
                 .arg(bytesText(r->bytesPerDevice), bytesText(r->extraBytesPerDevice));
     for (const std::string& reason : r->reasons)
-        html += QStringLiteral("<li>%1</li>").arg(linkSteps(esc(reason)));
+        html += QStringLiteral("<li>%1</li>").arg(linkStepsToStates(esc(reason)));
     html += QStringLiteral("</ul>");
     m_details->setHtml(html);
 }
