@@ -13,47 +13,6 @@ namespace shardx::partition {
 
 namespace {
 
-/// `s` without the axes named in `manual` (the view from inside a manual computation's body).
-TensorSharding withoutManualAxes(TensorSharding s, const std::vector<std::string>& manual)
-{
-    auto isManual = [&](const AxisRef& a) { return std::find(manual.begin(), manual.end(), a.name) != manual.end(); };
-    for (DimSharding& d : s.dims)
-        d.axes.erase(std::remove_if(d.axes.begin(), d.axes.end(), isManual), d.axes.end());
-    s.replicated.erase(std::remove_if(s.replicated.begin(), s.replicated.end(), isManual), s.replicated.end());
-    s.unreduced.erase(std::remove_if(s.unreduced.begin(), s.unreduced.end(), isManual), s.unreduced.end());
-    return s;
-}
-
-/// The largest `handle = N` of a `#stablehlo.channel_handle` anywhere in the module, or 0.
-int64_t largestChannelHandle(ir::Op& root)
-{
-    int64_t largest = 0;
-    root.walk([&](ir::Op* op) {
-        const ir::Attribute* a = op->attr("channel_handle");
-        const ir::OpaqueAttr* o = a ? std::get_if<ir::OpaqueAttr>(&a->payload()) : nullptr;
-        if (!o || o->mnemonic != "channel_handle")
-            return;
-        const size_t at = o->body.find("handle");
-        if (at == std::string::npos)
-            return;
-        size_t i = o->body.find('=', at);
-        if (i == std::string::npos)
-            return;
-        ++i;
-        while (i < o->body.size() && o->body[i] == ' ')
-            ++i;
-        int64_t v = 0;
-        bool any = false;
-        while (i < o->body.size() && o->body[i] >= '0' && o->body[i] <= '9' && v < (int64_t(1) << 58)) {
-            v = v * 10 + (o->body[i++] - '0');
-            any = true;
-        }
-        if (any)
-            largest = std::max(largest, v);
-    });
-    return largest;
-}
-
 bool isSdyCollective(const std::string& name)
 {
     return name == "sdy.all_gather" || name == "sdy.all_slice" || name == "sdy.all_reduce" ||

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "core/io/MlirReader.h"
+#include "core/ir/ShardingAccess.h"
 #include "core/mesh/DeviceLayout.h"
 
 namespace shardx::partition {
@@ -213,6 +215,149 @@ Expected<std::vector<std::pair<int64_t, int64_t>>> permutePairs(const TensorShar
             return Error{"device " + std::to_string(dev) + " is not in the mesh of this collective_permute's operand",
                          {}};
         pairs.emplace_back(dev, owner[static_cast<size_t>(inLayout.indexAlong(*pos, inOrder))]);
+    }
+    return pairs;
+}
+
+ir::Type paddedType(const ir::Type& t, const TensorSharding* s, const Mesh* mesh)
+{
+    if (!s || !mesh || !t.isRankedTensor())
+        return t;
+    std::vector<int64_t> shape = t.shape();
+    for (size_t d = 0; d < shape.size() && d < s->dims.size(); ++d) {
+        const int64_t n = axesProduct(s->dims[d].axes, *mesh);
+        if (shape[d] != ir::Type::kDynamic && n > 1 && shape[d] % n != 0)
+            shape[d] += n - shape[d] % n;
+    }
+    return t.withShape(shape);
+}
+
+ir::Value* padHigh(ir::Builder& b, ir::Value* v, ir::Value* value, const ir::Type& target, const TensorSharding* s)
+{
+    const int rank = v->type().rank();
+    std::vector<int64_t> high;
+    for (int d = 0; d < rank; ++d)
+        high.push_back(target.dim(d) - v->type().dim(d));
+    const std::vector<int64_t> zeros(static_cast<size_t>(rank), 0);
+    ir::Op* pad = b.create("stablehlo.pad", {v, value}, {target});
+    pad->setProp("edge_padding_high", ir::denseI64ArrayAttr(high));
+    pad->setProp("edge_padding_low", ir::denseI64ArrayAttr(zeros));
+    pad->setProp("interior_padding", ir::denseI64ArrayAttr(zeros));
+    if (s)
+        ir::setResultShardings(*pad, ShardingPerValue{{*s}});
+    return pad->result(0);
+}
+
+ir::Value* trim(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& limit, const TensorSharding* s)
+{
+    ir::Op* slice = b.create("stablehlo.slice", {v}, {v->type().withShape(limit)});
+    slice->setProp("limit_indices", ir::denseI64ArrayAttr(limit));
+    slice->setProp("start_indices", ir::denseI64ArrayAttr(std::vector<int64_t>(limit.size(), 0)));
+    slice->setProp("strides", ir::denseI64ArrayAttr(std::vector<int64_t>(limit.size(), 1)));
+    if (s)
+        ir::setResultShardings(*slice, ShardingPerValue{{*s}});
+    return slice->result(0);
+}
+
+int64_t largestChannelHandle(ir::Op& root)
+{
+    int64_t largest = 0;
+    root.walk([&](ir::Op* op) {
+        const ir::Attribute* a = op->attr("channel_handle");
+        const ir::OpaqueAttr* o = a ? std::get_if<ir::OpaqueAttr>(&a->payload()) : nullptr;
+        if (!o || o->mnemonic != "channel_handle")
+            return;
+        const size_t at = o->body.find("handle");
+        if (at == std::string::npos)
+            return;
+        size_t i = o->body.find('=', at);
+        if (i == std::string::npos)
+            return;
+        ++i;
+        while (i < o->body.size() && o->body[i] == ' ')
+            ++i;
+        int64_t v = 0;
+        bool any = false;
+        while (i < o->body.size() && o->body[i] >= '0' && o->body[i] <= '9' && v < (int64_t(1) << 58)) {
+            v = v * 10 + (o->body[i++] - '0');
+            any = true;
+        }
+        if (any)
+            largest = std::max(largest, v);
+    });
+    return largest;
+}
+
+TensorSharding withoutManualAxes(TensorSharding s, const std::vector<std::string>& manual)
+{
+    auto isManual = [&](const AxisRef& a) { return std::find(manual.begin(), manual.end(), a.name) != manual.end(); };
+    for (DimSharding& d : s.dims)
+        d.axes.erase(std::remove_if(d.axes.begin(), d.axes.end(), isManual), d.axes.end());
+    s.replicated.erase(std::remove_if(s.replicated.begin(), s.replicated.end(), isManual), s.replicated.end());
+    s.unreduced.erase(std::remove_if(s.unreduced.begin(), s.unreduced.end(), isManual), s.unreduced.end());
+    return s;
+}
+
+ir::Value* runtimeShardIndex(ir::Builder& b, ir::Value* deviceId, const Mesh& mesh, const std::vector<AxisRef>& axes)
+{
+    if (axes.empty())
+        return i64Scalar(b, 0);
+    if (!mesh.deviceIds().empty()) {
+        const int64_t n = mesh.totalSize();
+        std::vector<int64_t> table(static_cast<size_t>(n));
+        for (int64_t dev = 0; dev < n; ++dev)
+            table[static_cast<size_t>(dev)] = shardIndex(dev, mesh, axes);
+        ir::Value* t = i64Table(b, table);
+        ir::Op* one = b.create("stablehlo.dynamic_slice", {t, deviceId}, {ir::Type::tensor({1}, "i64")});
+        one->setProp("slice_sizes", ir::denseI64ArrayAttr({1}));
+        return b.createValue("stablehlo.reshape", {one->result(0)}, scalarTensor("i64"));
+    }
+    const int64_t total = mesh.totalSize();
+    ir::Value* index = nullptr;
+    for (const AxisRef& a : axes) {
+        const int at = mesh.axisIndex(a.name);
+        int64_t after = 1;
+        for (size_t k = static_cast<size_t>(at) + 1; at >= 0 && k < mesh.axes().size(); ++k)
+            after *= mesh.axes()[k].size;
+        const int64_t full = mesh.axisSize(a.name).value_or(1);
+        const int64_t size = a.size(mesh);
+        const int64_t div = after * (full / (a.preSize() * size));
+        ir::Value* coord = deviceId;
+        if (div > 1)
+            coord = b.createValue("stablehlo.divide", {coord, i64Scalar(b, div)}, scalarTensor("i64"));
+        if (size < total)
+            coord = b.createValue("stablehlo.remainder", {coord, i64Scalar(b, size)}, scalarTensor("i64"));
+        if (!index) {
+            index = coord;
+            continue;
+        }
+        ir::Value* scaled = b.createValue("stablehlo.multiply", {index, i64Scalar(b, size)}, scalarTensor("i64"));
+        index = b.createValue("stablehlo.add", {scaled, coord}, scalarTensor("i64"));
+    }
+    return index;
+}
+
+std::vector<std::pair<int64_t, int64_t>> shiftPairs(const Mesh& mesh, const std::vector<AxisRef>& axes, int64_t shift)
+{
+    // A replica group lists its members by shard index along `axes` (PARTITION.md 2.4), so the
+    // target of a member is the member `shift` places further in the same group.
+    const std::vector<std::vector<int64_t>> groups = replicaGroups(mesh, axes);
+    std::unordered_map<int64_t, std::pair<size_t, int64_t>> where;
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (size_t k = 0; k < groups[g].size(); ++k)
+            where[groups[g][k]] = {g, static_cast<int64_t>(k)};
+    DeviceLayout layout(mesh);
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    for (int64_t pos = 0; pos < layout.numDevices(); ++pos) {
+        const int64_t dev = layout.deviceAt(pos);
+        auto it = where.find(dev);
+        if (it == where.end())
+            continue;
+        const auto& [g, k] = it->second;
+        const int64_t j = k + shift;
+        if (j < 0 || j >= static_cast<int64_t>(groups[g].size()))
+            continue;
+        pairs.emplace_back(dev, groups[g][static_cast<size_t>(j)]);
     }
     return pairs;
 }

@@ -1,5 +1,6 @@
-// LocalOps: building blocks of the partitioner passes that emit per-device code (PARTITION.md 6
-// and 7.5): the current device id, offset tables, constants and attributes written as MLIR text.
+// LocalOps: building blocks of the partitioner passes that emit per-device code (PARTITION.md 4.5,
+// 5, 6 and 7.5): the current device id, shard indices, offset tables, neighbour shifts, high-end
+// padding and trimming, constants and attributes written as MLIR text.
 #pragma once
 
 #include <cstdint>
@@ -42,5 +43,30 @@ std::vector<std::vector<int64_t>> replicaGroups(const Mesh& mesh, const std::vec
 /// shard the source holds under `in`.
 Expected<std::vector<std::pair<int64_t, int64_t>>> permutePairs(const TensorSharding& in, const Mesh& inMesh,
                                                                 const TensorSharding& out, const Mesh& outMesh);
+
+/// `t` enlarged at the high end so that each dimension that `s` shards divides among its shards
+/// (PARTITION.md 5.1); `t` itself when `s` or `mesh` is null.
+ir::Type paddedType(const ir::Type& t, const TensorSharding* s, const Mesh* mesh);
+/// `stablehlo.pad` of `v` with `value` on the high edges only (low and interior 0) up to `target`,
+/// carrying `s` as its sharding when `s` is given (PARTITION.md 4.3 "padHigh").
+ir::Value* padHigh(ir::Builder& b, ir::Value* v, ir::Value* value, const ir::Type& target, const TensorSharding* s);
+/// `stablehlo.slice v [0:limit]` with stride 1, carrying `s` as its sharding when given (the trim
+/// back to an unpadded type).
+ir::Value* trim(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& limit, const TensorSharding* s);
+
+/// The largest `handle = N` of a `#stablehlo.channel_handle` anywhere under `root`, or 0.
+int64_t largestChannelHandle(ir::Op& root);
+/// `s` without the axes named in `manual` (the view from inside a manual computation's body).
+TensorSharding withoutManualAxes(TensorSharding s, const std::vector<std::string>& manual);
+
+/// The shard index along `axes` of the device whose id is `deviceId` (a `tensor<i64>`), computed
+/// at run time (PARTITION.md 4.5.2 step 3): divide/remainder arithmetic on an iota mesh, a table
+/// indexed by the id on a mesh with device ids, `constant 0` for no axes.
+ir::Value* runtimeShardIndex(ir::Builder& b, ir::Value* deviceId, const Mesh& mesh, const std::vector<AxisRef>& axes);
+/// The `source_target_pairs` that shift every device's block by `shift` shards along `axes`
+/// (PARTITION.md 4.5.2 step 1): device `i` sends to the device whose shard index along `axes` is
+/// its own plus `shift`, other coordinates equal; devices shifted off the end send nothing.
+/// Pairs in mesh position order of the sender.
+std::vector<std::pair<int64_t, int64_t>> shiftPairs(const Mesh& mesh, const std::vector<AxisRef>& axes, int64_t shift);
 
 } // namespace shardx::partition

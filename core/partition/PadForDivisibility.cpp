@@ -103,18 +103,7 @@ public:
 private:
     ir::Type padded(const ir::Type& t, const TensorSharding* s) const
     {
-        if (!s || !s->hasDimAxes() || !t.isRankedTensor())
-            return t;
-        const Mesh* mesh = ir::meshOf(m_module, *s);
-        if (!mesh)
-            return t;
-        std::vector<int64_t> shape = t.shape();
-        for (size_t d = 0; d < shape.size() && d < s->dims.size(); ++d) {
-            const int64_t n = axesProduct(s->dims[d].axes, *mesh);
-            if (shape[d] != ir::Type::kDynamic && n > 1 && shape[d] % n != 0)
-                shape[d] += n - shape[d] % n;
-        }
-        return t.withShape(shape);
+        return partition::paddedType(t, s, s ? ir::meshOf(m_module, *s) : nullptr);
     }
     /// Legality is judged on the types the program had before this pass (as MLIR's conversion
     /// driver sees the original operands).
@@ -172,26 +161,11 @@ private:
     }
     ir::Value* padHigh(ir::Builder& b, ir::Value* v, ir::Value* value, const ir::Type& target)
     {
-        const int rank = v->type().rank();
-        std::vector<int64_t> high;
-        for (int d = 0; d < rank; ++d)
-            high.push_back(target.dim(d) - v->type().dim(d));
-        ir::Op* pad = b.create("stablehlo.pad", {v, value}, {target});
-        pad->setProp("edge_padding_high", ir::denseI64ArrayAttr(high));
-        pad->setProp("edge_padding_low", ir::denseI64ArrayAttr(std::vector<int64_t>(static_cast<size_t>(rank), 0)));
-        pad->setProp("interior_padding", ir::denseI64ArrayAttr(std::vector<int64_t>(static_cast<size_t>(rank), 0)));
-        setSharding(*pad, ir::shardingOfValue(v));
-        return pad->result(0);
+        return partition::padHigh(b, v, value, target, ir::shardingOfValue(v));
     }
-    /// `stablehlo.slice v [0:limit]` with `s` as its sharding.
     ir::Value* trim(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& limit, const TensorSharding* s)
     {
-        ir::Op* slice = b.create("stablehlo.slice", {v}, {v->type().withShape(limit)});
-        slice->setProp("limit_indices", ir::denseI64ArrayAttr(limit));
-        slice->setProp("start_indices", ir::denseI64ArrayAttr(std::vector<int64_t>(limit.size(), 0)));
-        slice->setProp("strides", ir::denseI64ArrayAttr(std::vector<int64_t>(limit.size(), 1)));
-        setSharding(*slice, s);
-        return slice->result(0);
+        return partition::trim(b, v, limit, s);
     }
     /// Replaces every use of `r` (a result of `op`) by a trim of it to `limit`, inserted right after
     /// `op`, with sharding `s`; the trim has `r`'s original type and, when `zero`, zero padding.

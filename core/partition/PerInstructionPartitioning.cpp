@@ -162,20 +162,6 @@ private:
         return name;
     }
 
-    /// `t` padded at the high end so that each dimension divides among its shards under `s`.
-    ir::Type padded(const ir::Type& t, const TensorSharding& s, const Mesh& mesh) const
-    {
-        if (!t.isRankedTensor())
-            return t;
-        std::vector<int64_t> shape = t.shape();
-        for (size_t d = 0; d < shape.size() && d < s.dims.size(); ++d) {
-            const int64_t n = axesProduct(s.dims[d].axes, mesh);
-            if (shape[d] != ir::Type::kDynamic && n > 1 && shape[d] % n != 0)
-                shape[d] += n - shape[d] % n;
-        }
-        return t.withShape(shape);
-    }
-
     bool partition(ir::Op& op)
     {
         // 1. The common mesh of the operand and result shardings.
@@ -236,9 +222,9 @@ private:
         // 4. Padded types; a reshard pads operand and result to one type.
         std::vector<ir::Type> inTypes, outTypes;
         for (unsigned i = 0; i < op.numOperands(); ++i)
-            inTypes.push_back(padded(op.operand(i)->type(), in.shardings[i], meshCopy));
+            inTypes.push_back(partition::paddedType(op.operand(i)->type(), &in.shardings[i], &meshCopy));
         for (unsigned i = 0; i < op.numResults(); ++i)
-            outTypes.push_back(padded(op.result(i)->type(), out.shardings[i], meshCopy));
+            outTypes.push_back(partition::paddedType(op.result(i)->type(), &out.shardings[i], &meshCopy));
         if (op.name() == "sdy.reshard" && inTypes[0].isRankedTensor() && inTypes[0].rank() == outTypes[0].rank()) {
             std::vector<int64_t> shape = inTypes[0].shape();
             for (size_t d = 0; d < shape.size(); ++d)
@@ -253,16 +239,7 @@ private:
             ir::Value* v = op.operand(i);
             if (inTypes[i] != v->type()) {
                 ir::Value* zero = partition::zeros(b, ir::Type::tensor({}, v->type().elementType()));
-                std::vector<int64_t> high;
-                for (int d = 0; d < v->type().rank(); ++d)
-                    high.push_back(inTypes[i].dim(d) - v->type().dim(d));
-                ir::Op* pad = b.create("stablehlo.pad", {v, zero}, {inTypes[i]});
-                const std::vector<int64_t> zeros(high.size(), 0);
-                pad->setProp("edge_padding_high", ir::denseI64ArrayAttr(high));
-                pad->setProp("edge_padding_low", ir::denseI64ArrayAttr(zeros));
-                pad->setProp("interior_padding", ir::denseI64ArrayAttr(zeros));
-                ir::setResultShardings(*pad, ShardingPerValue{{in.shardings[i]}});
-                v = pad->result(0);
+                v = partition::padHigh(b, v, zero, inTypes[i], &in.shardings[i]);
             }
             operands.push_back(v);
         }
@@ -303,15 +280,8 @@ private:
         for (unsigned i = 0; i < op.numResults(); ++i) {
             ir::Value* r = manual->result(i);
             const ir::Type& original = op.result(i)->type();
-            if (original != outTypes[i]) {
-                const std::vector<int64_t> limit = original.shape();
-                ir::Op* slice = b.create("stablehlo.slice", {r}, {original});
-                slice->setProp("limit_indices", ir::denseI64ArrayAttr(limit));
-                slice->setProp("start_indices", ir::denseI64ArrayAttr(std::vector<int64_t>(limit.size(), 0)));
-                slice->setProp("strides", ir::denseI64ArrayAttr(std::vector<int64_t>(limit.size(), 1)));
-                ir::setResultShardings(*slice, ShardingPerValue{{out.shardings[i]}});
-                r = slice->result(0);
-            }
+            if (original != outTypes[i])
+                r = partition::trim(b, r, original.shape(), &out.shardings[i]);
             op.result(i)->replaceAllUsesWith(r);
         }
         op.dropAllReferences();
