@@ -23,16 +23,19 @@ bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& o
 
 /// Options of `-sdy-resolve-permutation-factors`.
 struct PermutationFactorOptions {
-    /// `enable-halo-exchange`: shift neighbour data for pad, slice and reverse instead of
-    /// replicating. Not written yet: such ops are replicated in both modes.
+    /// `enable-halo-exchange`: exchange neighbour data for pad, slice, reverse and uneven reshape
+    /// splits instead of replicating.
     bool enableHaloExchange = true;
     DeviceCountOptions counts;
 };
 
-/// `-sdy-resolve-permutation-factors` (PARTITION.md 4.4): every StableHLO op whose sharding rule
+/// `-sdy-resolve-permutation-factors` (PARTITION.md 4): every StableHLO op whose sharding rule
 /// has a sharded permutation factor (pad and slice unless communication-free, reverse, windowed
-/// ops, convolution windows, concatenates of slices) gets that factor replicated by reshards
-/// before and after it. Halo exchange and the reshape analysis of 4.9 are not written yet.
+/// ops, convolution windows, concatenates of slices) is made locally computable: pad, slice and
+/// reverse by halo exchange when enabled (neighbour blocks fetched with collective_permutes in an
+/// sdy.manual_computation; a reversed mesh), the others by reshards that replicate the factor
+/// before and after it. Reshapes whose shardings do not place the elements alike are computed by
+/// halo exchange (uneven splits) or replicated on their uneven groups (PARTITION.md 4.9).
 bool resolvePermutationFactors(ir::Module& module, const PermutationFactorOptions& options, DiagnosticList& diags);
 
 /// `-sdy-pad-for-divisibility` (PARTITION.md 5): values whose sharded dimensions do not divide
