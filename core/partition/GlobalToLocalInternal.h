@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/ir/Builder.h"
+#include "core/ir/StablehloAttrs.h"
 #include "core/partition/PartitionPasses.h"
 #include "core/sharding/TensorSharding.h"
 
@@ -79,6 +80,10 @@ public:
     bool iota(ir::Op* op);
     bool windowed(ir::Op* op);
     bool gather(ir::Op* op);
+    /// A gather whose operand is sharded in dimensions it indexes with slices of 1 (`trivial`):
+    /// local indices, masked where another device holds the element (PARTITION.md 7.9.7).
+    bool gatherWithTrivialDims(ir::Op* op, const stablehlo::GatherDimensionNumbers& dims,
+                               const std::vector<int64_t>& trivial, const Mesh& mesh);
     bool scatter(ir::Op* op);
     /// The single user of `op` must be an sdy.all_reduce over exactly `axes` (`sorted`: compared
     /// after sorting and merging in mesh order).

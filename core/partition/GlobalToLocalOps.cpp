@@ -383,15 +383,19 @@ bool Converter::gather(ir::Op* op)
         return std::find(dims->operandBatchingDims.begin(), dims->operandBatchingDims.end(), i) !=
                dims->operandBatchingDims.end();
     };
+    // Trivial dims: sharded, indexed with slices of 1 (PARTITION.md 7.9.7); R = their axes.
+    std::vector<int64_t> trivial;
+    AxisList reduced;
     for (int i = 0; i < rank; ++i) {
         const AxisList& axes = dimAxes(in, static_cast<size_t>(i));
         const int64_t n = axesProduct(axes, *mesh);
         if (n <= 1 || isBatching(i))
             continue;
-        if (sizes[static_cast<size_t>(i)] == 1)
-            return fail(*op, "dimension " + std::to_string(i) +
-                                 " of this gather's operand is sharded and indexed; shardx does not yet write the "
-                                 "per-device form of such a gather (masking the indices of other shards)");
+        if (sizes[static_cast<size_t>(i)] == 1) {
+            trivial.push_back(i);
+            reduced.insert(reduced.end(), axes.begin(), axes.end());
+            continue;
+        }
         const int64_t global = op->operand(0)->type().dim(i) * n;
         if (sizes[static_cast<size_t>(i)] != global)
             return fail(*op,
@@ -400,7 +404,159 @@ bool Converter::gather(ir::Op* op)
         sizes[static_cast<size_t>(i)] /= n;
     }
     op->setProp("slice_sizes", ir::denseI64ArrayAttr(sizes));
-    return localizeResults(*op);
+    if (trivial.empty())
+        return localizeResults(*op);
+    if (!checkReducedBy(*op, reduced, *mesh, false))
+        return false;
+    return gatherWithTrivialDims(op, *dims, trivial, *mesh);
+}
+
+bool Converter::gatherWithTrivialDims(ir::Op* op, const stablehlo::GatherDimensionNumbers& dims,
+                                      const std::vector<int64_t>& trivial, const Mesh& mesh)
+{
+    // Each device gathers from its own piece: indices into a trivial dim are made local and masked
+    // where they fall into another device's piece; the all_reduce after adds the pieces.
+    const TensorSharding* in = sharding(op->operand(0));
+    const ir::Type& localOperand = op->operand(0)->type();
+    auto isTrivial = [&](int64_t j) { return std::find(trivial.begin(), trivial.end(), j) != trivial.end(); };
+    auto globalDim = [&](int64_t j) {
+        return localOperand.dim(static_cast<int>(j)) * axesProduct(dimAxes(in, static_cast<size_t>(j)), mesh);
+    };
+    ir::Builder b;
+    b.setInsertionPoint(*op);
+    b.setLocationOf(*op);
+    ir::Value* indices = op->operand(1);
+    const ir::Type ti = indices->type();
+    const std::string e = ti.elementType();
+    const ir::Type scalar = ir::Type::tensor({}, e);
+    const int64_t ivd = dims.indexVectorDim;
+    const std::vector<int64_t>& sim = dims.startIndexMap;
+    ir::Value* mask = nullptr;
+    if (std::any_of(sim.begin(), sim.end(), isTrivial)) {
+        // 1. Index-based part: clamp globally, then keep the indices that fall into this piece.
+        ir::Value* lo = b.createConstant(attr("dense<0> : " + ti.toString()));
+        ir::Value* hi = nullptr;
+        if (ivd < ti.rank() && sim.size() > 1) {
+            std::vector<int64_t> limits;
+            for (int64_t j : sim)
+                limits.push_back(globalDim(j) - 1);
+            std::string text = "dense<[";
+            for (size_t k = 0; k < limits.size(); ++k)
+                text += (k ? ", " : "") + std::to_string(limits[k]);
+            text += "]> : tensor<" + std::to_string(limits.size()) + "x" + e + ">";
+            ir::Value* c = b.createConstant(attr(text));
+            hi = create(b, "stablehlo.broadcast_in_dim", {c}, {ti},
+                        {{"broadcast_dimensions", ir::denseI64ArrayAttr({ivd})}})
+                     ->result(0);
+        } else {
+            hi = b.createConstant(attr("dense<" + std::to_string(globalDim(sim.front()) - 1) + "> : " + ti.toString()));
+        }
+        ir::Value* clamped = b.createValue("stablehlo.clamp", {lo, indices, hi}, ti);
+        std::vector<ir::Value*> mins, maxs;
+        for (int64_t j : sim) {
+            if (!isTrivial(j)) {
+                mins.push_back(b.createConstant(attr("dense<0> : " + scalar.toString())));
+                maxs.push_back(
+                    b.createConstant(attr("dense<" + std::to_string(globalDim(j) - 1) + "> : " + scalar.toString())));
+                continue;
+            }
+            const int64_t localDim = localOperand.dim(static_cast<int>(j));
+            ir::Value* o = offset(b, mesh, dimAxes(in, static_cast<size_t>(j)), localDim);
+            ir::Value* min = b.createValue("stablehlo.convert", {o}, scalar);
+            ir::Value* last =
+                b.createConstant(attr("dense<" + std::to_string(localDim - 1) + "> : " + scalar.toString()));
+            mins.push_back(min);
+            maxs.push_back(b.createValue("stablehlo.add", {min, last}, scalar));
+        }
+        auto boundTensor = [&](const std::vector<ir::Value*>& bounds) {
+            if (ivd >= ti.rank() || ti.dim(static_cast<int>(ivd)) == 1)
+                return create(b, "stablehlo.broadcast_in_dim", {bounds.front()}, {ti},
+                              {{"broadcast_dimensions", ir::denseI64ArrayAttr({})}})
+                    ->result(0);
+            std::vector<ir::Value*> pieces;
+            for (ir::Value* v : bounds)
+                pieces.push_back(reshape(b, v, {1}));
+            ir::Value* cat =
+                create(b, "stablehlo.concatenate", pieces, {ir::Type::tensor({static_cast<int64_t>(pieces.size())}, e)},
+                       {{"dimension", ir::integerAttr(0, "i64")}})
+                    ->result(0);
+            return create(b, "stablehlo.broadcast_in_dim", {cat}, {ti},
+                          {{"broadcast_dimensions", ir::denseI64ArrayAttr({ivd})}})
+                ->result(0);
+        };
+        ir::Value* minTensor = boundTensor(mins);
+        ir::Value* maxTensor = boundTensor(maxs);
+        const ir::Type bools = ir::Type::tensor(ti.shape(), "i1");
+        op->setOperand(1, b.createValue("stablehlo.subtract", {clamped, minTensor}, ti));
+        ir::Value* ge = create(b, "stablehlo.compare", {clamped, minTensor}, {bools},
+                               {{"comparison_direction", attr("#stablehlo<comparison_direction GE>")}})
+                            ->result(0);
+        ir::Value* le = create(b, "stablehlo.compare", {clamped, maxTensor}, {bools},
+                               {{"comparison_direction", attr("#stablehlo<comparison_direction LE>")}})
+                            ->result(0);
+        mask = b.createValue("stablehlo.and", {ge, le}, bools);
+    }
+    // 2. Device-based part: a trivial dim the gather does not index starts at 0, which only the
+    // device holding global offset 0 has.
+    ir::Value* onFirst = nullptr;
+    for (int64_t j : trivial) {
+        if (std::find(sim.begin(), sim.end(), j) != sim.end())
+            continue;
+        ir::Value* o = offset(b, mesh, dimAxes(in, static_cast<size_t>(j)), localOperand.dim(static_cast<int>(j)));
+        ir::Value* zero = i64Scalar(b, 0);
+        ir::Value* eq = create(b, "stablehlo.compare", {o, zero}, {ir::Type::tensor({}, "i1")},
+                               {{"comparison_direction", attr("#stablehlo<comparison_direction EQ>")}})
+                            ->result(0);
+        onFirst = onFirst ? b.createValue("stablehlo.and", {onFirst, eq}, eq->type()) : eq;
+    }
+    if (onFirst && mask) {
+        ir::Value* wide = create(b, "stablehlo.broadcast_in_dim", {onFirst}, {mask->type()},
+                                 {{"broadcast_dimensions", ir::denseI64ArrayAttr({})}})
+                              ->result(0);
+        mask = b.createValue("stablehlo.and", {mask, wide}, mask->type());
+    } else if (onFirst) {
+        mask = onFirst;
+    }
+    // 3. The local gather.
+    if (!localizeResults(*op))
+        return false;
+    const ir::Type& result = op->result(0)->type();
+    const std::vector<ir::Use> uses = op->result(0)->uses();
+    ir::Builder a;
+    a.setInsertionPointAfter(*op);
+    a.setLocationOf(*op);
+    // 4. One flag per index vector.
+    if (mask->type().rank() > 0 && ivd < mask->type().rank()) {
+        ir::Value* init = a.createConstant(attr("dense<true> : tensor<i1>"));
+        std::vector<int64_t> shape;
+        for (int k = 0; k < mask->type().rank(); ++k)
+            if (k != ivd)
+                shape.push_back(mask->type().dim(k));
+        ir::Op* reduce = create(a, "stablehlo.reduce", {mask, init}, {ir::Type::tensor(shape, "i1")},
+                                {{"dimensions", ir::denseI64ArrayAttr({ivd})}});
+        ir::Builder rb;
+        const ir::Type flag = ir::Type::tensor({}, "i1");
+        ir::Block& block = rb.createBlock(*reduce->addRegion(), {flag, flag});
+        ir::Value* both = rb.createValue("stablehlo.and", {block.arg(0), block.arg(1)}, flag);
+        rb.create("stablehlo.return", {both}, {});
+        mask = reduce->result(0);
+    }
+    // 5. Zero where the index was not this device's.
+    std::vector<int64_t> batchDims;
+    if (mask->type().rank() > 0)
+        for (int k = 0; k < result.rank(); ++k)
+            if (std::find(dims.offsetDims.begin(), dims.offsetDims.end(), k) == dims.offsetDims.end())
+                batchDims.push_back(k);
+    ir::Value* wide = create(a, "stablehlo.broadcast_in_dim", {mask}, {ir::Type::tensor(result.shape(), "i1")},
+                             {{"broadcast_dimensions", ir::denseI64ArrayAttr(batchDims)}})
+                          ->result(0);
+    ir::Value* zero = zeros(a, result);
+    ir::Value* selected = a.createValue("stablehlo.select", {wide, op->result(0), zero}, result);
+    if (const TensorSharding* s = sharding(op->result(0)))
+        m_shardings[selected] = *s;
+    for (const ir::Use& u : uses)
+        u.user->setOperand(u.index, selected);
+    return true;
 }
 
 namespace {
