@@ -1,6 +1,7 @@
-// The partitioner passes after reshard-to-collectives (PARTITION.md 2 and 5-8) on hand-worked
-// cases: replica groups and shard indices, padding for divisibility, single-device ops, the
-// conversion to per-device code and the final drop of shardings and meshes.
+// The partitioner passes (PARTITION.md 2 and 4-8) on hand-worked cases: replica groups and shard
+// indices, permutation factors (replication, halo exchange of pad, slice and reverse, reshapes),
+// padding for divisibility, single-device ops, the conversion to per-device code and the final
+// drop of shardings and meshes.
 #include <QtTest>
 
 #include "core/io/MlirPrinter.h"
@@ -35,6 +36,29 @@ std::string run(const std::string& text, const std::vector<std::pair<std::string
     }
     return io::printModule(*module);
 }
+
+/// True if `needles` occur in `text` in this order (each after the end of the one before);
+/// otherwise warns with the first one missing.
+bool inOrder(const std::string& text, const std::vector<std::string>& needles)
+{
+    size_t at = 0;
+    for (const std::string& n : needles) {
+        const size_t found = text.find(n, at);
+        if (found == std::string::npos) {
+            qWarning("missing (in order): %s\nin:\n%s", n.c_str(), text.c_str());
+            return false;
+        }
+        at = found + n.size();
+    }
+    return true;
+}
+
+/// True if `needle` does not occur in `text` (quiet, unlike `!has`).
+bool lacks(const std::string& text, const std::string& needle) { return text.find(needle) == std::string::npos; }
+
+const std::pair<std::string, PassOptions> kHalo = {"sdy-resolve-permutation-factors", {}};
+const std::pair<std::string, PassOptions> kNoHalo = {"sdy-resolve-permutation-factors",
+                                                     {{"enable-halo-exchange", "false"}}};
 
 std::string groupsText(const std::vector<std::vector<int64_t>>& groups)
 {
@@ -288,6 +312,294 @@ func.func @f(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {"
         QVERIFY2(has(out, "(tensor<4x3xf32>, tensor<3x4xf32>) -> tensor<4x4xf32>"), out.c_str());
         QVERIFY2(has(out, "\"stablehlo.all_reduce\""), out.c_str());
         QVERIFY2(!has(out, "sdy."), out.c_str());
+    }
+
+    void haloPadFetchesTheRightNeighbour()
+    {
+        // PARTITION.md 4.3, 4.5, 4.6 by hand. x=4, 8 elements (2 per device), pad low 1 high 3 -> 12
+        // (3 per device). Output shard t covers outputs [3t, 3t+3), i.e. inputs [3t-1, 3t+1]:
+        //   t=0: [-1,1] -> clamped [0,1], shard 0 only;  t=1: [2,4] -> shards 1..2 (one right hop);
+        //   t=2: [5,7] -> shards 2..3 (one right hop);   t=3: [8,10] -> past the input (-1).
+        // So leftHops = 0, rightHops = 1; 0+1+1 < 4: halo exchange. 8 and 12 divide by 4: no padHigh,
+        // no trim. Shift h=-1 along "x": device i sends to i-1: pairs [[1,0],[2,1],[3,2]].
+        // Buffer = pad 3 | local(2) | right(2) | pad 3 = 10. "x" spans the whole mesh, so the shard
+        // index is the id itself (no divide, no remainder). diff = sOut - sIn = 1,
+        // base = -low + 0 + sOut = 2: t=1 reads buffer[3..6) = its own 2 elements (inputs 2,3) then
+        // the neighbour's first (input 4), which are outputs 3,4,5.
+        const std::string text = R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<8xi32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -> tensor<12xi32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.pad %arg0, %c, low = [1], high = [3], interior = [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : (tensor<8xi32>, tensor<i32>) -> tensor<12xi32>
+  return %0 : tensor<12xi32>
+})";
+        const std::string out = run(text, {kHalo});
+        QVERIFY(inOrder(
+            out,
+            {"sdy.manual_computation(%arg0, %c) in_shardings=[<@m, [{\"x\"}]>, <@m, []>] out_shardings=[<@m, "
+             "[{\"x\"}]>] manual_axes={\"x\"} (%arg1: tensor<2xi32>, %arg2: tensor<i32>) {",
+             "\"stablehlo.collective_permute\"(%arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = "
+             "1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2]]> : tensor<3x2xi64>}> : (tensor<2xi32>) -> "
+             "tensor<2xi32>",
+             "stablehlo.concatenate %arg1, %1, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>]>} : "
+             "(tensor<2xi32>, tensor<2xi32>) -> tensor<4xi32>",
+             "stablehlo.pad %2, %arg2, low = [3], high = [3], interior = [0] {sdy.sharding = "
+             "#sdy.sharding_per_value<[<@m, [{}]>]>} : (tensor<4xi32>, tensor<i32>) -> tensor<10xi32>",
+             "stablehlo.partition_id : tensor<ui32>", "stablehlo.convert %4 : (tensor<ui32>) -> tensor<i64>",
+             "stablehlo.constant dense<1> : tensor<i64>", "stablehlo.constant dense<2> : tensor<i64>",
+             "stablehlo.multiply %5, %c_0 : tensor<i64>", "stablehlo.add %6, %c_1 : tensor<i64>",
+             "stablehlo.constant dense<0> : tensor<i64>", "stablehlo.maximum %7, %c_2 : tensor<i64>",
+             "stablehlo.dynamic_slice %3, %8, sizes = [3] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>]>} : "
+             "(tensor<10xi32>, tensor<i64>) -> tensor<3xi32>",
+             "sdy.return %9 : tensor<3xi32>", "} : (tensor<8xi32>, tensor<i32>) -> tensor<12xi32>",
+             "return %0 : tensor<12xi32>"}));
+        QVERIFY2(lacks(out, "stablehlo.slice"), out.c_str());
+        // Without halo exchange the pad is replicated instead.
+        const std::string repl = run(text, {kNoHalo});
+        QVERIFY(inOrder(repl, {"sdy.reshard %arg0 <@m, [{}]> : tensor<8xi32>", "stablehlo.pad %0, %c",
+                               "sdy.reshard %1 <@m, [{\"x\"}]> : tensor<12xi32>"}));
+    }
+
+    void haloSliceExchangesShardedAndSlicesUnshardedDimensions()
+    {
+        // x=2, y=2; 8x6 sharded [{"x"}, {}]; slice [3:7, 1:5] -> 4x4. Dimension 0: sIn=4, sOut=2,
+        // padLow=-3. t=0 reads rows [3,4] (shards 0 and 1: one right hop), t=1 rows [5,6] (its own).
+        // Dimension 1 is unsharded: sliced locally [1:5] after the exchange. Shift h=-1 along "x"
+        // (stride 2 in the device ids because "y" follows): pairs [[2,0],[3,1]]. Buffer = pad 2 |
+        // local 4 | right 4 | pad 2. Shard index along "x": divide(id, 2), remainder(.., 2).
+        // diff = 2-4 = -2, base = 3+0+2 = 5: t=0 reads buffer[5..7) = local row 3 and the
+        // neighbour's row 0 (global rows 3, 4); t=1 reads buffer[3..5) = its rows 1, 2 (global 5, 6).
+        // The slice's padding operand is a new zero constant made before the manual computation.
+        const std::string text = R"(sdy.mesh @m = <["x"=2, "y"=2]>
+func.func @f(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) -> tensor<4x4xf32> {
+  %0 = stablehlo.slice %arg0 [3:7, 1:5] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : (tensor<8x6xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+})";
+        const std::string out = run(text, {kHalo});
+        QVERIFY(inOrder(
+            out,
+            {"%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+             "sdy.manual_computation(%arg0, %cst) in_shardings=[<@m, [{\"x\"}, {}]>, <@m, []>] out_shardings=[<@m, "
+             "[{\"x\"}, {}]>] manual_axes={\"x\"} (%arg1: tensor<4x6xf32>, %arg2: tensor<f32>) {",
+             "source_target_pairs = dense<[[2, 0], [3, 1]]> : tensor<2x2xi64>",
+             "stablehlo.concatenate %arg1, %1, dim = 0",
+             "-> tensor<8x6xf32>",
+             "low = [2, 0], high = [2, 0], interior = [0, 0]",
+             "-> tensor<12x6xf32>",
+             "stablehlo.constant dense<2> : tensor<i64>",
+             "stablehlo.divide",
+             "stablehlo.constant dense<2> : tensor<i64>",
+             "stablehlo.remainder",
+             "stablehlo.constant dense<-2> : tensor<i64>",
+             "stablehlo.constant dense<5> : tensor<i64>",
+             "stablehlo.multiply",
+             "stablehlo.add",
+             "stablehlo.constant dense<0> : tensor<i64>",
+             "stablehlo.maximum",
+             "stablehlo.dynamic_slice",
+             "sizes = [2, 6]",
+             "stablehlo.slice %11 [0:2, 1:5] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : "
+             "(tensor<2x6xf32>) -> tensor<2x4xf32>",
+             "sdy.return %12 : tensor<2x4xf32>",
+             "} : (tensor<8x6xf32>, tensor<f32>) -> tensor<4x4xf32>"}));
+    }
+
+    void haloIsRefusedBeyondTheHopLimit()
+    {
+        // x=4, 4 elements (1 per device), slice [3:4]: output shard 0 needs input 3, three shards to
+        // the right. 0 + 3 + 1 >= 4 with a hop count above 1: the slice is replicated even with halo
+        // exchange on (PARTITION.md 4.3).
+        const std::string out = run(R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<4xi32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -> tensor<1xi32> {
+  %0 = stablehlo.slice %arg0 [3:4] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : (tensor<4xi32>) -> tensor<1xi32>
+  return %0 : tensor<1xi32>
+})",
+                                    {kHalo});
+        QVERIFY(inOrder(out, {"sdy.reshard %arg0 <@m, [{}]> : tensor<4xi32>", "stablehlo.slice %0 [3:4]",
+                              "sdy.reshard %1 <@m, [{\"x\"}]> : tensor<1xi32>"}));
+        QVERIFY2(lacks(out, "manual_computation"), out.c_str());
+    }
+
+    void haloReverseOfAnEvenDimensionReversesTheDeviceOrder()
+    {
+        // a=2, b=2; reverse dims [1] of 4x4 [{"a"}, {"b"}]: 4 divides by 2, so no shift. The mesh
+        // with "b" flipped puts at position (a, b) the device of (a, 1-b): ids [1, 0, 3, 2]. It is
+        // created at the top of the module as @m_reversed; the reshard back to @m is a
+        // collective_permute later.
+        const std::string out = run(R"(sdy.mesh @m = <["a"=2, "b"=2]>
+func.func @f(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {"b"}]>}) -> tensor<4x4xf32> {
+  %0 = stablehlo.reverse %arg0, dims = [1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+})",
+                                    {kHalo});
+        QVERIFY(
+            inOrder(out, {"sdy.mesh @m_reversed = <[\"a\"=2, \"b\"=2], device_ids=[1, 0, 3, 2]>",
+                          "sdy.mesh @m = <[\"a\"=2, \"b\"=2]>",
+                          "stablehlo.reverse %arg0, dims = [1] {sdy.sharding = #sdy.sharding_per_value<[<@m_reversed, "
+                          "[{\"a\"}, {\"b\"}]>]>} : tensor<4x4xf32>",
+                          "sdy.reshard %0 <@m, [{\"a\"}, {\"b\"}]> : tensor<4x4xf32>", "return %1"}));
+    }
+
+    void haloReverseOfAnUnevenDimensionMovesThePaddingFirst()
+    {
+        // x=4; reverse of 6 elements [{"x"}]: padded to 8 (2 per device), p = 2 padding elements,
+        // s = 2: hops = 1, frac = 0. head = shift by 1 ([[0,1],[1,2],[2,3]]), tail = shift by 2
+        // ([[0,2],[1,3]]); tail[2:2] (empty) ++ head[0:2]. Blocks before: d0 [a0 a1] d1 [a2 a3]
+        // d2 [a4 a5] d3 [0 0]; after: d0 [0 0] (receives nothing) d1 [a0 a1] d2 [a2 a3] d3 [a4 a5],
+        // padding first. Reversing those 8 on the mesh with reversed device order ([3, 2, 1, 0])
+        // gives [a5 .. a0, 0, 0]; trimmed to [0:6] that is the reverse of the 6 elements.
+        const std::string out = run(R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<6xi32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -> tensor<6xi32> {
+  %0 = stablehlo.reverse %arg0, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : tensor<6xi32>
+  return %0 : tensor<6xi32>
+})",
+                                    {kHalo});
+        QVERIFY(inOrder(
+            out,
+            {"sdy.mesh @m_reversed = <[\"x\"=4], device_ids=[3, 2, 1, 0]>",
+             "%c = stablehlo.constant dense<0> : tensor<i32>",
+             "stablehlo.pad %arg0, %c, low = [0], high = [2], interior = [0] {sdy.sharding = "
+             "#sdy.sharding_per_value<[<@m, [{\"x\"}]>]>} : (tensor<6xi32>, tensor<i32>) -> tensor<8xi32>",
+             "sdy.manual_computation(%0) in_shardings=[<@m, [{\"x\"}]>] out_shardings=[<@m, [{\"x\"}]>] "
+             "manual_axes={\"x\"} (%arg1: tensor<2xi32>) {",
+             "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3]]> : tensor<3x2xi64>",
+             "source_target_pairs = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>", "stablehlo.slice %6 [2:2]",
+             "stablehlo.slice %5 [0:2]", "stablehlo.concatenate %7, %8, dim = 0",
+             "} : (tensor<8xi32>) -> tensor<8xi32>",
+             "stablehlo.reverse %1, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@m_reversed, [{\"x\"}]>]>} "
+             ": tensor<8xi32>",
+             "sdy.reshard %2 <@m, [{\"x\"}]> : tensor<8xi32>",
+             "stablehlo.slice %3 [0:6] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}]>]>} : "
+             "(tensor<8xi32>) -> tensor<6xi32>"}));
+    }
+
+    void reshapeThatPlacesElementsAlikeIsLeftAlone()
+    {
+        // x=4; 9x2 [{"x"}, {}] -> 3x3x2 [{"x"}, {}, {}]. Input tiles: ceil(9/4) = 3 rows of 2, so
+        // device t holds flat elements [6t, 6t+6). Output tiles: ceil(3/4) = 1 row of 3x2 = 6, the
+        // same [6t, 6t+6): communication-free in both modes, although 9 does not divide by 4.
+        const std::string text = R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<9x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) -> tensor<3x3x2xf32> {
+  %0 = stablehlo.reshape %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}, {}]>]>} : (tensor<9x2xf32>) -> tensor<3x3x2xf32>
+  return %0 : tensor<3x3x2xf32>
+})";
+        for (const auto& pass : {kHalo, kNoHalo}) {
+            const std::string out = run(text, {pass});
+            QVERIFY2(lacks(out, "sdy.reshard") && lacks(out, "manual_computation"), out.c_str());
+        }
+    }
+
+    void reshapeAcrossUnevenDimensionsIsReplicated()
+    {
+        // x=4; 10x2 [{"x"}, {}] -> 4x5 [{"x"}, {}]. One group (10x2 | 4x5, two non-unit dimensions
+        // on each side). Input tiles hold 3 rows = 6 elements, output tiles 1 row = 5: not the same
+        // elements. 10 does not divide by 4, the group is neither a split nor a combine: replicated
+        // in both modes, "x" removed from both sides.
+        const std::string text = R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<10x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) -> tensor<4x5xf32> {
+  %0 = stablehlo.reshape %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : (tensor<10x2xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+})";
+        for (const auto& pass : {kHalo, kNoHalo}) {
+            const std::string out = run(text, {pass});
+            QVERIFY(inOrder(out, {"sdy.reshard %arg0 <@m, [{}, {}]> : tensor<10x2xf32>",
+                                  "stablehlo.reshape %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : "
+                                  "(tensor<10x2xf32>) -> tensor<4x5xf32>",
+                                  "sdy.reshard %1 <@m, [{\"x\"}, {}]> : tensor<4x5xf32>", "return %2"}));
+        }
+    }
+
+    void reshapeSplitOfAnUnevenDimensionByHaloExchange()
+    {
+        // x=2, y=2; 10 [{"x", "y"}] -> 2x5 [{"x"}, {"y"}] (a split). Input: 4 shards of
+        // ceil(10/4) = 3, padded to 12. Output: rows 1 per "x" shard, columns ceil(5/2) = 3 per "y"
+        // shard, padded to 2x6. Target t = 2*tx + ty starts at flat 5*tx + 3*ty: 0, 3, 5, 8 and
+        // reads 3 elements: sources 0, 1, 1, 2; last elements 2, 5, 7, 10 (past the data) in shards
+        // 0, 1, 2, -. One left hop: pairs along ["x", "y"] [[0,1],[1,2],[2,3]]; buffer = pad 3 |
+        // left 3 | local 3 | pad 3. Offsets sOut + (1 + src - t)*3 + (start - 3*src):
+        // 3+3+0 = 6, 3+3+0 = 6, 3+0+2 = 5, 3+0+2 = 5. E.g. t=2 reads buffer[5..8) = element 2 of
+        // shard 1 (flat 5) then its own 0, 1 (flat 6, 7): row 1, columns 0..2. Local result 1x3.
+        const std::string text = R"(sdy.mesh @m = <["x"=2, "y"=2]>
+func.func @f(%arg0: tensor<10xi32> {sdy.sharding = #sdy.sharding<@m, [{"x", "y"}]>}) -> tensor<2x5xi32> {
+  %0 = stablehlo.reshape %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {"y"}]>]>} : (tensor<10xi32>) -> tensor<2x5xi32>
+  return %0 : tensor<2x5xi32>
+})";
+        const std::string out = run(text, {kHalo});
+        QVERIFY(inOrder(
+            out,
+            {"stablehlo.pad %arg0, %c_0, low = [0], high = [2], interior = [0] {sdy.sharding = "
+             "#sdy.sharding_per_value<[<@m, [{\"x\", \"y\"}]>]>} : (tensor<10xi32>, tensor<i32>) -> tensor<12xi32>",
+             "sdy.manual_computation(%0, %c) in_shardings=[<@m, [{\"x\", \"y\"}]>, <@m, []>] out_shardings=[<@m, "
+             "[{\"x\"}, {\"y\"}]>] manual_axes={\"x\", \"y\"} (%arg1: tensor<3xi32>, %arg2: tensor<i32>) {",
+             "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3]]> : tensor<3x2xi64>",
+             "stablehlo.concatenate %3, %arg1, dim = 0",
+             "low = [3], high = [3], interior = [0]",
+             "stablehlo.partition_id",
+             "stablehlo.divide",
+             "stablehlo.remainder",
+             "stablehlo.remainder",
+             "stablehlo.multiply",
+             "stablehlo.add",
+             "stablehlo.constant dense<[6, 6, 5, 5]> : tensor<4xi64>",
+             "stablehlo.dynamic_slice",
+             "sizes = [1]",
+             "stablehlo.reshape",
+             "stablehlo.constant dense<0> : tensor<i64>",
+             "stablehlo.dynamic_slice",
+             "sizes = [3]",
+             "stablehlo.reshape",
+             "{sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<3xi32>) -> "
+             "tensor<1x3xi32>",
+             "sdy.return",
+             "} : (tensor<12xi32>, tensor<i32>) -> tensor<2x6xi32>",
+             "stablehlo.slice %1 [0:2, 0:5] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}, {\"y\"}]>]>} : "
+             "(tensor<2x6xi32>) -> tensor<2x5xi32>"}));
+        // Without halo exchange: both axes leave the uneven split group.
+        const std::string repl = run(text, {kNoHalo});
+        QVERIFY(inOrder(repl, {"sdy.reshard %arg0 <@m, [{}]> : tensor<10xi32>",
+                               "stablehlo.reshape %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>}",
+                               "sdy.reshard %1 <@m, [{\"x\"}, {\"y\"}]> : tensor<2x5xi32>"}));
+    }
+
+    void theSharedPaddedTypeRoundsUpShardedDimensions()
+    {
+        // LocalOps' padded type: each dimension rounded up to a multiple of its shard count
+        // (7 over x=4 -> 8; 6 over "y"=2 stays; 5 unsharded stays).
+        const Mesh mesh({{"x", 4}, {"y", 2}});
+        TensorSharding s;
+        s.mesh.symbol = "m";
+        s.dims.resize(3);
+        s.dims[0].axes = {AxisRef("x")};
+        s.dims[1].axes = {AxisRef("y")};
+        const ir::Type t = ir::Type::tensor({7, 6, 5}, "f32");
+        QCOMPARE(partition::paddedType(t, &s, &mesh).toString(), std::string("tensor<8x6x5xf32>"));
+        QCOMPARE(partition::paddedType(t, nullptr, &mesh).toString(), std::string("tensor<7x6x5xf32>"));
+    }
+
+    void gatherFromAShardedIndexedDimensionMasksOtherPieces()
+    {
+        // PARTITION.md 7.9.7 by hand. x=2; operand 8x4 sharded [{"x"}, {}]: device d holds rows
+        // [4d, 4d+4). The gather reads whole rows (slice 1x4) at 3 row indices, so dimension 0 is
+        // a trivial dim and R = {"x"}. Each index is clamped to [0, 7]; on device d it is local when
+        // 4d <= i <= 4d+3 (offset table [0, 4], max = offset + 3) and becomes i - 4d. The mask per
+        // index vector (across index_vector_dim 1) picks the rows of the gather kept; the others are
+        // zero, and the all_reduce over "x" adds the two devices' rows.
+        const std::string out = run(R"(sdy.mesh @m = <["x"=2]>
+func.func @f(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}, %arg1: tensor<3x1xi64>) -> tensor<3x4xf32> {
+  %0 = "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>} : (tensor<8x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+  %1 = sdy.all_reduce {"x"} %0 out_sharding=<@m, [{}, {}]> : tensor<3x4xf32>
+  return %1 : tensor<3x4xf32>
+})",
+                                    {{"sdy-convert-global-to-local", {}}});
+        QVERIFY(inOrder(out, {"stablehlo.constant dense<0> : tensor<3x1xi64>",
+                              "stablehlo.constant dense<7> : tensor<3x1xi64>", "stablehlo.clamp",
+                              "stablehlo.constant dense<[0, 4]> : tensor<2xi64>",
+                              "stablehlo.constant dense<3> : tensor<i64>", "stablehlo.add", "stablehlo.subtract", "GE,",
+                              "LE,", "stablehlo.and", "(tensor<4x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>",
+                              "applies stablehlo.and across dimensions = [1] : (tensor<3x1xi1>, tensor<i1>) -> "
+                              "tensor<3xi1>",
+                              "stablehlo.broadcast_in_dim %14, dims = [0] : (tensor<3xi1>) -> tensor<3x4xi1>",
+                              "stablehlo.constant dense<0.000000e+00> : tensor<3x4xf32>",
+                              "stablehlo.select %15, %13, %cst", "replica_groups = dense<[[0, 1]]>"}));
     }
 };
 
