@@ -67,7 +67,7 @@ ir::Value* sliceDim(ir::Builder& b, ir::Value* x, int dim, int64_t start, int64_
 }
 
 /// `stablehlo.concatenate` of `parts` along `dim`.
-ir::Value* concatenate(ir::Builder& b, const std::vector<ir::Value*>& parts, int dim, const TensorSharding& local)
+ir::Value* concatAlong(ir::Builder& b, const std::vector<ir::Value*>& parts, int dim, const TensorSharding& local)
 {
     int64_t size = 0;
     for (ir::Value* p : parts)
@@ -147,7 +147,7 @@ ir::Value* PermutationResolver::haloBuffer(ir::Builder& b, ir::Value* x, ir::Val
     std::vector<ir::Value*> parts = left;
     parts.push_back(x);
     parts.insert(parts.end(), right.begin(), right.end());
-    ir::Value* concat = concatenate(b, parts, dim, local);
+    ir::Value* concat = concatAlong(b, parts, dim, local);
     const int rank = concat->type().rank();
     std::vector<int64_t> edges(static_cast<size_t>(rank), 0), inner(static_cast<size_t>(rank), 0);
     edges[static_cast<size_t>(dim)] = edge;
@@ -416,7 +416,7 @@ void PermutationResolver::haloReverse(ir::Op* op)
             }
             ir::Value* tailPart = sliceDim(b, tail, dim, s - frac, s, local);
             ir::Value* headPart = sliceDim(b, head, dim, 0, s - frac, local);
-            cur = concatenate(b, {tailPart, headPart}, dim, local);
+            cur = concatAlong(b, {tailPart, headPart}, dim, local);
         }
         b.create("sdy.return", {cur}, {});
         shifted = mc->result(0);
