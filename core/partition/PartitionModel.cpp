@@ -479,6 +479,10 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     builder.tagCauses("reshard");
     PermutationFactorOptions permutation;
     permutation.counts = {options.replicaCount, options.partitionCount};
+    // Replication, not halo exchange: the model lists and counts the sdy collectives, and a halo
+    // exchange's collective_permutes are StableHLO ops inside a manual computation that it would
+    // neither see nor explain (nor would the reversed meshes of a reverse be the devices' mesh).
+    permutation.enableHaloExchange = false;
     if (!resolvePermutationFactors(*m, permutation, diags))
         return passError(diags, "resolving permutation factors failed");
     builder.tagCauses("permutation");
