@@ -472,6 +472,36 @@ func.func @f(%arg0: tensor<6xi32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -
              "(tensor<8xi32>) -> tensor<6xi32>"}));
     }
 
+    void haloOnAMeshWithDeviceIds()
+    {
+        // b=2, c=2 with device_ids [3, 2, 1, 0]: position p holds device 3-p; c is the minor axis.
+        // Pad 8 [{"c"}] low 2 -> 10: sIn 4, sOut 5; shard 1 starts at input 3, in shard 0: one left
+        // hop. Shift +1 along "c" pairs positions (b, 0) -> (b, 1): (pos 0, id 3) -> (pos 1, id 2) and
+        // (pos 2, id 1) -> (pos 3, id 0), listed in position order: [[3, 2], [1, 0]]. The shard index
+        // is read from a table by device id: id 0 is position 3 (c=1), id 1 position 2 (c=0), id 2
+        // position 1 (c=1), id 3 position 0 (c=0): [1, 0, 1, 0]. diff = 5-4 = 1, base = -2+4+5 = 7.
+        // A reverse of the same value flips "c": position p gets the device at (b, 1-c):
+        // [2, 3, 0, 1].
+        const std::string out = run(R"(sdy.mesh @mc = <["b"=2, "c"=2], device_ids=[3, 2, 1, 0]>
+func.func @f(%arg0: tensor<8xi32> {sdy.sharding = #sdy.sharding<@mc, [{"c"}]>}) -> (tensor<10xi32>, tensor<8xi32>) {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.pad %arg0, %c, low = [2], high = [0], interior = [0] {sdy.sharding = #sdy.sharding_per_value<[<@mc, [{"c"}]>]>} : (tensor<8xi32>, tensor<i32>) -> tensor<10xi32>
+  %1 = stablehlo.reverse %arg0, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@mc, [{"c"}]>]>} : tensor<8xi32>
+  return %0, %1 : tensor<10xi32>, tensor<8xi32>
+})",
+                                    {kHalo});
+        QVERIFY(
+            inOrder(out, {"sdy.mesh @mc_reversed = <[\"b\"=2, \"c\"=2], device_ids=[2, 3, 0, 1]>",
+                          "source_target_pairs = dense<[[3, 2], [1, 0]]> : tensor<2x2xi64>",
+                          "stablehlo.concatenate %3, %arg1, dim = 0", "low = [5], high = [5]",
+                          "stablehlo.constant dense<[1, 0, 1, 0]> : tensor<4xi64>", "sizes = [1]", "stablehlo.reshape",
+                          "stablehlo.constant dense<1> : tensor<i64>", "stablehlo.constant dense<7> : tensor<i64>",
+                          "sizes = [5]", "} : (tensor<8xi32>, tensor<i32>) -> tensor<10xi32>",
+                          "stablehlo.reverse %arg0, dims = [0] {sdy.sharding = "
+                          "#sdy.sharding_per_value<[<@mc_reversed, [{\"c\"}]>]>}",
+                          "sdy.reshard %1 <@mc, [{\"c\"}]> : tensor<8xi32>"}));
+    }
+
     void reshapeThatPlacesElementsAlikeIsLeftAlone()
     {
         // x=4; 9x2 [{"x"}, {}] -> 3x3x2 [{"x"}, {}, {}]. Input tiles: ceil(9/4) = 3 rows of 2, so
