@@ -308,7 +308,11 @@ bool PermutationResolver::haloPadOrSlice(ir::Op* op)
             cur = pad->result(0);
         }
     } else {
-        std::vector<int64_t> starts(static_cast<size_t>(rank), 0), limits = curType.shape();
+        // Unsharded dimensions keep the op's strides (PARTITION.md 4.7 says stride 1; the two agree
+        // on every unit, and only the strides give the result its type when they are not 1).
+        const std::vector<int64_t> opStrides = haloInts(*op, "strides");
+        std::vector<int64_t> starts(static_cast<size_t>(rank), 0), limits = curType.shape(),
+                                                                   strides(static_cast<size_t>(rank), 1);
         bool any = false;
         for (int d = 0; d < rank; ++d) {
             const size_t i = static_cast<size_t>(d);
@@ -316,16 +320,17 @@ bool PermutationResolver::haloPadOrSlice(ir::Op* op)
                 continue;
             starts[i] = haloAt(low, i, 0);
             limits[i] = haloAt(high, i, curType.dim(d));
-            any = any || starts[i] != 0 || limits[i] != curType.dim(d);
+            strides[i] = std::max<int64_t>(1, haloAt(opStrides, i, 1));
+            any = any || starts[i] != 0 || limits[i] != curType.dim(d) || strides[i] != 1;
         }
         if (any) {
             std::vector<int64_t> shape;
             for (size_t i = 0; i < starts.size(); ++i)
-                shape.push_back(limits[i] - starts[i]);
+                shape.push_back(ceilDivide(limits[i] - starts[i], strides[i]));
             ir::Op* slice = b.create("stablehlo.slice", {cur}, {curType.withShape(shape)});
             slice->setProp("limit_indices", ir::denseI64ArrayAttr(limits));
             slice->setProp("start_indices", ir::denseI64ArrayAttr(starts));
-            slice->setProp("strides", ir::denseI64ArrayAttr(std::vector<int64_t>(starts.size(), 1)));
+            slice->setProp("strides", ir::denseI64ArrayAttr(strides));
             ir::setResultShardings(*slice, ShardingPerValue{{local}});
             cur = slice->result(0);
         }
