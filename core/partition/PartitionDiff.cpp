@@ -84,7 +84,7 @@ SideTensors collectTensors(const PartitionDiffSide& side)
     return out;
 }
 
-int64_t elementBytes(const std::string& elementType)
+int64_t diffElementBytes(const std::string& elementType)
 {
     const int bits = ir::elementBitWidth(elementType);
     return bits <= 0 ? 0 : (bits + 7) / 8;
@@ -106,7 +106,7 @@ int64_t localBytes(const ir::Module& module, const SideTensor& t)
     int64_t elements = 1;
     for (int64_t d : shape)
         elements *= std::max<int64_t>(d, 0);
-    return elements * elementBytes(t.type.elementType());
+    return elements * diffElementBytes(t.type.elementType());
 }
 
 /// How `s` cuts a tensor: the mesh and the axes of every dimension and the unreduced axes;
@@ -129,7 +129,7 @@ std::string layoutKey(const ir::Module& module, const TensorSharding* s)
     return key;
 }
 
-std::string shardingText(const TensorSharding* s) { return s ? s->toString() : std::string("<no sharding>"); }
+std::string diffShardingText(const TensorSharding* s) { return s ? s->toString() : std::string("<no sharding>"); }
 
 std::string meshText(const PartitionModel& m)
 {
@@ -263,7 +263,7 @@ void compareTensors(const PartitionDiffSide& a, const PartitionDiffSide& b, cons
         if (!x.type.isRankedTensor() || !y.type.isRankedTensor())
             continue;
         ++diff.matchedValues;
-        const std::string sa = shardingText(x.sharding), sb = shardingText(y.sharding);
+        const std::string sa = diffShardingText(x.sharding), sb = diffShardingText(y.sharding);
         const bool sameLayout = layoutKey(*a.propagated, x.sharding) == layoutKey(*b.propagated, y.sharding);
         if (sa == sb && sameLayout)
             continue;
