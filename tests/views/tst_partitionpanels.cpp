@@ -427,6 +427,12 @@ private slots:
         QVERIFY(qobject_cast<CollectivesPanel*>(w.dock(QStringLiteral("collectives"))->widget()));
         QVERIFY(qobject_cast<DevicesPanel*>(w.dock(QStringLiteral("devices"))->widget()));
         QVERIFY(qobject_cast<ReplicatedPanel*>(w.dock(QStringLiteral("whyReplicated"))->widget()));
+        // --show takes the title as written in the tab too, case and punctuation aside.
+        QCOMPARE(w.dock(QStringLiteral("Collectives")), w.dock(QStringLiteral("collectives")));
+        QCOMPARE(w.dock(QStringLiteral("Why Replicated?")), w.dock(QStringLiteral("whyReplicated")));
+        QCOMPARE(w.dock(QStringLiteral("why-replicated")), w.dock(QStringLiteral("whyReplicated")));
+        QCOMPARE(w.dock(QStringLiteral("Mesh and Shards")), w.dock(QStringLiteral("mesh")));
+        QVERIFY(!w.dock(QStringLiteral("nosuchpanel")));
         // In the View menu, as the other docks.
         QMenu* view = nullptr;
         for (QAction* a : w.menuBar()->actions())

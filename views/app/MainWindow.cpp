@@ -587,8 +587,18 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 QDockWidget* MainWindow::dock(const QString& name) const
 {
+    // `collectives`, `Collectives`, `why-replicated` and `"Why Replicated?"` all name one panel:
+    // the object name or the title, case, spaces, dashes and punctuation aside.
+    auto key = [](const QString& s) {
+        QString k;
+        for (QChar c : s)
+            if (c.isLetterOrNumber())
+                k += c.toLower();
+        return k;
+    };
+    const QString wanted = key(name);
     for (QDockWidget* d : m_docks)
-        if (d->objectName() == name)
+        if (key(d->objectName()) == wanted || key(d->windowTitle()) == wanted)
             return d;
     return nullptr;
 }

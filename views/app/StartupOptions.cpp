@@ -41,7 +41,7 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
     QCommandLineOption show(QStringLiteral("show"),
                             QStringLiteral("Show the panel DOCK in front of its tab group (repeatable): graph, steps, "
                                            "breakpoints, inspector, why, factorTable, mesh, collectives, devices, "
-                                           "whyReplicated, problems, source."),
+                                           "whyReplicated, problems, source, or its title (\"Why Replicated?\")."),
                             QStringLiteral("DOCK"));
     parser.addOptions({step, select, screenshot, strategy, strict, dark, light, size, show});
     if (!parser.parse(arguments)) {
