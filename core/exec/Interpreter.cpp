@@ -154,7 +154,16 @@ std::vector<Tensor> Interpreter::evalOp(const ir::Op& op, const Frame& frame, co
                             posOf(op)};
         ctx.operands.push_back(t);
     }
-    return it->second(ctx);
+    try {
+        return it->second(ctx);
+    } catch (ExecError& e) {
+        // Errors raised below the handler without a position (element kernels) are the op's.
+        if (!e.pos.isKnown()) {
+            e.pos = posOf(op);
+            e.message = "'" + op.name() + "': " + e.message;
+        }
+        throw;
+    }
 }
 
 void Interpreter::addCheckFailure(CheckFailure f)
