@@ -262,7 +262,7 @@ func.func @f(%a: tensor<i32>) -> tensor<i32> {
     void interpretRunsMainWithChecks()
     {
         // A grid of two adds its operands with an all_reduce: 3 + 4 = 7 on both; the second check is
-        // wrong on purpose and must fail at its own line (11) and column (3).
+        // wrong on purpose and must fail at its own line (15) and column (3).
         const char* text = "func.func @sum(%a: tensor<i32>) -> tensor<i32> {\n"
                            "  %0 = \"stablehlo.all_reduce\"(%a) <{replica_groups = dense<[[0, 1]]> : "
                            "tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
@@ -291,9 +291,9 @@ func.func @f(%a: tensor<i32>) -> tensor<i32> {
         QCOMPARE(report->checksRun, int64_t(2));
         QCOMPARE(report->failures.size(), size_t(1));
         const Diagnostic& d = report->failures[0];
-        QCOMPARE(d.pos.line, 16);
+        QCOMPARE(d.pos.line, 15);
         QCOMPARE(d.pos.col, 3);
-        QVERIFY(has(d.format(), "test.mlir:16:3: error:"));
+        QVERIFY(has(d.format(), "test.mlir:15:3: error:"));
         QVERIFY(has(d.message, "7 vs 3"));
     }
 
