@@ -356,6 +356,29 @@ std::vector<Tensor> colCollectivePermuteOp(OpContext& ctx)
     return {std::move(out)};
 }
 
+std::vector<Tensor> colCollectiveBroadcastOp(OpContext& ctx)
+{
+    // Like collective_permute: replica ids on channel 0, else partition ids; the first listed process
+    // of each group sends its operand to the group; a process in no group gets zeros.
+    const ColMode mode = colPermuteMode(ctx);
+    const auto rows = colIdRows(ctx, "replica_groups");
+    std::vector<std::vector<int64_t>> groups = colGroups(ctx, mode, rows);
+    const int64_t me = colProcessId(ctx.proc, ctx.proc.replica, ctx.proc.partition);
+    for (const auto& g : groups) {
+        if (std::find(g.begin(), g.end(), me) == g.end())
+            continue;
+        ColGroup group;
+        group.members = g;
+        group.position = static_cast<size_t>(std::find(g.begin(), g.end(), me) - g.begin());
+        group.key = ctx.op.name() + "/" + std::to_string(colChannelId(ctx)) + "/";
+        for (int64_t m : g)
+            group.key += std::to_string(m) + ",";
+        auto all = colExchange(ctx, group);
+        return {all->at(g.front())[0]};
+    }
+    return {ctx.result(0)};
+}
+
 std::vector<Tensor> colRunParallelOp(OpContext& ctx)
 {
     if (ctx.proc.rendezvous)
@@ -468,6 +491,7 @@ void registerCollectiveOps(HandlerMap& map)
     map["stablehlo.reduce_scatter"] = colReduceScatterOp;
     map["stablehlo.all_to_all"] = colAllToAllOp;
     map["stablehlo.collective_permute"] = colCollectivePermuteOp;
+    map["stablehlo.collective_broadcast"] = colCollectiveBroadcastOp;
     map["interpreter.run_parallel"] = colRunParallelOp;
 }
 

@@ -164,6 +164,9 @@ std::vector<Tensor> ctlCheckOp(OpContext& ctx)
     return {};
 }
 
+/// create_token / after_all: a token (they only order side effects, which run in program order here).
+std::vector<Tensor> ctlTokenOp(OpContext& ctx) { return {ctx.result(0)}; }
+
 std::vector<Tensor> ctlPrintOp(OpContext& ctx)
 {
     for (unsigned i = 0; i < ctx.numIn(); ++i)
@@ -185,6 +188,8 @@ void registerControlOps(HandlerMap& map)
                           "check.expect_almost_eq_const", "check.expect_close"})
         map[n] = ctlCheckOp;
     map["interpreter.print"] = ctlPrintOp;
+    map["stablehlo.create_token"] = ctlTokenOp;
+    map["stablehlo.after_all"] = ctlTokenOp;
 }
 
 } // namespace shardx::exec

@@ -75,6 +75,7 @@ Interpreter::Interpreter(const ir::Module& module) : m_module(module)
     registerLinalgOps(m_handlers);
     registerControlOps(m_handlers);
     registerCollectiveOps(m_handlers);
+    registerFftOps(m_handlers);
 }
 
 SourcePos Interpreter::posOf(const ir::Op& op) const

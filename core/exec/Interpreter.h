@@ -87,6 +87,7 @@ void registerReductionOps(HandlerMap& map);
 void registerLinalgOps(HandlerMap& map);
 void registerControlOps(HandlerMap& map);
 void registerCollectiveOps(HandlerMap& map);
+void registerFftOps(HandlerMap& map);
 
 /// A failed check of the interpreter conventions (`check.expect_eq` and kin).
 struct CheckFailure {

@@ -343,6 +343,14 @@ std::string Tensor::toString(int64_t limit) const
 
 std::optional<Tensor> zeroTensorOfType(const ir::Type& type, std::string& error)
 {
+    if (type.isToken()) {
+        // A token carries no data: a scalar placeholder that orders side effects.
+        ElementType token;
+        token.kind = ElementKind::Bool;
+        token.bits = 8;
+        token.name = "!stablehlo.token";
+        return Tensor(token, {});
+    }
     if (!type.isRankedTensor() || !type.hasStaticShape()) {
         error = "expected a tensor of static shape, got " + type.toString();
         return std::nullopt;

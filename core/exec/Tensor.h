@@ -104,8 +104,8 @@ private:
 /// The tensor of a `dense<...>` attribute (splat expanded) with the attribute's shape and element
 /// type. nullopt and `error` set when the element type is not one a tensor holds.
 std::optional<Tensor> tensorFromDense(const ir::DenseElementsAttr& dense, std::string& error);
-/// A tensor type's element type and shape as an empty tensor; nullopt for a type that is no
-/// static tensor of a supported element type.
+/// A zero tensor of a tensor type; nullopt for a type that is no static tensor of a supported element
+/// type. `!stablehlo.token` gives a scalar placeholder (element type named `!stablehlo.token`).
 std::optional<Tensor> zeroTensorOfType(const ir::Type& type, std::string& error);
 
 } // namespace shardx::exec

@@ -229,6 +229,23 @@ func.func @f(%a: tensor<1xi32>) -> tensor<1xi32> {
         QCOMPARE(valuesOf(r[3]), (Values{3}));
     }
 
+    void collectiveBroadcast()
+    {
+        // Groups [1, 0] and [2, 3] of partitions: the first listed sends: processes 0, 1 get 1's
+        // operand (11), processes 2, 3 get 2's (12).
+        const char* text = R"(
+func.func @f(%a: tensor<i32>) -> tensor<i32> {
+  %0 = "stablehlo.collective_broadcast"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[1, 0], [2, 3]]> : tensor<2x2xi64>}> : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+})";
+        auto r = runGrid(text, {{"f", "f", "f", "f"}}, {i32({}, {10}), i32({}, {11}), i32({}, {12}), i32({}, {13})});
+        QCOMPARE(r.size(), size_t(4));
+        QCOMPARE(r[0].getInt(0), int64_t(11));
+        QCOMPARE(r[1].getInt(0), int64_t(11));
+        QCOMPARE(r[2].getInt(0), int64_t(12));
+        QCOMPARE(r[3].getInt(0), int64_t(12));
+    }
+
     void channelZeroGroupsReplicasWithinEachPartition()
     {
         // 2x2 grid, all_reduce without channel or global ids: ids are replica ids, one group per

@@ -432,6 +432,42 @@ func.func @f() -> (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>) {
         QCOMPARE(r[3].getInt(0), int64_t(16));
     }
 
+    void fftByDirectDft()
+    {
+        // RFFT of [1, 2, 3, 4]: X0 = 10, X1 = 1 - 2i - 3 + 4i = -2 + 2i, X2 = 1 - 2 + 3 - 4 = -2.
+        // FFT of that complex row [10, -2+2i, -2] (n = 3) then IFFT gives it back.
+        const char* text = R"(
+func.func @f(%a: tensor<4xf64>) -> (tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<4xf64>) {
+  %0 = stablehlo.fft %a, type =  RFFT, length = [4] : (tensor<4xf64>) -> tensor<3xcomplex<f64>>
+  %1 = stablehlo.fft %0, type =  FFT, length = [3] : (tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>>
+  %2 = stablehlo.fft %1, type =  IFFT, length = [3] : (tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>>
+  %3 = stablehlo.fft %2, type =  IRFFT, length = [4] : (tensor<3xcomplex<f64>>) -> tensor<4xf64>
+  return %0, %2, %3 : tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<4xf64>
+})";
+        auto r = runFunc(text, "f", {tensorOf("f64", {4}, {1, 2, 3, 4})});
+        QCOMPARE(r.size(), size_t(3));
+        const std::complex<double> expected[] = {{10, 0}, {-2, 2}, {-2, 0}};
+        for (int k = 0; k < 3; ++k) {
+            QVERIFY(std::abs(r[0].getComplex(k) - expected[k]) < 1e-12);
+            QVERIFY(std::abs(r[1].getComplex(k) - expected[k]) < 1e-12);
+        }
+        // IRFFT of the spectrum is the input again.
+        for (int t = 0; t < 4; ++t)
+            QVERIFY(std::fabs(r[2].getFloat(t) - (t + 1)) < 1e-12);
+    }
+
+    void tokensOrderNothing()
+    {
+        // create_token and after_all give tokens; the data flows on unchanged.
+        const char* text = R"(
+func.func @f(%a: tensor<2xi32>) -> tensor<2xi32> {
+  %t = stablehlo.create_token : !stablehlo.token
+  %u = stablehlo.after_all %t, %t : !stablehlo.token
+  return %a : tensor<2xi32>
+})";
+        QCOMPARE(runValues(text, {tensorOf("i32", {2}, {4, 5})}), (Values{4, 5}));
+    }
+
     void unsupportedOpIsAClearError()
     {
         const char* text = "func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
