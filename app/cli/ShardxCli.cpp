@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/exec/ReferenceExecutor.h"
+#include "core/exec/TensorIo.h"
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
@@ -673,15 +674,89 @@ int cmdTrace(int argc, char** argv)
     return writeOutput(args, out) ? 0 : 1;
 }
 
+/// Runs `entry`, a function with parameters or results, on inputs from .npy files or a seed; prints
+/// each result (and writes it as RESULTS/result<i>.npy on request).
+int interpretFunction(const ir::Module& module, const ir::Op& entry, const Args& args)
+{
+    const std::string name = args.get("entry", "main");
+    const ir::Type type = ir::funcType(entry);
+    std::vector<std::string> files;
+    if (args.has("inputs")) {
+        std::string list = args.get("inputs");
+        for (size_t start = 0; start <= list.size();) {
+            size_t comma = list.find(',', start);
+            if (comma == std::string::npos)
+                comma = list.size();
+            files.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+        if (files.size() != type.elements().size()) {
+            std::cerr << "shardx-cli interpret: error: @" << name << " takes " << type.elements().size()
+                      << " arguments, --inputs names " << files.size() << " files\n";
+            return 2;
+        }
+    }
+    int64_t seed = 0;
+    if (args.has("seed") && !parseInt(args.get("seed"), seed)) {
+        std::cerr << "shardx-cli interpret: error: --seed expects a non-negative integer\n";
+        return 2;
+    }
+    std::vector<exec::Tensor> inputs;
+    for (size_t i = 0; i < type.elements().size(); ++i) {
+        std::string error;
+        auto zero = exec::zeroTensorOfType(type.elements()[i], error);
+        if (!zero) {
+            std::cerr << "shardx-cli interpret: error: argument " << i << " of @" << name << ": " << error << "\n";
+            return 1;
+        }
+        if (files.empty()) {
+            inputs.push_back(exec::randomTensor(zero->elementType(), zero->shape(), static_cast<uint64_t>(seed) + i));
+            continue;
+        }
+        auto t = exec::readNpy(files[i]);
+        if (!t) {
+            std::cerr << t.error().format() << "\n";
+            return 1;
+        }
+        if (!t->sameShapeAndType(*zero)) {
+            std::cerr << files[i] << ": error: holds " << t->typeString() << ", argument " << i << " of @" << name
+                      << " is " << zero->typeString() << "\n";
+            return 1;
+        }
+        inputs.push_back(std::move(*t));
+    }
+    exec::ReferenceExecutor executor;
+    auto results = executor.runFunction(module, name, inputs);
+    if (!results) {
+        std::cerr << results.error().format() << "\n";
+        return 1;
+    }
+    const std::string dir = args.get("save-results");
+    for (size_t i = 0; i < results->size(); ++i) {
+        const exec::Tensor& t = (*results)[i];
+        std::cout << "result " << i << ": " << t.typeString() << " " << t.toString(16) << "\n";
+        if (!dir.empty()) {
+            const std::string file = dir + "/result" + std::to_string(i) + ".npy";
+            if (Status st = exec::writeNpy(file, t); !st) {
+                std::cerr << st.error().format() << "\n";
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /// `interpret FILE`: runs @main of a file of functions with the interpreter conventions of Shardy's
-/// executable tests (interpreter.run_parallel, check.*); exit 0 iff it ran and every check held.
+/// executable tests (interpreter.run_parallel, check.*); exit 0 iff it ran and every check held. An
+/// entry with parameters or results runs on inputs from .npy files or a seed and prints its results.
 int cmdInterpret(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2, {"backend", "entry"});
+    Args args = parseArgs(argc, argv, 2, {"backend", "entry", "seed", "inputs", "save-results"});
     if (!args.error.empty() || args.positional.size() != 1) {
         if (!args.error.empty())
             std::cerr << "shardx-cli interpret: error: " << args.error << "\n";
-        std::cerr << "usage: shardx-cli interpret FILE [--entry NAME] [--backend reference]\n";
+        std::cerr << "usage: shardx-cli interpret FILE [--entry NAME] [--seed N | --inputs A.npy,B.npy]\n"
+                     "                            [--save-results DIR] [--backend reference]\n";
         return 2;
     }
     const std::string backend = args.get("backend", "reference");
@@ -707,8 +782,17 @@ int cmdInterpret(int argc, char** argv)
             std::cerr << d.format() << "\n";
     if (!module)
         return 1;
+    const std::string entry = args.get("entry", "main");
+    const ir::Op* func = module->findFunc(entry);
+    if (!func) {
+        std::cerr << module->fileName << ": error: no function @" << entry << " to run\n";
+        return 1;
+    }
+    const ir::Type type = ir::funcType(*func);
+    if (!type.elements().empty() || !type.results().empty())
+        return interpretFunction(*module, *func, args);
     exec::ReferenceExecutor executor;
-    auto report = executor.interpret(*module, args.get("entry", "main"));
+    auto report = executor.interpret(*module, entry);
     if (!report) {
         std::cerr << report.error().format() << "\n";
         return 1;
@@ -757,10 +841,11 @@ void printUsage(std::ostream& os)
           "                     (one line per part of a split file)\n"
           "  convert FILE --to json|mlir [--part N] [-o FILE]\n"
           "                     convert between MLIR text and shardx's JSON document format\n"
-          "  interpret FILE [--entry NAME] [--backend reference]\n"
+          "  interpret FILE [--entry NAME] [--seed N | --inputs A.npy,...] [--save-results DIR]\n"
           "                     run @main (no module wrapper needed) with StableHLO semantics on the CPU:\n"
           "                     interpreter.run_parallel runs a grid of processes with collectives between\n"
-          "                     them, check.expect_eq compares exactly; exit 0 iff every check held\n\n"
+          "                     them, check.expect_eq compares exactly; exit 0 iff every check held. An\n"
+          "                     entry with parameters runs on seeded or .npy inputs and prints its results\n\n"
           "An MLIR file with `// -----` lines is cut into parts there, as mlir-opt -split-input-file cuts it;\n"
           "each part is read on its own (--part N picks one for explain and convert; --no-split-input-file\n"
           "reads the file whole). Lines in messages are lines of the whole file.\n\n"

@@ -557,6 +557,11 @@ void registerElementwiseOps(HandlerMap& map)
     map["stablehlo.constant"] = ewConstantOp;
     map["arith.constant"] = ewConstantOp;
     map["stablehlo.optimization_barrier"] = ewIdentityOp;
+    // Sharding annotations of a global (unpartitioned) program leave its values unchanged.
+    map["sdy.sharding_constraint"] = ewIdentityOp;
+    map["sdy.reshard"] = ewIdentityOp;
+    map["sdy.propagation_barrier"] = ewIdentityOp;
+    map["sdy.sharding_group"] = ewIdentityOp;
 }
 
 } // namespace shardx::exec
