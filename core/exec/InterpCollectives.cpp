@@ -471,6 +471,13 @@ std::vector<std::vector<Tensor>> Interpreter::runGrid(const std::vector<const ir
                 errors.push_back(ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
                                                std::to_string(proc.partition) + "): " + e.message,
                                            e.pos});
+            } catch (const std::exception& e) {
+                // Nothing may escape a thread; what did not come from an op (out of memory) fails the run.
+                failed = true;
+                std::lock_guard<std::mutex> lock(errorMutex);
+                errors.push_back(ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
+                                               std::to_string(proc.partition) + "): " + e.what(),
+                                           {}});
             }
             rendezvous.processFinished(failed);
         });

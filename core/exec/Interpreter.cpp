@@ -1,6 +1,9 @@
 // Interpreter: function and region evaluation, op dispatch and attribute helpers.
 #include "core/exec/Interpreter.h"
 
+#include <new>
+#include <stdexcept>
+
 #include "core/ir/FuncOps.h"
 #include "core/ir/StablehloAttrs.h"
 
@@ -164,6 +167,13 @@ std::vector<Tensor> Interpreter::evalOp(const ir::Op& op, const Frame& frame, co
             e.message = "'" + op.name() + "': " + e.message;
         }
         throw;
+    } catch (const std::out_of_range& e) {
+        throw ExecError{"'" + op.name() + "': " + e.what() + " (its attributes or types do not match its operands)",
+                        posOf(op)};
+    } catch (const std::bad_alloc&) {
+        throw ExecError{"'" + op.name() + "': out of memory", posOf(op)};
+    } catch (const std::exception& e) {
+        throw ExecError{"'" + op.name() + "': " + e.what(), posOf(op)};
     }
 }
 

@@ -32,6 +32,8 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runFunction(const ir::Module& m
         return interp.callFunction(*f, args, ProcessInfo{});
     } catch (const ExecError& e) {
         return refToError(e);
+    } catch (const std::exception& e) {
+        return Error{e.what(), {}};
     }
 }
 
@@ -73,6 +75,8 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runParallel(const ir::Module& m
         results = interp.runGrid(funcs, replicas, partitions, std::move(perProcess));
     } catch (const ExecError& e) {
         return refToError(e);
+    } catch (const std::exception& e) {
+        return Error{e.what(), {}};
     }
     std::vector<Tensor> out;
     for (auto& r : results)
@@ -95,6 +99,8 @@ Expected<InterpretReport> ReferenceExecutor::interpret(const ir::Module& module,
         report.results = interp.callFunction(*f, {}, ProcessInfo{});
     } catch (const ExecError& e) {
         return refToError(e);
+    } catch (const std::exception& e) {
+        return Error{e.what(), {}};
     }
     for (const CheckFailure& c : interp.checkFailures())
         report.failures.push_back(Diagnostic{Severity::Error, c.pos, c.message, {}});

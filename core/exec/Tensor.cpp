@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace shardx::exec {
 
@@ -148,7 +149,7 @@ Tensor::Tensor(ElementType type, std::vector<int64_t> shape)
 
 double Tensor::getFloat(int64_t i) const
 {
-    const uint8_t* p = m_data.data() + i * m_type.byteSize();
+    const uint8_t* p = m_data.data() + offsetOf(i);
     switch (m_type.kind) {
     case ElementKind::Float:
         if (m_type.bits == 32) {
@@ -177,7 +178,7 @@ double Tensor::getFloat(int64_t i) const
 
 void Tensor::setFloat(int64_t i, double v)
 {
-    uint8_t* p = m_data.data() + i * m_type.byteSize();
+    uint8_t* p = m_data.data() + offsetOf(i);
     switch (m_type.kind) {
     case ElementKind::Float:
         if (m_type.bits == 32) {
@@ -198,7 +199,7 @@ void Tensor::setFloat(int64_t i, double v)
 
 int64_t Tensor::getInt(int64_t i) const
 {
-    const uint8_t* p = m_data.data() + i * m_type.byteSize();
+    const uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.kind == ElementKind::Float || m_type.kind == ElementKind::Complex)
         return static_cast<int64_t>(getFloat(i));
     switch (m_type.bits) {
@@ -223,7 +224,7 @@ int64_t Tensor::getInt(int64_t i) const
 
 void Tensor::setInt(int64_t i, int64_t v)
 {
-    uint8_t* p = m_data.data() + i * m_type.byteSize();
+    uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.kind == ElementKind::Bool) {
         *p = v != 0 ? 1 : 0;
         return;
@@ -240,7 +241,7 @@ std::complex<double> Tensor::getComplex(int64_t i) const
 {
     if (m_type.kind != ElementKind::Complex)
         return {getFloat(i), 0.0};
-    const uint8_t* p = m_data.data() + i * m_type.byteSize();
+    const uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.bits == 128) {
         double d[2];
         std::memcpy(d, p, 16);
@@ -257,7 +258,7 @@ void Tensor::setComplex(int64_t i, std::complex<double> v)
         setFloat(i, v.real());
         return;
     }
-    uint8_t* p = m_data.data() + i * m_type.byteSize();
+    uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.bits == 128) {
         double d[2] = {v.real(), v.imag()};
         std::memcpy(p, d, 16);
@@ -269,8 +270,15 @@ void Tensor::setComplex(int64_t i, std::complex<double> v)
 
 void Tensor::copyElement(int64_t dst, const Tensor& from, int64_t src)
 {
-    const int64_t n = m_type.byteSize();
-    std::memcpy(m_data.data() + dst * n, from.m_data.data() + src * n, static_cast<size_t>(n));
+    if (from.m_type.bits != m_type.bits)
+        throw std::invalid_argument("cannot copy an element of " + from.m_type.name + " into " + m_type.name);
+    std::memcpy(m_data.data() + offsetOf(dst), from.m_data.data() + from.offsetOf(src),
+                static_cast<size_t>(m_type.byteSize()));
+}
+
+void Tensor::throwOutOfRange(int64_t i) const
+{
+    throw std::out_of_range("element " + std::to_string(i) + " is outside " + typeString());
 }
 
 int64_t Tensor::linearIndex(const std::vector<int64_t>& index) const

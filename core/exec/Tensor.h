@@ -53,7 +53,8 @@ uint16_t floatToBf16(float f);
 /// A dense tensor: element type, static shape and the elements as little-endian bytes, row-major
 /// (the layout of `dense<"0x...">`: i1 one byte per element, 0 or 1; complex as real, imaginary).
 /// Elements are read and written as double (floats), int64_t (integers and i1: the value, wrapped
-/// to the type's width on write) or complex<double>.
+/// to the type's width on write) or complex<double>. An element position outside the tensor throws
+/// std::out_of_range (a program whose attributes do not match its shapes is an error, not a crash).
 class Tensor {
 public:
     Tensor() = default;
@@ -95,6 +96,15 @@ public:
     std::string toString(int64_t limit = 64) const;
 
 private:
+    /// Byte offset of element `i`; throws std::out_of_range outside the tensor.
+    size_t offsetOf(int64_t i) const
+    {
+        if (i < 0 || i >= m_count)
+            throwOutOfRange(i);
+        return static_cast<size_t>(i) * static_cast<size_t>(m_type.byteSize());
+    }
+    [[noreturn]] void throwOutOfRange(int64_t i) const;
+
     ElementType m_type;
     std::vector<int64_t> m_shape;
     int64_t m_count = 1;

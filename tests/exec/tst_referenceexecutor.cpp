@@ -468,6 +468,24 @@ func.func @f(%a: tensor<2xi32>) -> tensor<2xi32> {
         QCOMPARE(runValues(text, {tensorOf("i32", {2}, {4, 5})}), (Values{4, 5}));
     }
 
+    void attributesThatDoNotFitTheShapesAreAnError()
+    {
+        // A slice of elements 5..6 of a 4-element tensor reads outside it: an error at the op, no crash.
+        const char* text = "func.func @f(%a: tensor<4xi32>) -> tensor<2xi32> {\n"
+                           "  %0 = \"stablehlo.slice\"(%a) {start_indices = array<i64: 5>, limit_indices = "
+                           "array<i64: 7>, strides = array<i64: 1>} : (tensor<4xi32>) -> tensor<2xi32>\n"
+                           "  return %0 : tensor<2xi32>\n"
+                           "}\n";
+        auto m = parseProgram(text);
+        QVERIFY(m);
+        exec::ReferenceExecutor ex;
+        auto r = ex.runFunction(*m, "f", {tensorOf("i32", {4}, {1, 2, 3, 4})});
+        QVERIFY(!r);
+        QVERIFY(has(r.error().format(), "test.mlir:2:"));
+        QVERIFY(has(r.error().message, "stablehlo.slice"));
+        QVERIFY(has(r.error().message, "outside tensor<4xi32>"));
+    }
+
     void unsupportedOpIsAClearError()
     {
         const char* text = "func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
