@@ -368,6 +368,36 @@ func.func @f(%a: tensor<3xi32>, %i: tensor<2x1xi32>, %u: tensor<2xi32>) -> tenso
                  (Values{1, 13, 1}));
     }
 
+    void gatherAndScatterWithBatchingDimensions()
+    {
+        // operand[r][c] = 8r + c (4x8), offsets [1, 3, 5, 9]: row i takes operand[i][offset[i]], the last
+        // clamped to column 7: [1, 11, 21, 31].
+        const char* gather = R"(
+func.func @f(%a: tensor<4x8xi32>, %o: tensor<4x1xi32>) -> tensor<4x1xi32> {
+  %0 = "stablehlo.gather"(%a, %o) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>}> : (tensor<4x8xi32>, tensor<4x1xi32>) -> tensor<4x1xi32>
+  return %0 : tensor<4x1xi32>
+})";
+        std::vector<double> values;
+        for (int i = 0; i < 32; ++i)
+            values.push_back(i);
+        QCOMPARE(runValues(gather, {tensorOf("i32", {4, 8}, values), tensorOf("i32", {4, 1}, {1, 3, 5, 9})}),
+                 (Values{1, 11, 21, 31}));
+        // Scatter-add 1 into row i at column offset[i] of a 2x3 zero tensor, offsets [2, 0]:
+        // [[0, 0, 1], [1, 0, 0]].
+        const char* scatter = R"(
+func.func @f(%a: tensor<2x3xi32>, %o: tensor<2x1xi32>, %u: tensor<2x1xi32>) -> tensor<2x3xi32> {
+  %0 = "stablehlo.scatter"(%a, %o, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>}> ({
+  ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+    %s = stablehlo.add %x, %y : tensor<i32>
+    stablehlo.return %s : tensor<i32>
+  }) : (tensor<2x3xi32>, tensor<2x1xi32>, tensor<2x1xi32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+})";
+        QCOMPARE(runValues(scatter, {tensorOf("i32", {2, 3}, {0, 0, 0, 0, 0, 0}), tensorOf("i32", {2, 1}, {2, 0}),
+                                     tensorOf("i32", {2, 1}, {1, 1})}),
+                 (Values{0, 0, 1, 1, 0, 0}));
+    }
+
     void sortAscending()
     {
         // [3, 1, 2] with LT: [1, 2, 3].
