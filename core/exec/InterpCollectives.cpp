@@ -186,7 +186,7 @@ std::shared_ptr<const Contributions> colExchange(const OpContext& ctx, const Col
         return ctx.proc.rendezvous->exchange(group.key, group.members[group.position], group.members.size(),
                                              std::move(data));
     } catch (const ExecError& e) {
-        ctx.fail(e.message);
+        throw ExecError{"'" + ctx.op.name() + "': " + e.message, ctx.interp.posOf(ctx.op), e.secondary};
     }
 }
 
@@ -454,8 +454,7 @@ std::vector<std::vector<Tensor>> Interpreter::runGrid(const std::vector<const ir
     const size_t n = funcs.size();
     Rendezvous rendezvous(static_cast<int64_t>(n));
     std::vector<std::vector<Tensor>> results(n);
-    std::mutex errorMutex;
-    std::vector<ExecError> errors; // in the order they happened: the first is the cause
+    std::vector<std::optional<ExecError>> errors(n); // per process
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (size_t p = 0; p < n; ++p) {
@@ -467,25 +466,29 @@ std::vector<std::vector<Tensor>> Interpreter::runGrid(const std::vector<const ir
                 results[p] = callFunction(*funcs[p], std::move(args[p]), proc);
             } catch (const ExecError& e) {
                 failed = true;
-                std::lock_guard<std::mutex> lock(errorMutex);
-                errors.push_back(ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
-                                               std::to_string(proc.partition) + "): " + e.message,
-                                           e.pos});
+                errors[p] = ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
+                                          std::to_string(proc.partition) + "): " + e.message,
+                                      e.pos, e.secondary};
             } catch (const std::exception& e) {
                 // Nothing may escape a thread; what did not come from an op (out of memory) fails the run.
                 failed = true;
-                std::lock_guard<std::mutex> lock(errorMutex);
-                errors.push_back(ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
-                                               std::to_string(proc.partition) + "): " + e.what(),
-                                           {}});
+                errors[p] = ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
+                                          std::to_string(proc.partition) + "): " + e.what(),
+                                      {}};
             }
             rendezvous.processFinished(failed);
         });
     }
     for (auto& t : threads)
         t.join();
-    if (!errors.empty())
-        throw errors.front();
+    // The reported failure is a cause (not a peer released by it), of the lowest process id, whatever
+    // the timing: the same program fails with the same message every time.
+    const ExecError* first = nullptr;
+    for (const auto& e : errors)
+        if (e && (!first || (first->secondary && !e->secondary)))
+            first = &*e;
+    if (first)
+        throw *first;
     return results;
 }
 

@@ -23,6 +23,8 @@ class Rendezvous;
 struct ExecError {
     std::string message;
     SourcePos pos;
+    /// A consequence of another process's failure (a collective released by an abort), not a cause.
+    bool secondary = false;
 };
 
 /// Where a process sits in a run_parallel grid, and how it meets its peers.

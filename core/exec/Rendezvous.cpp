@@ -10,7 +10,7 @@ std::shared_ptr<const Contributions> Rendezvous::exchange(const std::string& key
 {
     std::unique_lock<std::mutex> lock(m_mutex);
     if (m_aborted)
-        throw ExecError{m_abortReason, {}};
+        throw ExecError{m_abortReason, {}, m_abortSecondary};
     auto& open = m_open[key];
     if (!open) {
         open = std::make_shared<Slot>();
@@ -36,7 +36,7 @@ std::shared_ptr<const Contributions> Rendezvous::exchange(const std::string& key
     checkDeadlockLocked();
     m_cv.wait(lock, [&] { return slot->done || m_aborted; });
     if (!slot->done)
-        throw ExecError{m_abortReason, {}};
+        throw ExecError{m_abortReason, {}, m_abortSecondary};
     return std::shared_ptr<const Contributions>(slot, &slot->data);
 }
 
@@ -47,6 +47,7 @@ void Rendezvous::processFinished(bool failed)
     if (failed && !m_aborted) {
         m_aborted = true;
         m_abortReason = "a collective's peer process failed";
+        m_abortSecondary = true;
         m_cv.notify_all();
         return;
     }

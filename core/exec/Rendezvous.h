@@ -47,6 +47,7 @@ private:
     int64_t m_active;
     bool m_aborted = false;
     std::string m_abortReason;
+    bool m_abortSecondary = false; ///< the abort follows a process's own failure
 };
 
 } // namespace shardx::exec
