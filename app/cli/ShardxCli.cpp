@@ -1,5 +1,5 @@
 // shardx-cli: the headless front end (generate, check, convert, propagate, explain, partition, lint, diff,
-// trace), on the Session API.
+// trace, interpret), on the Session API and the executors.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/ReferenceExecutor.h"
+#include "core/exec/TensorIo.h"
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
@@ -672,6 +674,139 @@ int cmdTrace(int argc, char** argv)
     return writeOutput(args, out) ? 0 : 1;
 }
 
+/// Runs `entry`, a function with parameters or results, on inputs from .npy files or a seed; prints
+/// each result (and writes it as RESULTS/result<i>.npy on request).
+int interpretFunction(const ir::Module& module, const ir::Op& entry, const Args& args)
+{
+    const std::string name = args.get("entry", "main");
+    const ir::Type type = ir::funcType(entry);
+    std::vector<std::string> files;
+    if (args.has("inputs")) {
+        std::string list = args.get("inputs");
+        for (size_t start = 0; start <= list.size();) {
+            size_t comma = list.find(',', start);
+            if (comma == std::string::npos)
+                comma = list.size();
+            files.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+        if (files.size() != type.elements().size()) {
+            std::cerr << "shardx-cli interpret: error: @" << name << " takes " << type.elements().size()
+                      << " arguments, --inputs names " << files.size() << " files\n";
+            return 2;
+        }
+    }
+    int64_t seed = 0;
+    if (args.has("seed") && !parseInt(args.get("seed"), seed)) {
+        std::cerr << "shardx-cli interpret: error: --seed expects a non-negative integer\n";
+        return 2;
+    }
+    std::vector<exec::Tensor> inputs;
+    for (size_t i = 0; i < type.elements().size(); ++i) {
+        std::string error;
+        auto zero = exec::zeroTensorOfType(type.elements()[i], error);
+        if (!zero) {
+            std::cerr << "shardx-cli interpret: error: argument " << i << " of @" << name << ": " << error << "\n";
+            return 1;
+        }
+        if (files.empty()) {
+            inputs.push_back(exec::randomTensor(zero->elementType(), zero->shape(), static_cast<uint64_t>(seed) + i));
+            continue;
+        }
+        auto t = exec::readNpy(files[i]);
+        if (!t) {
+            std::cerr << t.error().format() << "\n";
+            return 1;
+        }
+        if (!t->sameShapeAndType(*zero)) {
+            std::cerr << files[i] << ": error: holds " << t->typeString() << ", argument " << i << " of @" << name
+                      << " is " << zero->typeString() << "\n";
+            return 1;
+        }
+        inputs.push_back(std::move(*t));
+    }
+    exec::ReferenceExecutor executor;
+    auto results = executor.runFunction(module, name, inputs);
+    if (!results) {
+        std::cerr << results.error().format() << "\n";
+        return 1;
+    }
+    const std::string dir = args.get("save-results");
+    for (size_t i = 0; i < results->size(); ++i) {
+        const exec::Tensor& t = (*results)[i];
+        std::cout << "result " << i << ": " << t.typeString() << " " << t.toString(16) << "\n";
+        if (!dir.empty()) {
+            const std::string file = dir + "/result" + std::to_string(i) + ".npy";
+            if (Status st = exec::writeNpy(file, t); !st) {
+                std::cerr << st.error().format() << "\n";
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/// `interpret FILE`: runs @main of a file of functions with the interpreter conventions of Shardy's
+/// executable tests (interpreter.run_parallel, check.*); exit 0 iff it ran and every check held. An
+/// entry with parameters or results runs on inputs from .npy files or a seed and prints its results.
+int cmdInterpret(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"backend", "entry", "seed", "inputs", "save-results"});
+    if (!args.error.empty() || args.positional.size() != 1) {
+        if (!args.error.empty())
+            std::cerr << "shardx-cli interpret: error: " << args.error << "\n";
+        std::cerr << "usage: shardx-cli interpret FILE [--entry NAME] [--seed N | --inputs A.npy,B.npy]\n"
+                     "                            [--save-results DIR] [--backend reference]\n";
+        return 2;
+    }
+    const std::string backend = args.get("backend", "reference");
+    if (backend != "reference") {
+        std::cerr << "shardx-cli interpret: error: unknown back end '" << backend << "' (this build has: reference)\n";
+        return 2;
+    }
+    const std::string path = args.positional[0];
+    std::string text;
+    if (!io::readFileText(path, text)) {
+        std::cerr << path << ": error: cannot open input file '" << path << "'\n";
+        return 2;
+    }
+    // Ops of the interpreter's own dialects (interpreter.*, check.*) are unknown to the reader: it
+    // keeps them, in generic or custom form, as a viewer does; only errors are reported.
+    io::ReadOptions read;
+    read.allowUnregisteredDialects = true;
+    read.keepUnknownOps = true;
+    DiagnosticList diags;
+    auto module = io::parseMlir(text, path == "-" ? std::string("<stdin>") : path, diags, read);
+    for (const Diagnostic& d : diags.all())
+        if (d.severity == Severity::Error)
+            std::cerr << d.format() << "\n";
+    if (!module)
+        return 1;
+    const std::string entry = args.get("entry", "main");
+    const ir::Op* func = module->findFunc(entry);
+    if (!func) {
+        std::cerr << module->fileName << ": error: no function @" << entry << " to run\n";
+        return 1;
+    }
+    const ir::Type type = ir::funcType(*func);
+    if (!type.elements().empty() || !type.results().empty())
+        return interpretFunction(*module, *func, args);
+    exec::ReferenceExecutor executor;
+    auto report = executor.interpret(*module, entry);
+    if (!report) {
+        std::cerr << report.error().format() << "\n";
+        return 1;
+    }
+    for (const Diagnostic& d : report->failures)
+        std::cerr << d.format() << "\n";
+    if (!report->passed()) {
+        std::cerr << report->failures.size() << " of " << report->checksRun << " checks failed\n";
+        return 1;
+    }
+    std::cout << report->checksRun << " checks passed\n";
+    return 0;
+}
+
 void printUsage(std::ostream& os)
 {
     os << "usage: shardx-cli COMMAND [ARGS]\n\n"
@@ -705,7 +840,12 @@ void printUsage(std::ostream& os)
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
           "                     (one line per part of a split file)\n"
           "  convert FILE --to json|mlir [--part N] [-o FILE]\n"
-          "                     convert between MLIR text and shardx's JSON document format\n\n"
+          "                     convert between MLIR text and shardx's JSON document format\n"
+          "  interpret FILE [--entry NAME] [--seed N | --inputs A.npy,...] [--save-results DIR]\n"
+          "                     run @main (no module wrapper needed) with StableHLO semantics on the CPU:\n"
+          "                     interpreter.run_parallel runs a grid of processes with collectives between\n"
+          "                     them, check.expect_eq compares exactly; exit 0 iff every check held. An\n"
+          "                     entry with parameters runs on seeded or .npy inputs and prints its results\n\n"
           "An MLIR file with `// -----` lines is cut into parts there, as mlir-opt -split-input-file cuts it;\n"
           "each part is read on its own (--part N picks one for explain and convert; --no-split-input-file\n"
           "reads the file whole). Lines in messages are lines of the whole file.\n\n"
@@ -728,9 +868,9 @@ int main(int argc, char** argv)
         return 0;
     }
     static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate},   {"check", cmdCheck}, {"convert", cmdConvert},
-        {"propagate", cmdPropagate}, {"trace", cmdTrace}, {"explain", cmdExplain},
-        {"partition", cmdPartition}, {"lint", cmdLint},   {"diff", cmdDiff}};
+        {"generate", cmdGenerate}, {"check", cmdCheck},        {"convert", cmdConvert},     {"propagate", cmdPropagate},
+        {"trace", cmdTrace},       {"explain", cmdExplain},    {"partition", cmdPartition}, {"lint", cmdLint},
+        {"diff", cmdDiff},         {"interpret", cmdInterpret}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

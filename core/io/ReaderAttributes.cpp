@@ -69,6 +69,13 @@ std::string Parser::normalizedBody(size_t begin, size_t end) const
             ++i;
             continue;
         }
+        if (c == '/' && i + 1 < end && src[i + 1] == '/') {
+            // A `//` comment is whitespace, as MLIR's lexer treats it: the body keeps no trace of it.
+            while (i < end && src[i] != '\n')
+                ++i;
+            pendingSpace = !out.empty();
+            continue;
+        }
         if (pendingSpace) {
             char last = out.back();
             if (last != '<' && last != '(' && last != '[' && last != '{' && c != '>' && c != ')' && c != ']' &&

@@ -68,6 +68,12 @@ std::string Parser::captureBalanced(char open, char close)
             i += 2;
             continue;
         }
+        if (c == '/' && i + 1 < src.size() && src[i + 1] == '/') {
+            // A comment inside the body (MLIR's lexer skips it): its brackets do not count.
+            while (i < src.size() && src[i] != '\n')
+                ++i;
+            continue;
+        }
         if (c == '<' || c == '(' || c == '[' || c == '{')
             ++depth;
         else if (c == '>' || c == ')' || c == ']' || c == '}') {

@@ -41,6 +41,7 @@ private slots:
     void largeModule();
     void conformanceSplitting();
     void conformanceCorpus();
+    void commentsInDialectAttributeBodies();
 };
 
 void TestMlirReader::implicitAndExplicitModule()
@@ -714,6 +715,31 @@ void TestMlirReader::conformanceCorpus()
     for (const QString& s : problems)
         qWarning("%s", qPrintable(s));
     QCOMPARE(problems.size(), qsizetype(0));
+}
+
+void TestMlirReader::commentsInDialectAttributeBodies()
+{
+    // MLIR's lexer skips `//` comments everywhere, also inside `#dialect.mnemonic<...>`: the body keeps
+    // no trace of them, and brackets inside them do not count.
+    auto m =
+        parseOk("func.func @f(%a: tensor<4x2xf32>, %i: tensor<2x1xi64>, %u: tensor<2x2xf32>) -> tensor<4x2xf32> {\n"
+                "  %0 = \"stablehlo.scatter\"(%a, %i, %u) ({\n"
+                "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                "    stablehlo.return %y : tensor<f32>\n"
+                "  }) {\n"
+                "    scatter_dimension_numbers = #stablehlo.scatter<\n"
+                "      update_window_dims = [1],\n"
+                "      inserted_window_dims = [0], // the row is inserted > (\n"
+                "      scatter_dims_to_operand_dims = [0],\n"
+                "      index_vector_dim = 1>\n"
+                "  } : (tensor<4x2xf32>, tensor<2x1xi64>, tensor<2x2xf32>) -> tensor<4x2xf32>\n"
+                "  return %0 : tensor<4x2xf32>\n"
+                "}\n");
+    QVERIFY(m);
+    const auto* dn = firstOp(*m, "stablehlo.scatter")->attr("scatter_dimension_numbers")->as<OpaqueAttr>();
+    QVERIFY(dn);
+    QCOMPARE(dn->body, std::string("update_window_dims = [1], inserted_window_dims = [0], "
+                                   "scatter_dims_to_operand_dims = [0], index_vector_dim = 1"));
 }
 
 QTEST_APPLESS_MAIN(TestMlirReader)

@@ -1,0 +1,185 @@
+// Interpreter: the ReferenceExecutor's evaluator of ir functions (internal to core/exec).
+//
+// Errors inside the evaluator are thrown as ExecError (an op that cannot run, a malformed
+// attribute, a collective whose peers failed) and caught at the ReferenceExecutor boundary,
+// which returns them as shardx::Error; no exception leaves core/exec.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/exec/Tensor.h"
+#include "core/ir/Module.h"
+#include "core/support/Diagnostic.h"
+
+namespace shardx::exec {
+
+class Rendezvous;
+
+/// A failure while evaluating: message and the op's position.
+struct ExecError {
+    std::string message;
+    SourcePos pos;
+    /// A consequence of another process's failure (a collective released by an abort), not a cause.
+    bool secondary = false;
+};
+
+/// Where a process sits in a run_parallel grid, and how it meets its peers.
+struct ProcessInfo {
+    int64_t replica = 0;
+    int64_t partition = 0;
+    int64_t numReplicas = 1;
+    int64_t numPartitions = 1;
+    Rendezvous* rendezvous = nullptr; ///< null outside a grid (collectives then see a grid of one)
+};
+
+/// Values bound in a region (and, through `parent`, in the regions around it).
+struct Frame {
+    const Frame* parent = nullptr;
+    std::unordered_map<const ir::Value*, Tensor> values;
+
+    const Tensor* find(const ir::Value* v) const
+    {
+        for (const Frame* f = this; f; f = f->parent) {
+            auto it = f->values.find(v);
+            if (it != f->values.end())
+                return &it->second;
+        }
+        return nullptr;
+    }
+};
+
+class Interpreter;
+
+/// What an op handler sees: the op, its operand tensors and helpers to read its attributes.
+struct OpContext {
+    Interpreter& interp;
+    const ir::Op& op;
+    std::vector<const Tensor*> operands;
+    const ProcessInfo& proc;
+    const Frame& frame;
+
+    const Tensor& in(unsigned i) const { return *operands[i]; }
+    unsigned numIn() const { return static_cast<unsigned>(operands.size()); }
+    /// A zero tensor of result `i`'s type.
+    Tensor result(unsigned i) const;
+    [[noreturn]] void fail(const std::string& message) const;
+    /// A required integer-list attribute (dense array, array or dense elements).
+    std::vector<int64_t> ints(const char* name) const;
+    /// An optional integer-list attribute; `fallback` when absent.
+    std::vector<int64_t> intsOr(const char* name, std::vector<int64_t> fallback) const;
+    /// A required integer attribute.
+    int64_t integer(const char* name) const;
+    int64_t integerOr(const char* name, int64_t fallback) const;
+    /// Runs region `i` of the op with `args` bound to its entry block's arguments.
+    std::vector<Tensor> runRegion(unsigned i, std::vector<Tensor> args) const;
+};
+
+using OpHandler = std::vector<Tensor> (*)(OpContext&);
+using HandlerMap = std::unordered_map<std::string, OpHandler>;
+
+// Each file of the evaluator registers its ops.
+void registerElementwiseOps(HandlerMap& map);
+void registerShapeOps(HandlerMap& map);
+void registerIndexingOps(HandlerMap& map);
+void registerReductionOps(HandlerMap& map);
+void registerLinalgOps(HandlerMap& map);
+void registerControlOps(HandlerMap& map);
+void registerCollectiveOps(HandlerMap& map);
+void registerFftOps(HandlerMap& map);
+
+/// A failed check of the interpreter conventions (`check.expect_eq` and kin).
+struct CheckFailure {
+    SourcePos pos;
+    std::string message;
+};
+
+/// Evaluates functions of one module with StableHLO semantics. Thread-safe: processes of a grid
+/// call it concurrently (the module is only read).
+class Interpreter {
+public:
+    explicit Interpreter(const ir::Module& module);
+
+    const ir::Module& module() const { return m_module; }
+
+    /// Calls `func` (a func.func) with `args`; returns its results.
+    std::vector<Tensor> callFunction(const ir::Op& func, std::vector<Tensor> args, const ProcessInfo& proc);
+    /// Runs the entry block of `region` with `args` bound to its arguments, inside `parent`;
+    /// returns the operands of its terminator.
+    std::vector<Tensor> runRegion(const ir::Region& region, std::vector<Tensor> args, const Frame* parent,
+                                  const ProcessInfo& proc);
+    /// Runs a grid of `replicas` x `partitions` processes concurrently (one thread each), process
+    /// p = replica * partitions + partition calling `funcs[p]` on `args[p]`, with collectives
+    /// between them; returns each process's results. The first failure (in time) is rethrown,
+    /// naming the process.
+    std::vector<std::vector<Tensor>> runGrid(const std::vector<const ir::Op*>& funcs, int64_t replicas,
+                                             int64_t partitions, std::vector<std::vector<Tensor>> args);
+
+    /// Records a failed check (kept in the order recorded).
+    void addCheckFailure(CheckFailure f);
+    std::vector<CheckFailure> checkFailures() const;
+    /// Counts a check that ran.
+    void countCheck();
+    int64_t checksRun() const;
+
+    /// Position for diagnostics of `op` (its source position, with the module's file name).
+    SourcePos posOf(const ir::Op& op) const;
+
+private:
+    std::vector<Tensor> evalOp(const ir::Op& op, const Frame& frame, const ProcessInfo& proc);
+
+    const ir::Module& m_module;
+    HandlerMap m_handlers;
+    mutable std::mutex m_mutex;
+    std::vector<CheckFailure> m_failures;
+    int64_t m_checks = 0;
+};
+
+/// The binary element-wise operations (also what simple reduction bodies compute).
+enum class BinaryKind {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Remainder,
+    Maximum,
+    Minimum,
+    Power,
+    And,
+    Or,
+    Xor,
+    ShiftLeft,
+    ShiftRightArithmetic,
+    ShiftRightLogical,
+    Atan2
+};
+/// The kind of a `stablehlo.*` binary op name, or nullopt.
+std::optional<BinaryKind> binaryKindOf(const std::string& opName);
+/// out[io] = a[ia] OP b[ib], in the element type of `out` (f32 in float, no wider intermediate).
+void applyBinary(BinaryKind kind, const Tensor& a, int64_t ia, const Tensor& b, int64_t ib, Tensor& out, int64_t io);
+
+/// A reduction body: a region (acc..., x...) -> (acc'...) run per element, with a fast path for
+/// a body that is one binary op of its two arguments.
+class Combiner {
+public:
+    Combiner(const OpContext& ctx, unsigned region);
+    /// Number of values combined (the reduce's input count).
+    size_t arity() const { return m_arity; }
+    /// accs[k][ia] = body(accs..[ia], xs..[ix]) for every k.
+    void combine(std::vector<Tensor*>& accs, int64_t ia, const std::vector<const Tensor*>& xs, int64_t ix) const;
+
+private:
+    const OpContext& m_ctx;
+    unsigned m_region;
+    size_t m_arity = 1;
+    std::optional<BinaryKind> m_fast;
+    bool m_swapped = false;
+};
+
+/// A rank-0 tensor holding element `i` of `t`.
+Tensor scalarOf(const Tensor& t, int64_t i);
+
+} // namespace shardx::exec

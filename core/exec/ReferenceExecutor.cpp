@@ -1,0 +1,111 @@
+// ReferenceExecutor: entry points over the Interpreter; ExecError becomes shardx::Error here.
+#include "core/exec/ReferenceExecutor.h"
+
+#include "core/exec/Interpreter.h"
+#include "core/ir/FuncOps.h"
+
+namespace shardx::exec {
+
+namespace {
+
+Error refToError(const ExecError& e) { return Error{e.message, e.pos}; }
+
+const ir::Op* refFindFunc(const ir::Module& module, const std::string& name, Error& error)
+{
+    const ir::Op* f = module.findFunc(name);
+    if (!f)
+        error = Error{"no function @" + name + " to run", SourcePos{module.fileName, 0, 0}};
+    return f;
+}
+
+} // namespace
+
+Expected<std::vector<Tensor>> ReferenceExecutor::runFunction(const ir::Module& module, const std::string& func,
+                                                             const std::vector<Tensor>& args)
+{
+    Error error;
+    const ir::Op* f = refFindFunc(module, func, error);
+    if (!f)
+        return error;
+    Interpreter interp(module);
+    try {
+        return interp.callFunction(*f, args, ProcessInfo{});
+    } catch (const ExecError& e) {
+        return refToError(e);
+    } catch (const std::exception& e) {
+        return Error{e.what(), {}};
+    }
+}
+
+Expected<std::vector<Tensor>> ReferenceExecutor::runParallel(const ir::Module& module,
+                                                             const std::vector<std::vector<std::string>>& programs,
+                                                             const std::vector<Tensor>& args)
+{
+    if (programs.empty() || programs.front().empty())
+        return Error{"an empty grid of programs", {}};
+    const int64_t replicas = static_cast<int64_t>(programs.size());
+    const int64_t partitions = static_cast<int64_t>(programs.front().size());
+    std::vector<const ir::Op*> funcs;
+    for (const auto& row : programs) {
+        if (static_cast<int64_t>(row.size()) != partitions)
+            return Error{"the rows of the grid differ in length", {}};
+        for (const auto& name : row) {
+            Error error;
+            const ir::Op* f = refFindFunc(module, name, error);
+            if (!f)
+                return error;
+            funcs.push_back(f);
+        }
+    }
+    std::vector<std::vector<Tensor>> perProcess(funcs.size());
+    size_t next = 0;
+    for (size_t p = 0; p < funcs.size(); ++p) {
+        const size_t n = ir::funcType(*funcs[p]).elements().size();
+        if (next + n > args.size())
+            return Error{"too few arguments for the grid's functions", {}};
+        perProcess[p].assign(args.begin() + static_cast<std::ptrdiff_t>(next),
+                             args.begin() + static_cast<std::ptrdiff_t>(next + n));
+        next += n;
+    }
+    if (next != args.size())
+        return Error{"more arguments than the grid's functions take", {}};
+    Interpreter interp(module);
+    std::vector<std::vector<Tensor>> results;
+    try {
+        results = interp.runGrid(funcs, replicas, partitions, std::move(perProcess));
+    } catch (const ExecError& e) {
+        return refToError(e);
+    } catch (const std::exception& e) {
+        return Error{e.what(), {}};
+    }
+    std::vector<Tensor> out;
+    for (auto& r : results)
+        for (auto& t : r)
+            out.push_back(std::move(t));
+    return out;
+}
+
+Expected<InterpretReport> ReferenceExecutor::interpret(const ir::Module& module, const std::string& entry)
+{
+    Error error;
+    const ir::Op* f = refFindFunc(module, entry, error);
+    if (!f)
+        return error;
+    Interpreter interp(module);
+    if (!ir::funcType(*f).elements().empty())
+        return Error{"@" + entry + " must take no arguments", interp.posOf(*f)};
+    InterpretReport report;
+    try {
+        report.results = interp.callFunction(*f, {}, ProcessInfo{});
+    } catch (const ExecError& e) {
+        return refToError(e);
+    } catch (const std::exception& e) {
+        return Error{e.what(), {}};
+    }
+    for (const CheckFailure& c : interp.checkFailures())
+        report.failures.push_back(Diagnostic{Severity::Error, c.pos, c.message, {}});
+    report.checksRun = interp.checksRun();
+    return report;
+}
+
+} // namespace shardx::exec
