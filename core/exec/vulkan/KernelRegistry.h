@@ -1,0 +1,35 @@
+// KernelRegistry.h - the compute kernels built into shardx_vulkan (SPIR-V compiled by glslc at build time).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace shardx::exec::vk {
+
+/// One kernel of core/exec/vulkan/kernels/*.comp.
+enum class KernelId : uint32_t {
+    Unary,
+    Binary,
+    Compare,
+    Select,
+    StridedCopy,
+    Reduce,
+    Iota,
+    DotPrecise,
+    MatmulTiled,
+};
+inline constexpr size_t kKernelCount = size_t(KernelId::MatmulTiled) + 1;
+
+/// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words at binding 0 and
+/// has `bufferCount` storage buffers at bindings 1..bufferCount.
+struct KernelInfo {
+    const char* name;      ///< file name without `.comp`
+    uint32_t bufferCount;  ///< storage buffers besides the parameters
+    const uint32_t* spirv; ///< SPIR-V words, embedded at build time
+    size_t spirvWords;
+};
+
+/// The kernel's info; `spirv` is never null (a kernel missing from the build fails the link of the table).
+const KernelInfo& kernelInfo(KernelId id);
+
+} // namespace shardx::exec::vk
