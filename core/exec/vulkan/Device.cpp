@@ -77,9 +77,11 @@ Device::~Device()
     if (m_device == VK_NULL_HANDLE)
         return;
     if (m_abandonedFence != VK_NULL_HANDLE) {
-        // Work that timed out may still be running; destroying what it uses would crash. Wait a bounded time,
+        // Work that timed out may still be running; destroying what it uses would crash. Wait a bounded time (at least
+    // 10 s),
         // and leak the device rather than hang or crash if it never finishes.
-        VkResult r = fn.vkWaitForFences(m_device, 1, &m_abandonedFence, VK_TRUE, m_options.fenceTimeoutNs);
+        uint64_t waitNs = std::max<uint64_t>(m_options.fenceTimeoutNs, 10ull * 1000 * 1000 * 1000);
+        VkResult r = fn.vkWaitForFences(m_device, 1, &m_abandonedFence, VK_TRUE, waitNs);
         if (r != VK_SUCCESS)
             return;
     } else if (!m_lost) {

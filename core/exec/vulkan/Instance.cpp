@@ -74,6 +74,17 @@ bool Instance::validationLayerAvailable(const std::string& loaderPath)
     return fn.ok() && hasLayer(*fn, kValidationLayer);
 }
 
+Instance::Availability Instance::probe(const std::string& loaderPath)
+{
+    if (!VulkanFunctions::loadGlobal(loaderPath))
+        return Availability::NoLoader;
+    InstanceOptions options;
+    options.loaderPath = loaderPath;
+    // Without validation: probing must not depend on the layer being installed.
+    Expected<std::unique_ptr<Instance>> instance = create(options);
+    return instance ? Availability::Available : Availability::NoDriver;
+}
+
 Expected<std::unique_ptr<Instance>> Instance::create(const InstanceOptions& options)
 {
     Expected<VulkanFunctions> loaded = VulkanFunctions::loadGlobal(options.loaderPath);

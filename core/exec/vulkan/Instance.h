@@ -62,6 +62,10 @@ public:
     /// Number of validation messages of error severity so far.
     int validationErrorCount() const;
 
+    /// What a machine offers, without keeping anything open: tests skip when it is not `Available`.
+    enum class Availability { Available, NoLoader, NoDriver };
+    static Availability probe(const std::string& loaderPath = {});
+
     /// True when VK_LAYER_KHRONOS_validation can be loaded through `options.loaderPath`'s loader.
     static bool validationLayerAvailable(const std::string& loaderPath = {});
 
