@@ -77,13 +77,19 @@ Device::~Device()
     if (m_device == VK_NULL_HANDLE)
         return;
     if (m_abandonedFence != VK_NULL_HANDLE) {
-        // Work that timed out may still be running; destroying what it uses would crash. Wait a bounded time (at least
-    // 10 s),
-        // and leak the device rather than hang or crash if it never finishes.
+        // Work that timed out may still be running; destroying what it uses would crash. Wait a bounded time (at
+        // least 10 s), and leak the device rather than hang or crash if it never finishes.
         uint64_t waitNs = std::max<uint64_t>(m_options.fenceTimeoutNs, 10ull * 1000 * 1000 * 1000);
         VkResult r = fn.vkWaitForFences(m_device, 1, &m_abandonedFence, VK_TRUE, waitNs);
-        if (r != VK_SUCCESS)
+        if (r != VK_SUCCESS) {
+            (void)m_staging.release();
             return;
+        }
+        for (const std::function<void()>& destroy : m_deferred)
+            destroy();
+        m_deferred.clear();
+        fn.vkDestroyFence(m_device, m_abandonedFence, nullptr);
+        m_abandonedFence = VK_NULL_HANDLE;
     } else if (!m_lost) {
         fn.vkDeviceWaitIdle(m_device);
     }
@@ -226,14 +232,17 @@ void Device::releaseBuffer(Buffer& buffer)
 {
     std::lock_guard<std::recursive_mutex> lock(m_mutex);
     const VulkanFunctions& fn = m_instance->fn();
-    // A timed-out submission may still use the buffer: leak it until the device goes (see ~Device).
-    if (m_abandonedFence != VK_NULL_HANDLE && fn.vkGetFenceStatus(m_device, m_abandonedFence) != VK_SUCCESS)
-        return;
-    if (buffer.m_mapped)
-        fn.vkUnmapMemory(m_device, buffer.m_memory);
-    fn.vkDestroyBuffer(m_device, buffer.m_buffer, nullptr);
-    fn.vkFreeMemory(m_device, buffer.m_memory, nullptr);
+    auto destroy = [&fn, device = m_device, handle = buffer.m_buffer, memory = buffer.m_memory]() {
+        fn.vkDestroyBuffer(device, handle, nullptr);
+        fn.vkFreeMemory(device, memory, nullptr);
+    };
     buffer.m_device = nullptr;
+    // A timed-out submission may still use the buffer: destroy it with the device, once that work is done.
+    if (m_abandonedFence != VK_NULL_HANDLE) {
+        m_deferred.push_back(destroy);
+        return;
+    }
+    destroy();
 }
 
 Expected<Device::Submission> Device::beginCommands()
@@ -284,6 +293,9 @@ Status Device::submitAndWait(Submission s, const char* what)
         // The work may still run: keep everything it uses alive, and refuse further work on this device.
         m_lost = true;
         m_abandonedFence = s.fence;
+        m_deferred.push_back([&fn, device = m_device, pool = m_commandPool, cmd = s.cmd]() mutable {
+            fn.vkFreeCommandBuffers(device, pool, 1, &cmd);
+        });
         return Error{std::string("Vulkan ") + what + " on " + who() + " did not finish within " +
                          std::to_string(double(m_options.fenceTimeoutNs) / 1e9) +
                          " s (hung or too slow); the device is now unusable",
@@ -546,11 +558,15 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     VkQueryPool queries = VK_NULL_HANDLE;
     bool abandoned = false;
     auto cleanup = [&]() {
+        auto destroy = [&fn, device = m_device, queries, pool]() {
+            if (queries)
+                fn.vkDestroyQueryPool(device, queries, nullptr);
+            fn.vkDestroyDescriptorPool(device, pool, nullptr);
+        };
         if (abandoned)
-            return;
-        if (queries)
-            fn.vkDestroyQueryPool(m_device, queries, nullptr);
-        fn.vkDestroyDescriptorPool(m_device, pool, nullptr);
+            m_deferred.push_back(destroy);
+        else
+            destroy();
     };
     std::vector<VkDescriptorSetLayout> layouts;
     for (const Pipeline* p : pipelines)
@@ -636,11 +652,9 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     Status done = submitAndWait(*s, "dispatch");
     result.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!done) {
-        if (m_abandonedFence != VK_NULL_HANDLE) {
-            // The timed-out work may still read these: leak them (see ~Device).
-            abandoned = true;
-            (void)params->release();
-        }
+        // The timed-out work may still read the pools and parameters: their destruction waits (see ~Device); the
+        // parameter buffer's goes through releaseBuffer, which defers it too.
+        abandoned = m_abandonedFence != VK_NULL_HANDLE;
         cleanup();
         return done.error();
     }

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -109,6 +110,8 @@ private:
     bool m_lost = false;
     /// The fence of a submission that timed out: waited for (bounded) before the device is destroyed.
     VkFence m_abandonedFence = VK_NULL_HANDLE;
+    /// Destruction of what the timed-out submission may still use, run once its fence has signalled.
+    std::vector<std::function<void()>> m_deferred;
 };
 
 } // namespace shardx::exec::vk
