@@ -488,7 +488,7 @@ Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const 
     d.kernel = KernelId::MatmulTiled;
     d.buffers = {&a, &b, &c};
     d.params = {uint32_t(m), uint32_t(n), uint32_t(k)};
-    d.groups = {uint32_t((n + 63) / 64), uint32_t((m + 63) / 64), uint32_t(batches)};
+    d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 15) / 16), uint32_t(batches)};
     d.label = "matmul_tiled";
     batch.add(std::move(d));
     return Status::success();
