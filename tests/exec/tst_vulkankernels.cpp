@@ -617,6 +617,8 @@ private slots:
         QTest::addColumn<QList<qint64>>("rhsContract");
         QTest::newRow("matmul") << QList<qint64>{13, 29} << QList<qint64>{29, 11} << QList<qint64>{} << QList<qint64>{}
                                 << QList<qint64>{1} << QList<qint64>{0};
+        QTest::newRow("matmul, multiples of 4") << QList<qint64>{12, 16} << QList<qint64>{16, 8} << QList<qint64>{}
+                                                << QList<qint64>{} << QList<qint64>{1} << QList<qint64>{0};
         QTest::newRow("batched") << QList<qint64>{2, 5, 7} << QList<qint64>{2, 7, 3} << QList<qint64>{0}
                                  << QList<qint64>{0} << QList<qint64>{2} << QList<qint64>{1};
         // Two contracting dimensions listed out of order, batch dimension in the middle of rhs.
@@ -711,24 +713,50 @@ private slots:
         }
     }
 
-    // The tiled kernel on sizes that are not multiples of its 64x64 tile, batched.
+    // The fast kernels on sizes that are not multiples of their tiles, batched: K or N not a multiple of 4 takes
+    // the storage-buffer kernel, multiples of 4 the texel-buffer one (where the device has texel buffers).
+    void matmulTiled_data()
+    {
+        QTest::addColumn<int>("B");
+        QTest::addColumn<int>("M");
+        QTest::addColumn<int>("N");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("storage buffers") << 2 << 70 << 33 << 17 << "matmul_tiled";
+        QTest::newRow("texel buffers") << 2 << 135 << 68 << 20 << "matmul_texel";
+        QTest::newRow("texel buffers, one row") << 1 << 1 << 4 << 8 << "matmul_texel";
+    }
     void matmulTiled()
     {
-        const int64_t B = 2, M = 70, N = 33, K = 17;
-        std::vector<float> a = randomFloats(B * M * K, -1, 1, 91), b = randomFloats(B * K * N, -1, 1, 92);
+        QFETCH(int, B);
+        QFETCH(int, M);
+        QFETCH(int, N);
+        QFETCH(int, K);
+        QFETCH(QString, kernel);
+        if (kernel == "matmul_texel" && dev().physical().maxTexelBufferElements == 0)
+            kernel = "matmul_tiled";
+        std::vector<float> a = randomFloats(size_t(B) * M * K, -1, 1, 91),
+                           b = randomFloats(size_t(B) * K * N, -1, 1, 92);
         auto ab = deviceBuffer(dev(), a), bb = deviceBuffer(dev(), b);
-        auto cb = resultBuffer<float>(dev(), B * M * N);
+        auto cb = resultBuffer<float>(dev(), size_t(B) * M * N);
         CommandBatch batch;
         SHARDX_VK_VERIFY(ops::matmulTiled(batch, *ab, *bb, *cb, B, M, N, K));
+        QCOMPARE(QString::fromStdString(batch.dispatches().back().label), kernel);
         run(batch);
-        auto got = readBack<float>(dev(), *cb, B * M * N);
+        auto got = readBack<float>(dev(), *cb, size_t(B) * M * N);
         for (int64_t z = 0; z < B; ++z) {
             for (int64_t i = 0; i < M; ++i) {
                 for (int64_t j = 0; j < N; ++j) {
                     double want = 0;
                     for (int64_t k = 0; k < K; ++k)
                         want += double(a[(z * M + i) * K + k]) * b[(z * K + k) * N + j];
-                    QVERIFY(std::fabs(got[(z * M + i) * N + j] - want) <= kFastDotRel * K);
+                    if (std::fabs(got[(z * M + i) * N + j] - want) > kFastDotRel * K)
+                        QFAIL(qPrintable(QString("C[%1][%2][%3] = %4, expected %5")
+                                             .arg(z)
+                                             .arg(i)
+                                             .arg(j)
+                                             .arg(got[(z * M + i) * N + j])
+                                             .arg(want)));
                 }
             }
         }

@@ -2,6 +2,7 @@
 #include "core/exec/vulkan/Device.h"
 
 #include <algorithm>
+#include <bitset>
 #include <chrono>
 #include <cstring>
 
@@ -179,8 +180,8 @@ Expected<std::unique_ptr<Buffer>> Device::createBufferLocked(uint64_t bytes, Mem
     std::unique_ptr<Buffer> buffer(new Buffer());
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = allocBytes;
-    info.usage =
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer handle = VK_NULL_HANDLE;
     SHARDX_VK_CHECK(fn.vkCreateBuffer(m_device, &info, nullptr, &handle),
@@ -456,7 +457,9 @@ Expected<const Device::Pipeline*> Device::pipelineLocked(KernelId id)
         std::vector<VkDescriptorSetLayoutBinding> bindings(k.bufferCount + 1);
         for (uint32_t i = 0; i < bindings.size(); ++i) {
             bindings[i].binding = i;
-            bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            bool texel = i > 0 && (k.texelBuffers & (1u << (i - 1)));
+            bindings[i].descriptorType =
+                texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             bindings[i].descriptorCount = 1;
             bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         }
@@ -497,16 +500,24 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     // Check every dispatch before recording anything.
     std::vector<const Pipeline*> pipelines;
     uint32_t bindingCount = 0;
+    uint32_t texelCount = 0;
     for (const Dispatch& d : dispatches) {
         const KernelInfo& k = kernelInfo(d.kernel);
         if (d.buffers.size() != k.bufferCount)
             return Error{std::string("kernel ") + k.name + " takes " + std::to_string(k.bufferCount) +
                              " buffers, the dispatch '" + d.label + "' gives " + std::to_string(d.buffers.size()),
                          {}};
-        for (const Buffer* b : d.buffers) {
+        for (size_t i = 0; i < d.buffers.size(); ++i) {
+            const Buffer* b = d.buffers[i];
             if (!b || &b->device() != this)
                 return Error{"dispatch '" + d.label + "': a buffer is missing or belongs to another device", {}};
-            if (b->size() > m_physical->maxStorageBufferRange)
+            if (k.texelBuffers & (1u << i)) {
+                ++texelCount;
+                if (b->size() / 16 > m_physical->maxTexelBufferElements || b->size() < 16)
+                    return Error{"dispatch '" + d.label + "': a texel buffer of " + byteCount(b->size()) +
+                                     " is outside the device's texel-buffer limits on " + who(),
+                                 {}};
+            } else if (b->size() > m_physical->maxStorageBufferRange)
                 return Error{"dispatch '" + d.label + "': a buffer of " + byteCount(b->size()) + " exceeds the " +
                                  byteCount(m_physical->maxStorageBufferRange) + " a storage binding may hold on " +
                                  who(),
@@ -522,7 +533,7 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
         if (!p)
             return p.error();
         pipelines.push_back(*p);
-        bindingCount += k.bufferCount + 1;
+        bindingCount += k.bufferCount + 1 - uint32_t(std::bitset<32>(k.texelBuffers).count());
     }
 
     // All parameter words in one host-visible buffer, each dispatch's at an aligned offset.
@@ -548,17 +559,21 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     }
 
     // Descriptor sets from a pool made for this batch.
-    VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindingCount};
+    VkDescriptorPoolSize poolSizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindingCount},
+                                         {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, texelCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = uint32_t(dispatches.size());
-    poolInfo.poolSizeCount = 1;
-    poolInfo.pPoolSizes = &poolSize;
+    poolInfo.poolSizeCount = texelCount ? 2 : 1;
+    poolInfo.pPoolSizes = poolSizes;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     SHARDX_VK_CHECK(fn.vkCreateDescriptorPool(m_device, &poolInfo, nullptr, &pool), "vkCreateDescriptorPool");
     VkQueryPool queries = VK_NULL_HANDLE;
+    std::vector<VkBufferView> views;
     bool abandoned = false;
     auto cleanup = [&]() {
-        auto destroy = [&fn, device = m_device, queries, pool]() {
+        auto destroy = [&fn, device = m_device, queries, pool, views]() {
+            for (VkBufferView v : views)
+                fn.vkDestroyBufferView(device, v, nullptr);
             if (queries)
                 fn.vkDestroyQueryPool(device, queries, nullptr);
             fn.vkDestroyDescriptorPool(device, pool, nullptr);
@@ -582,9 +597,11 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
         return vkError("vkAllocateDescriptorSets", r);
     }
     std::vector<VkDescriptorBufferInfo> infos;
-    infos.reserve(bindingCount);
+    infos.reserve(bindingCount + texelCount);
+    views.reserve(texelCount);
     std::vector<VkWriteDescriptorSet> writes;
     for (size_t i = 0; i < dispatches.size(); ++i) {
+        const KernelInfo& k = kernelInfo(dispatches[i].kernel);
         infos.push_back({(*params)->handle(), offsets[i], std::max<uint64_t>(4, dispatches[i].params.size() * 4)});
         for (const Buffer* b : dispatches[i].buffers)
             infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
@@ -596,6 +613,23 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
             w.descriptorCount = 1;
             w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             w.pBufferInfo = &infos[first + j];
+            if (j > 0 && (k.texelBuffers & (1u << (j - 1)))) {
+                const Buffer* b = dispatches[i].buffers[j - 1];
+                VkBufferViewCreateInfo viewInfo{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+                viewInfo.buffer = b->handle();
+                viewInfo.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+                viewInfo.range = b->size() / 16 * 16;
+                VkBufferView view = VK_NULL_HANDLE;
+                r = fn.vkCreateBufferView(m_device, &viewInfo, nullptr, &view);
+                if (r != VK_SUCCESS) {
+                    cleanup();
+                    return vkError("vkCreateBufferView", r);
+                }
+                views.push_back(view);
+                w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+                w.pBufferInfo = nullptr;
+                w.pTexelBufferView = &views.back();
+            }
             writes.push_back(w);
         }
     }

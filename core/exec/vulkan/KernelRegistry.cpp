@@ -19,19 +19,23 @@ namespace {
 struct KernelShape {
     const char* name;
     uint32_t bufferCount;
+    uint32_t texelBuffers;
 };
 
 // Indexed by KernelId.
 constexpr KernelShape kKernelShapes[kKernelCount] = {
-    {"unary", 2},  {"binary", 3}, {"compare", 3},     {"select", 4},       {"strided_copy", 2},
-    {"reduce", 2}, {"iota", 1},   {"dot_precise", 3}, {"matmul_tiled", 3},
+    {"unary", 2, 0},  {"binary", 3, 0}, {"compare", 3, 0},     {"select", 4, 0},       {"strided_copy", 2, 0},
+    {"reduce", 2, 0}, {"iota", 1, 0},   {"dot_precise", 3, 0}, {"matmul_tiled", 3, 0}, {"matmul_texel", 3, 0b011},
 };
+// Every KernelId has an entry (a missing one would be zero-initialised).
+static_assert(kKernelShapes[kKernelCount - 1].name != nullptr);
 
 KernelInfo* buildKernelTable()
 {
     static KernelInfo table[kKernelCount];
     for (size_t i = 0; i < kKernelCount; ++i) {
-        table[i] = KernelInfo{kKernelShapes[i].name, kKernelShapes[i].bufferCount, nullptr, 0};
+        table[i] =
+            KernelInfo{kKernelShapes[i].name, kKernelShapes[i].bufferCount, kKernelShapes[i].texelBuffers, nullptr, 0};
         for (size_t j = 0; j < kKernelSpirvTableSize; ++j) {
             if (std::strcmp(kKernelSpirvTable[j].name, kKernelShapes[i].name) == 0) {
                 table[i].spirv = kKernelSpirvTable[j].words;

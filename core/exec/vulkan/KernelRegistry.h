@@ -17,14 +17,17 @@ enum class KernelId : uint32_t {
     Iota,
     DotPrecise,
     MatmulTiled,
+    MatmulTexel,
 };
-inline constexpr size_t kKernelCount = size_t(KernelId::MatmulTiled) + 1;
+inline constexpr size_t kKernelCount = size_t(KernelId::MatmulTexel) + 1;
 
 /// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words at binding 0 and
-/// has `bufferCount` storage buffers at bindings 1..bufferCount.
+/// has `bufferCount` buffers at bindings 1..bufferCount: storage buffers, except those in `texelBuffers`.
 struct KernelInfo {
-    const char* name;      ///< file name without `.comp`
-    uint32_t bufferCount;  ///< storage buffers besides the parameters
+    const char* name;     ///< file name without `.comp`
+    uint32_t bufferCount; ///< buffers besides the parameters
+    /// Bit i set: buffer i (binding i + 1) is a uniform texel buffer of RGBA32F texels, read with texelFetch.
+    uint32_t texelBuffers;
     const uint32_t* spirv; ///< SPIR-V words, embedded at build time
     size_t spirvWords;
 };

@@ -485,11 +485,22 @@ Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const 
     if (batches > 65535)
         return Error{"matmul: more than 65535 batches", {}};
     Dispatch d;
-    d.kernel = KernelId::MatmulTiled;
     d.buffers = {&a, &b, &c};
     d.params = {uint32_t(m), uint32_t(n), uint32_t(k)};
-    d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 15) / 16), uint32_t(batches)};
-    d.label = "matmul_tiled";
+    // K and N multiples of 4: every row of A and B is whole RGBA32F texels, and the texel kernel applies (much
+    // faster on lavapipe, see matmul_texel.comp) when the device takes texel buffers of these sizes.
+    const PhysicalDeviceInfo& physical = c.device().physical();
+    uint64_t maxTexels = physical.maxTexelBufferElements;
+    if (k % 4 == 0 && n % 4 == 0 && k > 0 && a.size() / 16 <= maxTexels && b.size() / 16 <= maxTexels &&
+        c.size() <= physical.maxStorageBufferRange) {
+        d.kernel = KernelId::MatmulTexel;
+        d.groups = {uint32_t((n + 63) / 64), uint32_t((m + 127) / 128), uint32_t(batches)};
+        d.label = "matmul_texel";
+    } else {
+        d.kernel = KernelId::MatmulTiled;
+        d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 15) / 16), uint32_t(batches)};
+        d.label = "matmul_tiled";
+    }
     batch.add(std::move(d));
     return Status::success();
 }

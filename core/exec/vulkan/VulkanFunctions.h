@@ -27,6 +27,7 @@ namespace shardx::exec::vk {
     X(vkGetPhysicalDeviceProperties)                                                                                   \
     X(vkGetPhysicalDeviceProperties2)                                                                                  \
     X(vkGetPhysicalDeviceMemoryProperties)                                                                             \
+    X(vkGetPhysicalDeviceFormatProperties)                                                                             \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                                        \
     X(vkCreateDevice)                                                                                                  \
     X(vkDestroyDevice)                                                                                                 \
@@ -34,6 +35,8 @@ namespace shardx::exec::vk {
     X(vkDeviceWaitIdle)                                                                                                \
     X(vkCreateBuffer)                                                                                                  \
     X(vkDestroyBuffer)                                                                                                 \
+    X(vkCreateBufferView)                                                                                              \
+    X(vkDestroyBufferView)                                                                                             \
     X(vkGetBufferMemoryRequirements)                                                                                   \
     X(vkAllocateMemory)                                                                                                \
     X(vkFreeMemory)                                                                                                    \
