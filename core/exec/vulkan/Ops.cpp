@@ -494,7 +494,7 @@ Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const 
     if (k % 4 == 0 && n % 4 == 0 && k > 0 && a.size() / 16 <= maxTexels && b.size() / 16 <= maxTexels &&
         c.size() <= physical.maxStorageBufferRange) {
         d.kernel = KernelId::MatmulTexel;
-        d.groups = {uint32_t((n + 63) / 64), uint32_t((m + 127) / 128), uint32_t(batches)};
+        d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), uint32_t(batches)};
         d.label = "matmul_texel";
     } else {
         d.kernel = KernelId::MatmulTiled;
