@@ -696,10 +696,24 @@ private slots:
         SHARDX_VK_VERIFY(ops::dotGeneral(batch, DType::F32, *lb, ls, *rb, rs, dims, DotMode::Precise, *out));
         SHARDX_VK_VERIFY(ops::dotGeneral(batch, DType::I32, *lib, ls, *rib, rs, dims, DotMode::Precise, *outI));
         SHARDX_VK_VERIFY(ops::dotGeneral(batch, DType::F32, *lb, ls, *rb, rs, dims, DotMode::Fast, *outFast));
+        // The same two precise dispatches again through the storage-buffer kernel (the texel-buffer one is chosen
+        // where the device has texel buffers): both must give the reference's bits.
+        auto outStorage = resultBuffer<float>(dev(), want.size());
+        auto outStorageI = resultBuffer<int32_t>(dev(), want.size());
+        Dispatch storage = batch.dispatches()[0], storageI = batch.dispatches()[1];
+        storage.kernel = storageI.kernel = KernelId::DotPrecise;
+        storage.buffers[2] = outStorage.get();
+        storageI.buffers[2] = outStorageI.get();
+        batch.add(storage);
+        batch.add(storageI);
         run(batch);
         auto got = readBack<float>(dev(), *out, want.size());
         auto gotI = readBack<int32_t>(dev(), *outI, want.size());
         auto gotFast = readBack<float>(dev(), *outFast, want.size());
+        QCOMPARE(readBack<int32_t>(dev(), *outStorageI, want.size()), wantI);
+        auto gotStorage = readBack<float>(dev(), *outStorage, want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+            QVERIFY(sameBits(gotStorage[i], want[i]));
         double absBound = kFastDotRel * double(count(cShape)); // |a|, |b| <= 1
         for (size_t i = 0; i < want.size(); ++i) {
             if (!sameBits(got[i], want[i]))

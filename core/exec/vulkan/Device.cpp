@@ -513,7 +513,8 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
                 return Error{"dispatch '" + d.label + "': a buffer is missing or belongs to another device", {}};
             if (k.texelBuffers & (1u << i)) {
                 ++texelCount;
-                if (b->size() / 16 > m_physical->maxTexelBufferElements || b->size() < 16)
+                uint64_t texelBytes = 4ull * k.texelWords;
+                if (b->size() / texelBytes > m_physical->maxTexelBufferElements || b->size() < texelBytes)
                     return Error{"dispatch '" + d.label + "': a texel buffer of " + byteCount(b->size()) +
                                      " is outside the device's texel-buffer limits on " + who(),
                                  {}};
@@ -617,8 +618,8 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
                 const Buffer* b = dispatches[i].buffers[j - 1];
                 VkBufferViewCreateInfo viewInfo{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
                 viewInfo.buffer = b->handle();
-                viewInfo.format = VK_FORMAT_R32G32B32A32_SFLOAT;
-                viewInfo.range = b->size() / 16 * 16;
+                viewInfo.format = k.texelWords == 4 ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32_UINT;
+                viewInfo.range = b->size() / (4ull * k.texelWords) * (4ull * k.texelWords);
                 VkBufferView view = VK_NULL_HANDLE;
                 r = fn.vkCreateBufferView(m_device, &viewInfo, nullptr, &view);
                 if (r != VK_SUCCESS) {

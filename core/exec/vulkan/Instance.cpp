@@ -195,7 +195,10 @@ Expected<std::unique_ptr<Instance>> Instance::create(const InstanceOptions& opti
         d.maxStorageBufferRange = props.limits.maxStorageBufferRange;
         VkFormatProperties rgba32f;
         fn.vkGetPhysicalDeviceFormatProperties(h, VK_FORMAT_R32G32B32A32_SFLOAT, &rgba32f);
-        if (rgba32f.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT)
+        VkFormatProperties r32ui;
+        fn.vkGetPhysicalDeviceFormatProperties(h, VK_FORMAT_R32_UINT, &r32ui);
+        if ((rgba32f.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+            (r32ui.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
             d.maxTexelBufferElements = props.limits.maxTexelBufferElements;
         d.minStorageBufferOffsetAlignment = props.limits.minStorageBufferOffsetAlignment;
         for (int i = 0; i < 3; ++i)

@@ -32,7 +32,7 @@ struct PhysicalDeviceInfo {
     float timestampPeriodNs = 0;     ///< nanoseconds per timestamp tick
     uint64_t largestDeviceHeap = 0;  ///< bytes of the largest device-local heap
     uint64_t maxStorageBufferRange = 0;
-    uint64_t maxTexelBufferElements = 0; ///< 0 when RGBA32F uniform texel buffers are not supported
+    uint64_t maxTexelBufferElements = 0; ///< 0 without RGBA32F and R32_UINT uniform texel buffers
     uint32_t maxComputeWorkGroupCount[3] = {0, 0, 0};
     uint64_t minStorageBufferOffsetAlignment = 0;
     uint8_t uuid[VK_UUID_SIZE] = {};

@@ -20,12 +20,22 @@ struct KernelShape {
     const char* name;
     uint32_t bufferCount;
     uint32_t texelBuffers;
+    uint32_t texelWords;
 };
 
 // Indexed by KernelId.
 constexpr KernelShape kKernelShapes[kKernelCount] = {
-    {"unary", 2, 0},  {"binary", 3, 0}, {"compare", 3, 0},     {"select", 4, 0},       {"strided_copy", 2, 0},
-    {"reduce", 2, 0}, {"iota", 1, 0},   {"dot_precise", 3, 0}, {"matmul_tiled", 3, 0}, {"matmul_texel", 3, 0b011},
+    {"unary", 2, 0, 0},
+    {"binary", 3, 0, 0},
+    {"compare", 3, 0, 0},
+    {"select", 4, 0, 0},
+    {"strided_copy", 2, 0, 0},
+    {"reduce", 2, 0, 0},
+    {"iota", 1, 0, 0},
+    {"dot_precise", 3, 0, 0},
+    {"matmul_tiled", 3, 0, 0},
+    {"matmul_texel", 3, 0b011, 4},
+    {"dot_precise_texel", 3, 0b011, 1},
 };
 // Every KernelId has an entry (a missing one would be zero-initialised).
 static_assert(kKernelShapes[kKernelCount - 1].name != nullptr);
@@ -34,8 +44,12 @@ KernelInfo* buildKernelTable()
 {
     static KernelInfo table[kKernelCount];
     for (size_t i = 0; i < kKernelCount; ++i) {
-        table[i] =
-            KernelInfo{kKernelShapes[i].name, kKernelShapes[i].bufferCount, kKernelShapes[i].texelBuffers, nullptr, 0};
+        table[i] = KernelInfo{kKernelShapes[i].name,
+                              kKernelShapes[i].bufferCount,
+                              kKernelShapes[i].texelBuffers,
+                              kKernelShapes[i].texelWords,
+                              nullptr,
+                              0};
         for (size_t j = 0; j < kKernelSpirvTableSize; ++j) {
             if (std::strcmp(kKernelSpirvTable[j].name, kKernelShapes[i].name) == 0) {
                 table[i].spirv = kKernelSpirvTable[j].words;

@@ -18,16 +18,19 @@ enum class KernelId : uint32_t {
     DotPrecise,
     MatmulTiled,
     MatmulTexel,
+    DotPreciseTexel,
 };
-inline constexpr size_t kKernelCount = size_t(KernelId::MatmulTexel) + 1;
+inline constexpr size_t kKernelCount = size_t(KernelId::DotPreciseTexel) + 1;
 
 /// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words at binding 0 and
 /// has `bufferCount` buffers at bindings 1..bufferCount: storage buffers, except those in `texelBuffers`.
 struct KernelInfo {
     const char* name;     ///< file name without `.comp`
     uint32_t bufferCount; ///< buffers besides the parameters
-    /// Bit i set: buffer i (binding i + 1) is a uniform texel buffer of RGBA32F texels, read with texelFetch.
+    /// Bit i set: buffer i (binding i + 1) is a uniform texel buffer, read with texelFetch.
     uint32_t texelBuffers;
+    /// 32-bit words per texel of those buffers: 4 (RGBA32F) or 1 (R32_UINT).
+    uint32_t texelWords;
     const uint32_t* spirv; ///< SPIR-V words, embedded at build time
     size_t spirvWords;
 };

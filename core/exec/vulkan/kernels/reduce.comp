@@ -71,10 +71,16 @@ void main()
     for (uint d = 0u; d < red; ++d)
         total *= p[redDims + d];
 
-    // A row-major counter over the reduced dimensions, moved by strides (no division per element).
+    // A row-major counter over the reduced dimensions, moved by strides (no division per element). Sizes and
+    // strides are read from the parameters once: on lavapipe every storage-buffer read costs a loop over the lanes.
+    uint dims[SHARDX_VK_MAX_RANK];
+    uint steps[SHARDX_VK_MAX_RANK];
     uint idx[SHARDX_VK_MAX_RANK];
-    for (uint d = 0u; d < red; ++d)
+    for (uint d = 0u; d < red; ++d) {
+        dims[d] = p[redDims + d];
+        steps[d] = p[redStrides + d];
         idx[d] = 0u;
+    }
     uint off = base;
     uint accBits = p[3];
     float accF = uintBitsToFloat(accBits);
@@ -90,10 +96,10 @@ void main()
             accU = foldU32(op, accU, x);
         for (int d = int(red) - 1; d >= 0; --d) {
             idx[d] += 1u;
-            off += p[redStrides + d];
-            if (idx[d] < p[redDims + d])
+            off += steps[d];
+            if (idx[d] < dims[d])
                 break;
-            off -= idx[d] * p[redStrides + d];
+            off -= idx[d] * steps[d];
             idx[d] = 0u;
         }
     }
