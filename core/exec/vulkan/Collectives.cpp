@@ -180,8 +180,9 @@ Expected<std::vector<HostTensor>> allGather(const std::vector<HostTensor>& opera
         for (int64_t id : g)
             parts.push_back(&operands[id]);
         HostTensor gathered = concatAlong(parts, dimension);
-        for (int64_t id : g)
-            results[id] = gathered;
+        for (size_t k = 0; k + 1 < g.size(); ++k)
+            results[g[k]] = gathered;
+        results[g.back()] = std::move(gathered);
     }
     return results;
 }
@@ -197,8 +198,9 @@ Expected<std::vector<HostTensor>> allReduce(const std::vector<HostTensor>& opera
         HostTensor acc = operands[order[0]];
         for (size_t i = 1; i < order.size(); ++i)
             foldTensor(op, acc, operands[order[i]]);
-        for (int64_t id : g)
-            results[id] = acc;
+        for (size_t k = 0; k + 1 < g.size(); ++k)
+            results[g[k]] = acc;
+        results[g.back()] = std::move(acc);
     }
     return results;
 }
