@@ -326,6 +326,44 @@ private slots:
         device->reset();
     }
 
+    // SHARDX_VK_VALIDATION=1 turns the validation layer on where it is installed; without it, it stays off.
+    void validationFromEnvironment()
+    {
+        {
+            ScopedEnv env("SHARDX_VK_VALIDATION", "1");
+            auto instance = Instance::create();
+            SHARDX_VK_VERIFY(instance);
+            QCOMPARE((*instance)->validationEnabled(), Instance::validationLayerAvailable());
+        }
+        ScopedEnv env("SHARDX_VK_VALIDATION", "0");
+        auto instance = Instance::create();
+        SHARDX_VK_VERIFY(instance);
+        QVERIFY(!(*instance)->validationEnabled());
+    }
+
+    // Many batches in a row reuse the device's parameter buffer, growing it for a batch with many dispatches.
+    void manyBatches()
+    {
+        auto device = Device::create(*m_instance, 0);
+        SHARDX_VK_VERIFY(device);
+        Device& d = **device;
+        std::vector<int32_t> x(64, 1);
+        auto a = deviceBuffer(d, x);
+        auto out = resultBuffer<int32_t>(d, 64);
+        for (int round = 0; round < 50; ++round) {
+            CommandBatch batch;
+            SHARDX_VK_VERIFY(ops::binary(batch, BinaryOp::Add, DType::I32, *a, *a, *out, 64));
+            SHARDX_VK_VERIFY(d.submit(batch));
+        }
+        // 300 dispatches of one batch: out = a + a, then out = out + a 299 times.
+        CommandBatch big;
+        SHARDX_VK_VERIFY(ops::binary(big, BinaryOp::Add, DType::I32, *a, *a, *out, 64));
+        for (int i = 1; i < 300; ++i)
+            SHARDX_VK_VERIFY(ops::binary(big, BinaryOp::Add, DType::I32, *out, *a, *out, 64));
+        SHARDX_VK_VERIFY(d.submit(big));
+        QCOMPARE(readBack<int32_t>(d, *out, 64), std::vector<int32_t>(64, 301));
+    }
+
     // No loader library: an error that says what to install.
     void noLoader()
     {

@@ -84,6 +84,7 @@ Device::~Device()
         VkResult r = fn.vkWaitForFences(m_device, 1, &m_abandonedFence, VK_TRUE, waitNs);
         if (r != VK_SUCCESS) {
             (void)m_staging.release();
+            (void)m_params.release();
             return;
         }
         for (const std::function<void()>& destroy : m_deferred)
@@ -95,6 +96,7 @@ Device::~Device()
         fn.vkDeviceWaitIdle(m_device);
     }
     m_staging.reset();
+    m_params.reset();
     for (Pipeline& p : m_pipelines) {
         if (p.pipeline)
             fn.vkDestroyPipeline(m_device, p.pipeline, nullptr);
@@ -545,17 +547,24 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
         offsets.push_back(total);
         total += (std::max<uint64_t>(4, d.params.size() * 4) + align - 1) / align * align;
     }
-    Expected<std::unique_ptr<Buffer>> params = createBufferLocked(total, MemoryKind::HostVisible);
-    if (!params)
-        return params.error();
+    // One parameter buffer per device, grown when needed: submissions are serialised and synchronous, so the
+    // previous batch is done with it (a timed-out one makes the device unusable instead).
+    if (!m_params || m_params->size() < total) {
+        m_params.reset();
+        Expected<std::unique_ptr<Buffer>> grown =
+            createBufferLocked(std::max<uint64_t>(total, 4096), MemoryKind::HostVisible);
+        if (!grown)
+            return grown.error();
+        m_params = std::move(*grown);
+    }
+    Buffer* params = m_params.get();
     for (size_t i = 0; i < dispatches.size(); ++i) {
         if (!dispatches[i].params.empty())
-            std::memcpy(static_cast<char*>((*params)->mapped()) + offsets[i], dispatches[i].params.data(),
+            std::memcpy(static_cast<char*>(params->mapped()) + offsets[i], dispatches[i].params.data(),
                         dispatches[i].params.size() * 4);
     }
-    if (!(*params)->hostCoherent()) {
-        VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, (*params)->m_memory, 0,
-                                  VK_WHOLE_SIZE};
+    if (!params->hostCoherent()) {
+        VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, params->m_memory, 0, VK_WHOLE_SIZE};
         SHARDX_VK_CHECK(fn.vkFlushMappedMemoryRanges(m_device, 1, &range), "vkFlushMappedMemoryRanges");
     }
 
@@ -603,7 +612,7 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     std::vector<VkWriteDescriptorSet> writes;
     for (size_t i = 0; i < dispatches.size(); ++i) {
         const KernelInfo& k = kernelInfo(dispatches[i].kernel);
-        infos.push_back({(*params)->handle(), offsets[i], std::max<uint64_t>(4, dispatches[i].params.size() * 4)});
+        infos.push_back({params->handle(), offsets[i], std::max<uint64_t>(4, dispatches[i].params.size() * 4)});
         for (const Buffer* b : dispatches[i].buffers)
             infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
         size_t first = infos.size() - dispatches[i].buffers.size() - 1;
@@ -687,8 +696,7 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     Status done = submitAndWait(*s, "dispatch");
     result.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!done) {
-        // The timed-out work may still read the pools and parameters: their destruction waits (see ~Device); the
-        // parameter buffer's goes through releaseBuffer, which defers it too.
+        // The timed-out work may still read the pools and parameters: their destruction waits (see ~Device).
         abandoned = m_abandonedFence != VK_NULL_HANDLE;
         cleanup();
         return done.error();

@@ -106,6 +106,7 @@ private:
     VkPhysicalDeviceMemoryProperties m_memory{};
     std::array<Pipeline, kKernelCount> m_pipelines{};
     std::unique_ptr<Buffer> m_staging;
+    std::unique_ptr<Buffer> m_params; ///< parameter words of the batch being submitted
     mutable std::recursive_mutex m_mutex;
     bool m_lost = false;
     /// The fence of a submission that timed out: waited for (bounded) before the device is destroyed.
