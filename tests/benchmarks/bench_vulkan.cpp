@@ -131,6 +131,51 @@ BENCHMARK(BM_VulkanMatmulTiled)->Arg(512)->Arg(1024)->Unit(benchmark::kMilliseco
 void BM_VulkanMatmulPrecise(benchmark::State& state) { runVulkanMatmul(state, DotMode::Precise); }
 BENCHMARK(BM_VulkanMatmulPrecise)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+/// Data movement and element-wise work of a local program: an n x n f32 transpose (strided copy), an add, and a
+/// row reduce. Bytes processed: the bytes read and written.
+void BM_VulkanElementwise(benchmark::State& state)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    const int64_t n = state.range(0);
+    const int which = int(state.range(1));
+    auto a = upload(*d, randomMatrix(size_t(n * n), 1));
+    auto b = upload(*d, randomMatrix(size_t(n * n), 2));
+    auto c = d->createBuffer(uint64_t(n * n) * 4);
+    if (!a || !b || !c) {
+        state.SkipWithError("allocation failed");
+        return;
+    }
+    CommandBatch batch;
+    Status recorded = which == 0   ? ops::transpose(batch, DType::F32, *a, {n, n}, {1, 0}, **c)
+                      : which == 1 ? ops::binary(batch, BinaryOp::Add, DType::F32, *a, *b, **c, n * n)
+                                   : ops::reduce(batch, ReduceOp::Sum, DType::F32, *a, {n, n}, {1}, 0, **c);
+    if (!recorded) {
+        state.SkipWithError(recorded.error().message.c_str());
+        return;
+    }
+    if (auto r = d->submit(batch); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    for (auto _ : state) {
+        if (auto r = d->submit(batch); !r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+    }
+    int64_t bytes = which == 0 ? 2 * n * n * 4 : (which == 1 ? 3 * n * n * 4 : n * n * 4 + n * 4);
+    state.SetBytesProcessed(state.iterations() * bytes);
+    state.SetLabel(which == 0 ? "transpose" : (which == 1 ? "add" : "reduce rows"));
+}
+BENCHMARK(BM_VulkanElementwise)
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Args({1024, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // OpenBLAS on the same CPU (all its threads).
 void BM_OpenBlasSgemm(benchmark::State& state)
 {
