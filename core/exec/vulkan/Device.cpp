@@ -1,5 +1,6 @@
 // Device.cpp - VkDevice creation, memory, transfers, lazily built pipelines and batch submission.
 #include "core/exec/vulkan/Device.h"
+#include "core/exec/vulkan/kernels/common/codes.h"
 
 #include <algorithm>
 #include <bitset>
@@ -183,7 +184,8 @@ Expected<std::unique_ptr<Buffer>> Device::createBufferLocked(uint64_t bytes, Mem
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = allocBytes;
     info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer handle = VK_NULL_HANDLE;
     SHARDX_VK_CHECK(fn.vkCreateBuffer(m_device, &info, nullptr, &handle),
@@ -460,8 +462,9 @@ Expected<const Device::Pipeline*> Device::pipelineLocked(KernelId id)
         for (uint32_t i = 0; i < bindings.size(); ++i) {
             bindings[i].binding = i;
             bool texel = i > 0 && (k.texelBuffers & (1u << (i - 1)));
-            bindings[i].descriptorType =
-                texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            bindings[i].descriptorType = i == 0  ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                         : texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                 : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             bindings[i].descriptorCount = 1;
             bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         }
@@ -539,14 +542,21 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
         bindingCount += k.bufferCount + 1 - uint32_t(std::bitset<32>(k.texelBuffers).count());
     }
 
-    // All parameter words in one host-visible buffer, each dispatch's at an aligned offset.
-    uint64_t align = std::max<uint64_t>(16, m_physical->minStorageBufferOffsetAlignment);
+    // All parameter words in one host-visible buffer, each dispatch's block at an aligned offset; every block is
+    // bound as SHARDX_VK_PARAM_BLOCK_BYTES (what the kernels declare).
+    uint64_t align = std::max<uint64_t>(16, m_physical->minUniformBufferOffsetAlignment);
     std::vector<uint64_t> offsets;
     uint64_t total = 0;
     for (const Dispatch& d : dispatches) {
+        if (d.params.size() * 4 > SHARDX_VK_PARAM_BLOCK_BYTES)
+            return Error{"dispatch '" + d.label + "': " + std::to_string(d.params.size()) +
+                             " parameter words, more than the kernels' block of " +
+                             std::to_string(SHARDX_VK_PARAM_BLOCK_BYTES / 4),
+                         {}};
         offsets.push_back(total);
         total += (std::max<uint64_t>(4, d.params.size() * 4) + align - 1) / align * align;
     }
+    total = offsets.back() + SHARDX_VK_PARAM_BLOCK_BYTES;
     // One parameter buffer per device, grown when needed: submissions are serialised and synchronous, so the
     // previous batch is done with it (a timed-out one makes the device unusable instead).
     if (!m_params || m_params->size() < total) {
@@ -569,11 +579,14 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     }
 
     // Descriptor sets from a pool made for this batch.
-    VkDescriptorPoolSize poolSizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindingCount},
+    // bindingCount counts the parameter blocks, which are uniform buffers.
+    const uint32_t setCount = uint32_t(dispatches.size());
+    VkDescriptorPoolSize poolSizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, setCount},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(1u, bindingCount - setCount)},
                                          {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, texelCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = uint32_t(dispatches.size());
-    poolInfo.poolSizeCount = texelCount ? 2 : 1;
+    poolInfo.maxSets = setCount;
+    poolInfo.poolSizeCount = texelCount ? 3 : 2;
     poolInfo.pPoolSizes = poolSizes;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     SHARDX_VK_CHECK(fn.vkCreateDescriptorPool(m_device, &poolInfo, nullptr, &pool), "vkCreateDescriptorPool");
@@ -612,7 +625,7 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     std::vector<VkWriteDescriptorSet> writes;
     for (size_t i = 0; i < dispatches.size(); ++i) {
         const KernelInfo& k = kernelInfo(dispatches[i].kernel);
-        infos.push_back({params->handle(), offsets[i], std::max<uint64_t>(4, dispatches[i].params.size() * 4)});
+        infos.push_back({params->handle(), offsets[i], SHARDX_VK_PARAM_BLOCK_BYTES});
         for (const Buffer* b : dispatches[i].buffers)
             infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
         size_t first = infos.size() - dispatches[i].buffers.size() - 1;
@@ -621,7 +634,7 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
             w.dstSet = sets[i];
             w.dstBinding = j;
             w.descriptorCount = 1;
-            w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            w.descriptorType = j == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             w.pBufferInfo = &infos[first + j];
             if (j > 0 && (k.texelBuffers & (1u << (j - 1)))) {
                 const Buffer* b = dispatches[i].buffers[j - 1];

@@ -201,6 +201,7 @@ Expected<std::unique_ptr<Instance>> Instance::create(const InstanceOptions& opti
             (r32ui.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
             d.maxTexelBufferElements = props.limits.maxTexelBufferElements;
         d.minStorageBufferOffsetAlignment = props.limits.minStorageBufferOffsetAlignment;
+        d.minUniformBufferOffsetAlignment = props.limits.minUniformBufferOffsetAlignment;
         for (int i = 0; i < 3; ++i)
             d.maxComputeWorkGroupCount[i] = props.limits.maxComputeWorkGroupCount[i];
         std::memcpy(d.uuid, ids.deviceUUID, VK_UUID_SIZE);

@@ -35,6 +35,7 @@ struct PhysicalDeviceInfo {
     uint64_t maxTexelBufferElements = 0; ///< 0 without RGBA32F and R32_UINT uniform texel buffers
     uint32_t maxComputeWorkGroupCount[3] = {0, 0, 0};
     uint64_t minStorageBufferOffsetAlignment = 0;
+    uint64_t minUniformBufferOffsetAlignment = 0;
     uint8_t uuid[VK_UUID_SIZE] = {};
 
     /// "llvmpipe (LLVM 15.0.6, 256 bits) [cpu]".

@@ -78,10 +78,10 @@ uint binaryU32(uint op, uint a, uint b)
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint op = p[1];
-    uint dt = p[2];
+    uint op = P(1);
+    uint dt = P(2);
     if (dt == SHARDX_VK_DT_F32)
         outV[i] = binaryF32(op, uintBitsToFloat(inA[i]), uintBitsToFloat(inB[i]));
     else if (dt == SHARDX_VK_DT_I32)

@@ -18,10 +18,10 @@ layout(std430, set = 0, binding = 3) writeonly buffer Out {
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint dir = p[1];
-    uint dt = p[2];
+    uint dir = P(1);
+    uint dt = P(2);
     // lt / eq of the operands in their type; every direction is built from these two.
     bool lt;
     bool gt;

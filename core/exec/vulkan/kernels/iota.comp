@@ -12,8 +12,8 @@ layout(std430, set = 0, binding = 1) writeonly buffer Dst {
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint v = (i / p[2]) % p[3];
-    dst[i] = p[1] == SHARDX_VK_DT_F32 ? floatBitsToUint(float(v)) : v;
+    uint v = (i / P(2)) % P(3);
+    dst[i] = P(1) == SHARDX_VK_DT_F32 ? floatBitsToUint(float(v)) : v;
 }

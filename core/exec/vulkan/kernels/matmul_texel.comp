@@ -24,9 +24,9 @@ layout(std430, set = 0, binding = 3) writeonly buffer C4 {
 
 void main()
 {
-    uint M = p[0];
-    uint N = p[1];
-    uint K = p[2];
+    uint M = P(0);
+    uint N = P(1);
+    uint K = P(2);
     uint K4 = K / 4u;
     uint N4 = N / 4u;
     uint batch = gl_WorkGroupID.z;

@@ -30,9 +30,9 @@ layout(std430, set = 0, binding = 3) writeonly buffer Cm {
 
 void main()
 {
-    uint M = p[0];
-    uint N = p[1];
-    uint K = p[2];
+    uint M = P(0);
+    uint N = P(1);
+    uint K = P(2);
     uint batch = gl_WorkGroupID.z;
     uint row0 = gl_WorkGroupID.y * ROWS;
     uint colA = gl_WorkGroupID.x * 128u + gl_LocalInvocationID.x;

@@ -49,12 +49,12 @@ uint foldU32(uint op, uint acc, uint x)
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint dt = p[1];
-    uint op = p[2];
-    uint kept = p[4];
-    uint red = p[5];
+    uint dt = P(1);
+    uint op = P(2);
+    uint kept = P(4);
+    uint red = P(5);
     uint keptDims = 6u;
     uint keptStrides = keptDims + kept;
     uint redDims = keptStrides + kept;
@@ -63,13 +63,13 @@ void main()
     uint base = 0u;
     uint rem = i;
     for (int d = int(kept) - 1; d >= 0; --d) {
-        uint dim = p[keptDims + d];
-        base += (rem % dim) * p[keptStrides + d];
+        uint dim = P(keptDims + d);
+        base += (rem % dim) * P(keptStrides + d);
         rem /= dim;
     }
     uint total = 1u;
     for (uint d = 0u; d < red; ++d)
-        total *= p[redDims + d];
+        total *= P(redDims + d);
 
     // A row-major counter over the reduced dimensions, moved by strides (no division per element). Sizes and
     // strides are read from the parameters once: on lavapipe every storage-buffer read costs a loop over the lanes.
@@ -77,12 +77,12 @@ void main()
     uint steps[SHARDX_VK_MAX_RANK];
     uint idx[SHARDX_VK_MAX_RANK];
     for (uint d = 0u; d < red; ++d) {
-        dims[d] = p[redDims + d];
-        steps[d] = p[redStrides + d];
+        dims[d] = P(redDims + d);
+        steps[d] = P(redStrides + d);
         idx[d] = 0u;
     }
     uint off = base;
-    uint accBits = p[3];
+    uint accBits = P(3);
     float accF = uintBitsToFloat(accBits);
     int accI = int(accBits);
     uint accU = accBits;

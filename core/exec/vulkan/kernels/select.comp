@@ -21,9 +21,9 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out {
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint words = p[1];
+    uint words = P(1);
     bool t = pred[i] != 0u;
     for (uint w = 0u; w < words; ++w)
         outV[i * words + w] = t ? onTrue[i * words + w] : onFalse[i * words + w];

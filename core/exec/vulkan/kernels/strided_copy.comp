@@ -25,31 +25,31 @@ layout(std430, set = 0, binding = 2) buffer Dst {
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint rank = p[1];
-    uint words = p[2];
-    int srcOff = int(p[3]);
-    uint dstOff = p[4];
+    uint rank = P(1);
+    uint words = P(2);
+    int srcOff = int(P(3));
+    uint dstOff = P(4);
     bool pad = false;
     uint rem = i;
     for (int d = int(rank) - 1; d >= 0; --d) {
-        uint dim = p[7 + d];
+        uint dim = P(7 + d);
         uint o = rem % dim;
         rem /= dim;
-        dstOff += o * p[7 + 2 * rank + d];
-        int t = int(o) - int(p[7 + 3 * rank + d]);
-        int step = int(p[7 + 4 * rank + d]) + 1;
-        if (t < 0 || t % step != 0 || t / step >= int(p[7 + 5 * rank + d])) {
+        dstOff += o * P(7 + 2 * rank + d);
+        int t = int(o) - int(P(7 + 3 * rank + d));
+        int step = int(P(7 + 4 * rank + d)) + 1;
+        if (t < 0 || t % step != 0 || t / step >= int(P(7 + 5 * rank + d))) {
             pad = true;
         } else {
-            srcOff += (t / step) * int(p[7 + rank + d]);
+            srcOff += (t / step) * int(P(7 + rank + d));
         }
     }
     if (words == 1u) {
-        dst[dstOff] = pad ? p[5] : src[srcOff];
+        dst[dstOff] = pad ? P(5) : src[srcOff];
     } else {
-        dst[dstOff * 2u] = pad ? p[5] : src[srcOff * 2];
-        dst[dstOff * 2u + 1u] = pad ? p[6] : src[srcOff * 2 + 1];
+        dst[dstOff * 2u] = pad ? P(5) : src[srcOff * 2];
+        dst[dstOff * 2u + 1u] = pad ? P(6) : src[srcOff * 2 + 1];
     }
 }

@@ -63,10 +63,10 @@ uint unaryU32(uint op, uint x)
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint op = p[1];
-    uint dt = p[2];
+    uint op = P(1);
+    uint dt = P(2);
     uint x = inA[i];
     if (dt == SHARDX_VK_DT_F32)
         outV[i] = unaryF32(op, uintBitsToFloat(x));

@@ -49,6 +49,9 @@
 #define SHARDX_VK_RED_MIN 2
 #define SHARDX_VK_RED_PROD 3
 
+// Bytes of the parameter block bound at binding 0 (16 KiB: the least maxUniformBufferRange Vulkan allows).
+#define SHARDX_VK_PARAM_BLOCK_BYTES 16384
+
 // Most dimensions a strided copy, reduce or dot_general kernel walks.
 #define SHARDX_VK_MAX_RANK 8
 

@@ -3,11 +3,11 @@
 void main()
 {
     uint i = flatInvocation();
-    if (i >= p[0])
+    if (i >= P(0))
         return;
-    uint dt = p[1];
-    uint R = p[2];
-    uint C = p[3];
+    uint dt = P(1);
+    uint R = P(2);
+    uint C = P(3);
     uint resDims = 4u;
     uint lhsStr = resDims + R;
     uint rhsStr = lhsStr + R;
@@ -19,15 +19,15 @@ void main()
     uint ro = 0u;
     uint rem = i;
     for (int d = int(R) - 1; d >= 0; --d) {
-        uint dim = p[resDims + d];
+        uint dim = P(resDims + d);
         uint o = rem % dim;
         rem /= dim;
-        lo += o * p[lhsStr + d];
-        ro += o * p[rhsStr + d];
+        lo += o * P(lhsStr + d);
+        ro += o * P(rhsStr + d);
     }
     uint total = 1u;
     for (uint d = 0u; d < C; ++d)
-        total *= p[cDims + d];
+        total *= P(cDims + d);
 
     // The contracting strides are read from the parameters once: inside the loop every storage-buffer read costs
     // a lane loop on lavapipe. One contracting dimension (the common case) is a plain strided loop.
@@ -36,9 +36,9 @@ void main()
     uint rStep[SHARDX_VK_MAX_RANK];
     uint idx[SHARDX_VK_MAX_RANK];
     for (uint d = 0u; d < C; ++d) {
-        dims[d] = p[cDims + d];
-        lStep[d] = p[lhsCStr + d];
-        rStep[d] = p[rhsCStr + d];
+        dims[d] = P(cDims + d);
+        lStep[d] = P(lhsCStr + d);
+        rStep[d] = P(rhsCStr + d);
         idx[d] = 0u;
     }
     precise float accF = 0.0;
