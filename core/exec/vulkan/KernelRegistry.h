@@ -22,8 +22,9 @@ enum class KernelId : uint32_t {
 };
 inline constexpr size_t kKernelCount = size_t(KernelId::DotPreciseTexel) + 1;
 
-/// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words at binding 0 and
-/// has `bufferCount` buffers at bindings 1..bufferCount: storage buffers, except those in `texelBuffers`.
+/// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words from a uniform buffer
+/// at binding 0 (a block of SHARDX_VK_PARAM_BLOCK_BYTES) and has `bufferCount` buffers at bindings 1..bufferCount:
+/// storage buffers, except those in `texelBuffers`.
 struct KernelInfo {
     const char* name;     ///< file name without `.comp`
     uint32_t bufferCount; ///< buffers besides the parameters
