@@ -7,7 +7,7 @@ packages=(
     qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
     libgraphviz-dev graphviz nlohmann-json3-dev
     libvulkan-dev mesa-vulkan-drivers glslc spirv-tools vulkan-tools vulkan-validationlayers
-    llvm-14-tools clang-format libbenchmark-dev xvfb xauth fonts-dejavu-core python3
+    llvm-14-tools clang-format libbenchmark-dev libopenblas-dev xvfb xauth fonts-dejavu-core python3
 )
 
 missing=()

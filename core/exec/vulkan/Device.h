@@ -1,0 +1,118 @@
+// Device.h - one logical Vulkan device (VkDevice + compute queue) and what runs on it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/exec/vulkan/Buffer.h"
+#include "core/exec/vulkan/CommandBatch.h"
+#include "core/exec/vulkan/Instance.h"
+#include "core/exec/vulkan/KernelRegistry.h"
+
+namespace shardx::exec::vk {
+
+/// How to create a Device.
+struct DeviceOptions {
+    /// Longest wait for one submission. A submission that takes longer is an error, and the device is then
+    /// unusable (treated as lost): a hung GPU gives an error, never a hang of shardx.
+    uint64_t fenceTimeoutNs = 120ull * 1000 * 1000 * 1000;
+    /// Record GPU timestamps around every dispatch (when the queue supports them).
+    bool timestamps = true;
+    /// Shown in errors: "device 2 (llvmpipe ...)".
+    std::string label;
+};
+
+/// How `upload` and `download` move bytes.
+enum class TransferPath {
+    Auto,   ///< memcpy through the mapping when the buffer is host-visible, else through a staging buffer
+    Staged, ///< always through a host-visible staging buffer and vkCmdCopyBuffer (what a discrete GPU needs)
+};
+
+/// A VkDevice with one compute queue on a physical device. Several Devices may share one physical device; each
+/// has its own queue, command pool, pipelines and memory, so different Devices can be driven from different
+/// threads with no locking between them. The methods of one Device are serialised by its own mutex.
+/// Submissions are synchronous: `submit` returns when the work is done, failed, or timed out.
+class Device {
+public:
+    static Expected<std::unique_ptr<Device>> create(const Instance& instance, uint32_t physicalIndex,
+                                                    const DeviceOptions& options = {});
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    const PhysicalDeviceInfo& physical() const { return *m_physical; }
+    uint32_t physicalIndex() const { return m_physicalIndex; }
+    const std::string& label() const { return m_options.label; }
+    /// True after a device loss or a timed-out submission; every later call fails.
+    bool lost() const;
+
+    /// A buffer of `bytes` bytes (at least 4 are allocated). Errors: more than the heap holds, out of device
+    /// memory, lost device.
+    Expected<std::unique_ptr<Buffer>> createBuffer(uint64_t bytes, MemoryKind kind = MemoryKind::DeviceLocal);
+
+    /// Copies `bytes` bytes from host memory into `dst` at byte `offset`.
+    Status upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offset = 0,
+                  TransferPath path = TransferPath::Auto);
+    /// Copies `bytes` bytes of `src` from byte `offset` into host memory.
+    Status download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset = 0,
+                    TransferPath path = TransferPath::Auto);
+    /// Device-side copy of `bytes` bytes between two buffers of this device.
+    Status copy(const Buffer& src, Buffer& dst, uint64_t bytes, uint64_t srcOffset = 0, uint64_t dstOffset = 0);
+
+    /// Runs the batch's dispatches in order and waits for them (up to the fence timeout).
+    Expected<BatchResult> submit(const CommandBatch& batch);
+
+    /// Number of kernel pipelines built so far (they are built on first use and cached).
+    size_t pipelinesBuilt() const;
+
+private:
+    struct Pipeline {
+        VkShaderModule module = VK_NULL_HANDLE;
+        VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+        VkPipelineLayout layout = VK_NULL_HANDLE;
+        VkPipeline pipeline = VK_NULL_HANDLE;
+    };
+    /// A command buffer and fence in flight.
+    struct Submission {
+        VkCommandBuffer cmd = VK_NULL_HANDLE;
+        VkFence fence = VK_NULL_HANDLE;
+    };
+
+    Device() = default;
+    friend class Buffer;
+    void releaseBuffer(Buffer& buffer);
+    Expected<const Pipeline*> pipelineLocked(KernelId id);
+    Expected<int> memoryTypeFor(uint32_t typeBits, MemoryKind kind) const;
+    Expected<std::unique_ptr<Buffer>> createBufferLocked(uint64_t bytes, MemoryKind kind);
+    Status checkUsable() const;
+    Expected<Submission> beginCommands();
+    /// Ends, submits and waits for `s`; frees it unless the wait timed out.
+    Status submitAndWait(Submission s, const char* what);
+    Expected<Buffer*> stagingLocked(uint64_t bytes);
+    std::string who() const;
+
+    const Instance* m_instance = nullptr;
+    const PhysicalDeviceInfo* m_physical = nullptr;
+    uint32_t m_physicalIndex = 0;
+    DeviceOptions m_options;
+    VkDevice m_device = VK_NULL_HANDLE;
+    VkQueue m_queue = VK_NULL_HANDLE;
+    VkCommandPool m_commandPool = VK_NULL_HANDLE;
+    VkPhysicalDeviceMemoryProperties m_memory{};
+    std::array<Pipeline, kKernelCount> m_pipelines{};
+    std::unique_ptr<Buffer> m_staging;
+    std::unique_ptr<Buffer> m_params; ///< parameter words of the batch being submitted
+    mutable std::recursive_mutex m_mutex;
+    bool m_lost = false;
+    /// The fence of a submission that timed out: waited for (bounded) before the device is destroyed.
+    VkFence m_abandonedFence = VK_NULL_HANDLE;
+    /// Destruction of what the timed-out submission may still use, run once its fence has signalled.
+    std::vector<std::function<void()>> m_deferred;
+};
+
+} // namespace shardx::exec::vk

@@ -1,0 +1,322 @@
+// Benchmarks of the Vulkan layer: fp32 matmul next to OpenBLAS sgemm on the same CPU, staging bandwidth next to
+// memcpy, and an all_reduce through host staging. Run on a Release build; on lavapipe set
+// VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json (or SHARDX_VK_DEVICES to pick a GPU).
+#include <benchmark/benchmark.h>
+
+#include <cblas.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "core/exec/vulkan/Collectives.h"
+#include "core/exec/vulkan/Device.h"
+#include "core/exec/vulkan/DeviceMesh.h"
+#include "core/exec/vulkan/Instance.h"
+#include "core/exec/vulkan/Ops.h"
+
+using namespace shardx;
+using namespace shardx::exec::vk;
+
+namespace {
+
+/// The process's instance; nullptr when Vulkan is unusable (the benchmarks then skip with the reason).
+Instance* instance(std::string* why)
+{
+    static std::string error;
+    static std::unique_ptr<Instance> inst = [] {
+        auto created = Instance::create();
+        if (!created) {
+            error = created.error().message;
+            return std::unique_ptr<Instance>();
+        }
+        return std::move(*created);
+    }();
+    *why = error;
+    return inst.get();
+}
+
+/// Physical device 0 (in shardx's order; SHARDX_VK_DEVICES=i picks device i).
+Device* device(benchmark::State& state)
+{
+    static std::unique_ptr<Device> dev;
+    std::string why;
+    Instance* inst = instance(&why);
+    if (!inst) {
+        state.SkipWithError(why.c_str());
+        return nullptr;
+    }
+    if (!dev) {
+        uint32_t index = 0;
+        if (const char* env = std::getenv("SHARDX_VK_DEVICES")) {
+            auto list = parseDeviceList(env, inst->physicalDevices().size());
+            if (list && !list->empty())
+                index = (*list)[0];
+        }
+        auto created = Device::create(*inst, index);
+        if (!created) {
+            state.SkipWithError(created.error().message.c_str());
+            return nullptr;
+        }
+        dev = std::move(*created);
+    }
+    return dev.get();
+}
+
+std::vector<float> randomMatrix(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> v(n);
+    for (float& x : v)
+        x = dist(rng);
+    return v;
+}
+
+std::unique_ptr<Buffer> upload(Device& d, const std::vector<float>& v)
+{
+    auto b = d.createBuffer(v.size() * 4);
+    if (!b || !d.upload(**b, v.data(), v.size() * 4))
+        return nullptr;
+    return std::move(*b);
+}
+
+/// C = A * B for n x n f32 matrices on the Vulkan device. Counters: GFLOP/s from wall time (submit to fence) and
+/// kernel_ms from GPU timestamps.
+void runVulkanMatmul(benchmark::State& state, DotMode mode)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    const int64_t n = state.range(0);
+    auto a = upload(*d, randomMatrix(n * n, 1));
+    auto b = upload(*d, randomMatrix(n * n, 2));
+    auto c = d->createBuffer(n * n * 4);
+    if (!a || !b || !c) {
+        state.SkipWithError("allocation failed");
+        return;
+    }
+    CommandBatch batch;
+    Status recorded = ops::dotGeneral(batch, DType::F32, *a, {n, n}, *b, {n, n}, {{}, {}, {1}, {0}}, mode, **c);
+    if (!recorded) {
+        state.SkipWithError(recorded.error().message.c_str());
+        return;
+    }
+    // Warm-up: the pipeline is built on first use, not timed.
+    if (auto r = d->submit(batch); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    double kernelMs = 0;
+    for (auto _ : state) {
+        auto r = d->submit(batch);
+        if (!r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+        if (r->hasTimestamps)
+            kernelMs += r->timings.back().ms;
+    }
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["kernel_ms"] = kernelMs / double(state.iterations());
+    state.SetLabel(d->physical().describe());
+}
+
+void BM_VulkanMatmulTiled(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast); }
+BENCHMARK(BM_VulkanMatmulTiled)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+// The bit-exact mode, for scale (it sums each output serially).
+void BM_VulkanMatmulPrecise(benchmark::State& state) { runVulkanMatmul(state, DotMode::Precise); }
+BENCHMARK(BM_VulkanMatmulPrecise)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+/// Data movement and element-wise work of a local program: an n x n f32 transpose (strided copy), an add, and a
+/// row reduce. Bytes processed: the bytes read and written.
+void BM_VulkanElementwise(benchmark::State& state)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    const int64_t n = state.range(0);
+    const int which = int(state.range(1));
+    auto a = upload(*d, randomMatrix(size_t(n * n), 1));
+    auto b = upload(*d, randomMatrix(size_t(n * n), 2));
+    auto c = d->createBuffer(uint64_t(n * n) * 4);
+    if (!a || !b || !c) {
+        state.SkipWithError("allocation failed");
+        return;
+    }
+    CommandBatch batch;
+    Status recorded = which == 0   ? ops::transpose(batch, DType::F32, *a, {n, n}, {1, 0}, **c)
+                      : which == 1 ? ops::binary(batch, BinaryOp::Add, DType::F32, *a, *b, **c, n * n)
+                                   : ops::reduce(batch, ReduceOp::Sum, DType::F32, *a, {n, n}, {1}, 0, **c);
+    if (!recorded) {
+        state.SkipWithError(recorded.error().message.c_str());
+        return;
+    }
+    if (auto r = d->submit(batch); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    for (auto _ : state) {
+        if (auto r = d->submit(batch); !r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+    }
+    int64_t bytes = which == 0 ? 2 * n * n * 4 : (which == 1 ? 3 * n * n * 4 : n * n * 4 + n * 4);
+    state.SetBytesProcessed(state.iterations() * bytes);
+    state.SetLabel(which == 0 ? "transpose" : (which == 1 ? "add" : "reduce rows"));
+}
+BENCHMARK(BM_VulkanElementwise)
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Args({1024, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// OpenBLAS on the same CPU (all its threads).
+void BM_OpenBlasSgemm(benchmark::State& state)
+{
+    const int n = int(state.range(0));
+    std::vector<float> a = randomMatrix(size_t(n) * n, 1), b = randomMatrix(size_t(n) * n, 2), c(size_t(n) * n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    for (auto _ : state) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(),
+                    n);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_OpenBlasSgemm)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+/// Host -> device (arg 1 = 0) or device -> host (1) through a staging buffer and vkCmdCopyBuffer.
+void BM_StagedTransfer(benchmark::State& state)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    const int64_t bytes = state.range(0);
+    const bool download = state.range(1) != 0;
+    std::vector<char> host(size_t(bytes), 1);
+    auto buf = d->createBuffer(uint64_t(bytes), MemoryKind::DeviceLocal);
+    if (!buf) {
+        state.SkipWithError(buf.error().message.c_str());
+        return;
+    }
+    for (auto _ : state) {
+        Status s = download ? d->download(**buf, host.data(), uint64_t(bytes), 0, TransferPath::Staged)
+                            : d->upload(**buf, host.data(), uint64_t(bytes), 0, TransferPath::Staged);
+        if (!s) {
+            state.SkipWithError(s.error().message.c_str());
+            return;
+        }
+    }
+    state.SetBytesProcessed(state.iterations() * bytes);
+    state.SetLabel(download ? "device->host" : "host->device");
+}
+BENCHMARK(BM_StagedTransfer)
+    ->Args({16 << 20, 0})
+    ->Args({16 << 20, 1})
+    ->Args({64 << 20, 0})
+    ->Args({64 << 20, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+/// Host -> device through the mapping, where device memory is host-visible (lavapipe, UMA, ReBAR).
+void BM_MappedUpload(benchmark::State& state)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    const int64_t bytes = state.range(0);
+    std::vector<char> host(size_t(bytes), 1);
+    auto buf = d->createBuffer(uint64_t(bytes), MemoryKind::DeviceLocal);
+    if (!buf || !(*buf)->hostVisible()) {
+        state.SkipWithError("device memory is not host-visible here");
+        return;
+    }
+    for (auto _ : state) {
+        if (Status s = d->upload(**buf, host.data(), uint64_t(bytes)); !s) {
+            state.SkipWithError(s.error().message.c_str());
+            return;
+        }
+    }
+    state.SetBytesProcessed(state.iterations() * bytes);
+}
+BENCHMARK(BM_MappedUpload)->Arg(16 << 20)->Arg(64 << 20)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Memcpy(benchmark::State& state)
+{
+    const size_t bytes = size_t(state.range(0));
+    std::vector<char> src(bytes, 1), dst(bytes, 0);
+    for (auto _ : state) {
+        std::memcpy(dst.data(), src.data(), bytes);
+        benchmark::DoNotOptimize(dst.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+}
+BENCHMARK(BM_Memcpy)->Arg(16 << 20)->Arg(64 << 20)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// all_reduce(sum) of an f32 buffer of arg 1 bytes per device between arg 0 logical devices: download all, fold
+/// on the host, upload all. Bytes processed: the operand bytes of every device.
+void BM_StagedAllReduce(benchmark::State& state)
+{
+    std::string why;
+    Instance* inst = instance(&why);
+    if (!inst) {
+        state.SkipWithError(why.c_str());
+        return;
+    }
+    const int devices = int(state.range(0));
+    const int64_t elements = state.range(1) / 4;
+    MeshOptions options;
+    options.logicalDevices = devices;
+    auto mesh = DeviceMesh::create(*inst, options);
+    if (!mesh) {
+        state.SkipWithError(mesh.error().message.c_str());
+        return;
+    }
+    std::vector<std::unique_ptr<Buffer>> in, out;
+    std::vector<const Buffer*> inPtrs;
+    std::vector<Buffer*> outPtrs;
+    for (int i = 0; i < devices; ++i) {
+        in.push_back(upload((*mesh)->device(i), randomMatrix(size_t(elements), uint32_t(i))));
+        auto o = (*mesh)->device(i).createBuffer(uint64_t(elements) * 4);
+        if (!in.back() || !o) {
+            state.SkipWithError("allocation failed");
+            return;
+        }
+        out.push_back(std::move(*o));
+        inPtrs.push_back(in.back().get());
+        outPtrs.push_back(out.back().get());
+    }
+    DeviceGroups groups(1);
+    for (int i = 0; i < devices; ++i)
+        groups[0].push_back(i);
+    double download = 0, combine = 0, uploadMs = 0;
+    for (auto _ : state) {
+        auto t = runStagedCollective(
+            **mesh, inPtrs, DType::F32, std::vector<Shape>(size_t(devices), Shape{elements}),
+            [&](const std::vector<HostTensor>& x) { return collectives::allReduce(x, groups); }, outPtrs);
+        if (!t) {
+            state.SkipWithError(t.error().message.c_str());
+            return;
+        }
+        download += t->downloadMs;
+        combine += t->combineMs;
+        uploadMs += t->uploadMs;
+    }
+    state.SetBytesProcessed(state.iterations() * devices * elements * 4);
+    state.counters["download_ms"] = download / double(state.iterations());
+    state.counters["combine_ms"] = combine / double(state.iterations());
+    state.counters["upload_ms"] = uploadMs / double(state.iterations());
+}
+BENCHMARK(BM_StagedAllReduce)->Args({2, 16 << 20})->Args({4, 16 << 20})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();
