@@ -12,18 +12,15 @@ namespace shardx {
 
 namespace {
 
-using ir::Op;
-using ir::Value;
-
 /// The op defining `v` when it is named `name`, else nullptr.
-Op* batchingDefinedBy(Value* v, const char* name)
+ir::Op* batchingDefinedBy(ir::Value* v, const char* name)
 {
-    Op* def = v ? v->definingOp() : nullptr;
+    ir::Op* def = v ? v->definingOp() : nullptr;
     return def && def->name() == name ? def : nullptr;
 }
 
 /// `dimension` of a stablehlo.concatenate (-1 when unreadable).
-int64_t batchingConcatDim(const Op& concat) { return stablehlo::intValue(concat.attr("dimension")).value_or(-1); }
+int64_t batchingConcatDim(const ir::Op& concat) { return stablehlo::intValue(concat.attr("dimension")).value_or(-1); }
 
 /// Position of `value` in `list`, or nullopt.
 std::optional<size_t> batchingPositionOf(const std::vector<int64_t>& list, int64_t value)
@@ -52,16 +49,16 @@ std::vector<int64_t> batchingWithoutValue(std::vector<int64_t> list, int64_t val
 /// along dimension 0, as PARTITION.md 11.1 step 6 recognises it: the k-th input of a concatenate
 /// along the index vector dimension (the input number stands for the component), or the indices
 /// themselves, traced through reshapes, broadcasts, clamps and selects to an iota along 0.
-bool batchingComponentIsIota(Value* indices, int64_t indexVectorDim, size_t k)
+bool batchingComponentIsIota(ir::Value* indices, int64_t indexVectorDim, size_t k)
 {
-    Value* v = indices;
-    if (Op* concat = batchingDefinedBy(indices, "stablehlo.concatenate")) {
+    ir::Value* v = indices;
+    if (ir::Op* concat = batchingDefinedBy(indices, "stablehlo.concatenate")) {
         if (batchingConcatDim(*concat) != indexVectorDim || concat->numOperands() <= k)
             return false;
         v = concat->operand(static_cast<unsigned>(k));
     }
     for (;;) {
-        Op* def = v->definingOp();
+        ir::Op* def = v->definingOp();
         if (!def)
             return false;
         const std::string& name = def->name();
@@ -79,7 +76,7 @@ bool batchingComponentIsIota(Value* indices, int64_t indexVectorDim, size_t k)
 }
 
 /// `stablehlo.slice` of `v` keeping [begin, end) along `dim` and everything elsewhere.
-Value* batchingSliceAlong(ir::Builder& b, Value* v, int64_t dim, int64_t begin, int64_t end)
+ir::Value* batchingSliceAlong(ir::Builder& b, ir::Value* v, int64_t dim, int64_t begin, int64_t end)
 {
     const ir::Type& t = v->type();
     std::vector<int64_t> start(static_cast<size_t>(t.rank()), 0);
@@ -95,11 +92,11 @@ Value* batchingSliceAlong(ir::Builder& b, Value* v, int64_t dim, int64_t begin, 
 }
 
 /// `stablehlo.concatenate` of `parts` along `dim`.
-Value* batchingConcatenate(ir::Builder& b, const std::vector<Value*>& parts, int64_t dim)
+ir::Value* batchingConcatenate(ir::Builder& b, const std::vector<ir::Value*>& parts, int64_t dim)
 {
     std::vector<int64_t> shape = parts.front()->type().shape();
     shape[static_cast<size_t>(dim)] = 0;
-    for (Value* p : parts)
+    for (ir::Value* p : parts)
         shape[static_cast<size_t>(dim)] += p->type().dim(static_cast<int>(dim));
     return b.createValue("stablehlo.concatenate", parts, parts.front()->type().withShape(shape),
                          {{"dimension", ir::integerAttr(dim, "i64")}});
@@ -107,15 +104,15 @@ Value* batchingConcatenate(ir::Builder& b, const std::vector<Value*>& parts, int
 
 /// The indices without component `k` along `indexVectorDim` (PARTITION.md 11.1 "New start
 /// indices"), built before `user`.
-Value* batchingIndicesWithout(ir::Rewriter& rw, Op& user, Value* indices, int64_t indexVectorDim, size_t k)
+ir::Value* batchingIndicesWithout(ir::Rewriter& rw, ir::Op& user, ir::Value* indices, int64_t indexVectorDim, size_t k)
 {
     ir::Builder b;
     b.setInsertionPoint(user);
     b.setLocationOf(user);
-    Op* const before = user.prevInBlock();
-    std::vector<Value*> parts;
+    ir::Op* const before = user.prevInBlock();
+    std::vector<ir::Value*> parts;
     const int64_t size = indices->type().dim(static_cast<int>(indexVectorDim));
-    Op* concat = batchingDefinedBy(indices, "stablehlo.concatenate");
+    ir::Op* concat = batchingDefinedBy(indices, "stablehlo.concatenate");
     if (concat && batchingConcatDim(*concat) == indexVectorDim && int64_t{concat->numOperands()} == size) {
         for (unsigned i = 0; i < concat->numOperands(); ++i)
             if (i != k)
@@ -127,24 +124,24 @@ Value* batchingIndicesWithout(ir::Rewriter& rw, Op& user, Value* indices, int64_
         if (kk + 1 < size)
             parts.push_back(batchingSliceAlong(b, indices, indexVectorDim, kk + 1, size));
     }
-    Value* result = parts.size() == 1 ? parts.front() : batchingConcatenate(b, parts, indexVectorDim);
+    ir::Value* result = parts.size() == 1 ? parts.front() : batchingConcatenate(b, parts, indexVectorDim);
     // The driver visits what the pattern creates, as MLIR's rewriter queues new ops.
-    Op* created = before ? before->nextInBlock() : user.parentBlock()->ops().front().get();
+    ir::Op* created = before ? before->nextInBlock() : user.parentBlock()->ops().front().get();
     for (; created && created != &user; created = created->nextInBlock())
         rw.enqueue(created);
     return result;
 }
 
 /// Whether `v` is a ranked tensor of rank > 0.
-bool batchingHasDims(const Value* v) { return v->type().isRankedTensor() && v->type().rank() > 0; }
+bool batchingHasDims(const ir::Value* v) { return v->type().isRankedTensor() && v->type().rank() > 0; }
 
 /// PARTITION.md 11.1.
-bool batchGather(Op& gather, ir::Rewriter& rw)
+bool batchGather(ir::Op& gather, ir::Rewriter& rw)
 {
     if (gather.numOperands() != 2)
         return false;
-    Value* operand = gather.operand(0);
-    Value* indices = gather.operand(1);
+    ir::Value* operand = gather.operand(0);
+    ir::Value* indices = gather.operand(1);
     std::optional<stablehlo::GatherDimensionNumbers> dims = stablehlo::gatherDimensionNumbers(gather);
     if (!dims || !dims->operandBatchingDims.empty() || !batchingHasDims(operand) || !batchingHasDims(indices))
         return false;
@@ -157,7 +154,7 @@ bool batchGather(Op& gather, ir::Rewriter& rw)
     if (!k || !batchingComponentIsIota(indices, ivd, *k) || !batchingPositionOf(dims->collapsedSliceDims, 0))
         return false;
 
-    Value* newIndices = batchingIndicesWithout(rw, gather, indices, ivd, *k);
+    ir::Value* newIndices = batchingIndicesWithout(rw, gather, indices, ivd, *k);
     stablehlo::GatherDimensionNumbers out = *dims;
     out.collapsedSliceDims = batchingWithoutValue(dims->collapsedSliceDims, 0);
     out.operandBatchingDims = {0};
@@ -166,20 +163,20 @@ bool batchGather(Op& gather, ir::Rewriter& rw)
     gather.setOperand(1, newIndices);
     gather.setProp(stablehlo::kDimensionNumbersAttr, stablehlo::gatherDimensionNumbersAttr(out));
     rw.notifyModified(&gather);
-    if (Op* old = indices->definingOp())
+    if (ir::Op* old = indices->definingOp())
         rw.enqueue(old);
     return true;
 }
 
 /// PARTITION.md 11.2.
-bool batchScatter(Op& scatter, ir::Rewriter& rw)
+bool batchScatter(ir::Op& scatter, ir::Rewriter& rw)
 {
     // Operands: N inputs, the indices, N updates.
     if (scatter.numOperands() < 3 || scatter.numOperands() % 2 == 0)
         return false;
     const unsigned n = (scatter.numOperands() - 1) / 2;
-    Value* input = scatter.operand(0);
-    Value* indices = scatter.operand(n);
+    ir::Value* input = scatter.operand(0);
+    ir::Value* indices = scatter.operand(n);
     std::optional<stablehlo::ScatterDimensionNumbers> dims = stablehlo::scatterDimensionNumbers(scatter);
     if (!dims || !dims->inputBatchingDims.empty() || !batchingHasDims(input) || !batchingHasDims(indices))
         return false;
@@ -192,7 +189,7 @@ bool batchScatter(Op& scatter, ir::Rewriter& rw)
     if (!k || !batchingComponentIsIota(indices, ivd, *k) || !batchingPositionOf(dims->insertedWindowDims, 0))
         return false;
 
-    Value* newIndices = batchingIndicesWithout(rw, scatter, indices, ivd, *k);
+    ir::Value* newIndices = batchingIndicesWithout(rw, scatter, indices, ivd, *k);
     stablehlo::ScatterDimensionNumbers out = *dims;
     out.insertedWindowDims = batchingWithoutValue(dims->insertedWindowDims, 0);
     out.inputBatchingDims = {0};
@@ -201,7 +198,7 @@ bool batchScatter(Op& scatter, ir::Rewriter& rw)
     scatter.setOperand(n, newIndices);
     scatter.setProp(stablehlo::kScatterDimensionNumbersAttr, stablehlo::scatterDimensionNumbersAttr(out));
     rw.notifyModified(&scatter);
-    if (Op* old = indices->definingOp())
+    if (ir::Op* old = indices->definingOp())
         rw.enqueue(old);
     return true;
 }
@@ -210,7 +207,7 @@ bool batchScatter(Op& scatter, ir::Rewriter& rw)
 
 void explicitGatherScatterBatching(ir::Module& module)
 {
-    ir::applyPatternsGreedily(module, [](Op& op, ir::Rewriter& rw) {
+    ir::applyPatternsGreedily(module, [](ir::Op& op, ir::Rewriter& rw) {
         if (op.name() == "stablehlo.gather")
             return batchGather(op, rw);
         if (op.name() == "stablehlo.scatter")
