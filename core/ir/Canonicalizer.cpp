@@ -197,9 +197,8 @@ private:
     std::vector<Op*> m_known;
 };
 
-void canonicalizeFunc(const Module& module, Op& func)
+void canonicalizeFunc(const Module& module, Op& func, const CanonicalizationPattern& apply)
 {
-    const auto& patterns = sdyCanonicalizationPatterns();
     Rewriter rw;
     rw.module = &module;
     // MLIR fills the worklist in post-order and pops from the back after reversing it, so ops
@@ -236,22 +235,31 @@ void canonicalizeFunc(const Module& module, Op& func)
             folder.process(*op, rw);
             continue;
         }
-        auto it = patterns.find(op->name());
-        if (it == patterns.end())
-            continue;
-        for (const CanonicalizationPattern& p : it->second)
-            if (p(*op, rw))
-                break;
+        apply(*op, rw);
     }
 }
 
 } // namespace
 
-bool canonicalize(Module& module)
+void applyPatternsGreedily(Module& module, const CanonicalizationPattern& apply)
 {
     for (Op* func : module.funcs())
         if (func->numRegions() && !func->region(0).empty())
-            canonicalizeFunc(module, *func);
+            canonicalizeFunc(module, *func, apply);
+}
+
+bool canonicalize(Module& module)
+{
+    const auto& patterns = sdyCanonicalizationPatterns();
+    applyPatternsGreedily(module, [&](Op& op, Rewriter& rw) {
+        auto it = patterns.find(op.name());
+        if (it == patterns.end())
+            return false;
+        for (const CanonicalizationPattern& p : it->second)
+            if (p(op, rw))
+                return true;
+        return false;
+    });
     return true;
 }
 

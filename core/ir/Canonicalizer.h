@@ -55,6 +55,11 @@ const std::unordered_map<std::string, std::vector<CanonicalizationPattern>>& sdy
 /// reshard to the outer sharding.
 bool foldReshardOfReshard(Op& op, Rewriter& rw);
 
+/// MLIR's greedy pattern driver on every function of `module`, to a fixed point: `apply` (the
+/// patterns, true when one changed the IR) on every op, plus the removal of unused Pure ops and the
+/// de-duplication/hoisting of identical `stablehlo.constant` ops that the driver always does.
+void applyPatternsGreedily(Module& module, const CanonicalizationPattern& apply);
+
 /// Runs the canonicalizer to a fixed point on every function of `module`: sdy patterns, dead
 /// code removal of unused Pure ops, and de-duplication/hoisting of identical
 /// `stablehlo.constant` ops. Returns true (canonicalization cannot fail).

@@ -191,23 +191,55 @@ std::optional<DotDimensionNumbers> parseDotDimensionNumbers(const std::string& b
     return d;
 }
 
+namespace {
+
+/// Appends `name = [a, b]` to an attribute body as MLIR's printStruct does: separated by ", ",
+/// nothing for an empty list.
+void appendDimsField(std::string& body, const char* name, const std::vector<int64_t>& list)
+{
+    if (list.empty())
+        return;
+    body += body.empty() ? "" : ", ";
+    body += std::string(name) + " = [";
+    for (size_t i = 0; i < list.size(); ++i)
+        body += (i ? ", " : "") + std::to_string(list[i]);
+    body += "]";
+}
+
+} // namespace
+
 ir::AttrPtr dotDimensionNumbersAttr(const DotDimensionNumbers& dims)
 {
     std::string body;
-    auto add = [&](const char* name, const std::vector<int64_t>& list) {
-        if (list.empty())
-            return;
-        body += body.empty() ? "" : ", ";
-        body += std::string(name) + " = [";
-        for (size_t i = 0; i < list.size(); ++i)
-            body += (i ? ", " : "") + std::to_string(list[i]);
-        body += "]";
-    };
-    add("lhs_batching_dimensions", dims.lhsBatching);
-    add("rhs_batching_dimensions", dims.rhsBatching);
-    add("lhs_contracting_dimensions", dims.lhsContracting);
-    add("rhs_contracting_dimensions", dims.rhsContracting);
+    appendDimsField(body, "lhs_batching_dimensions", dims.lhsBatching);
+    appendDimsField(body, "rhs_batching_dimensions", dims.rhsBatching);
+    appendDimsField(body, "lhs_contracting_dimensions", dims.lhsContracting);
+    appendDimsField(body, "rhs_contracting_dimensions", dims.rhsContracting);
     return ir::makeAttr(ir::OpaqueAttr{"stablehlo", "dot", body});
+}
+
+ir::AttrPtr gatherDimensionNumbersAttr(const GatherDimensionNumbers& dims)
+{
+    std::string body;
+    appendDimsField(body, "offset_dims", dims.offsetDims);
+    appendDimsField(body, "collapsed_slice_dims", dims.collapsedSliceDims);
+    appendDimsField(body, "operand_batching_dims", dims.operandBatchingDims);
+    appendDimsField(body, "start_indices_batching_dims", dims.startIndicesBatchingDims);
+    appendDimsField(body, "start_index_map", dims.startIndexMap);
+    body += (body.empty() ? "" : ", ") + std::string("index_vector_dim = ") + std::to_string(dims.indexVectorDim);
+    return ir::makeAttr(ir::OpaqueAttr{"stablehlo", "gather", body});
+}
+
+ir::AttrPtr scatterDimensionNumbersAttr(const ScatterDimensionNumbers& dims)
+{
+    std::string body;
+    appendDimsField(body, "update_window_dims", dims.updateWindowDims);
+    appendDimsField(body, "inserted_window_dims", dims.insertedWindowDims);
+    appendDimsField(body, "input_batching_dims", dims.inputBatchingDims);
+    appendDimsField(body, "scatter_indices_batching_dims", dims.scatterIndicesBatchingDims);
+    appendDimsField(body, "scatter_dims_to_operand_dims", dims.scatterDimsToOperandDims);
+    body += (body.empty() ? "" : ", ") + std::string("index_vector_dim = ") + std::to_string(dims.indexVectorDim);
+    return ir::makeAttr(ir::OpaqueAttr{"stablehlo", "scatter", body});
 }
 
 std::optional<GatherDimensionNumbers> parseGatherDimensionNumbers(const std::string& body, std::string* error)

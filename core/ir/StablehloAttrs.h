@@ -51,6 +51,11 @@ std::optional<ConvDimensionNumbers> parseConvDimensionNumbers(const std::string&
 /// `#stablehlo.dot<...>` of `dims` as the reader stores it: an OpaqueAttr whose body lists the
 /// four fields in order, leaving out those with an empty list.
 ir::AttrPtr dotDimensionNumbersAttr(const DotDimensionNumbers& dims);
+/// `#stablehlo.gather<...>` of `dims` as the reader stores it: the fields in MLIR's order, those
+/// with an empty list left out, `index_vector_dim` always written.
+ir::AttrPtr gatherDimensionNumbersAttr(const GatherDimensionNumbers& dims);
+/// `#stablehlo.scatter<...>` of `dims`, written the same way.
+ir::AttrPtr scatterDimensionNumbersAttr(const ScatterDimensionNumbers& dims);
 
 /// Keyword of an enum attribute `#stablehlo<transpose TRANSPOSE>` -> "TRANSPOSE" (the last
 /// word of the body), or of a string attribute; empty if absent.

@@ -31,6 +31,14 @@ const TensorSharding* Converter::sharding(const ir::Value* v) const
     return it == m_shardings.end() ? nullptr : &it->second;
 }
 
+const TensorSharding* Converter::operandSharding(const ir::Op& op, unsigned i) const
+{
+    auto it = m_inlinedUses.find({&op, i});
+    if (it != m_inlinedUses.end())
+        return it->second ? &*it->second : nullptr;
+    return sharding(op.operand(i));
+}
+
 const Mesh* Converter::meshOf(const TensorSharding& s) const { return ir::meshOf(m_module, s); }
 
 bool Converter::fullyReplicated(const TensorSharding* s) { return !s || !s->hasDimAxes(); }
@@ -216,8 +224,14 @@ bool Converter::manualComputation(ir::Op* op)
         return fail(*op, "sdy.manual_computation without a body");
     ir::Block& body = op->region(0).front();
     // The body is the per-device code already (for the manual axes): move it in place of the op.
-    for (unsigned i = 0; i < body.numArgs() && i < op->numOperands(); ++i)
+    // The body's ops keep seeing the arguments' shardings (their view without the manual axes)
+    // when they are converted after the inlining.
+    for (unsigned i = 0; i < body.numArgs() && i < op->numOperands(); ++i) {
+        const TensorSharding* s = sharding(body.arg(i));
+        for (const ir::Use& u : body.arg(i)->uses())
+            m_inlinedUses[{u.user, u.index}] = s ? std::optional<TensorSharding>(*s) : std::nullopt;
         body.arg(i)->replaceAllUsesWith(op->operand(i));
+    }
     ir::Op* ret = body.terminator();
     if (!ret || ret->name() != "sdy.return" || ret->numOperands() != op->numResults())
         return fail(*op, "the body of this sdy.manual_computation does not end with an sdy.return of its results");
@@ -226,8 +240,13 @@ bool Converter::manualComputation(ir::Op* op)
         std::unique_ptr<ir::Op> moved = body.remove(body.ops().front().get());
         block->insertBefore(op, std::move(moved));
     }
-    for (unsigned i = 0; i < op->numResults(); ++i)
+    // Likewise the users of the results keep seeing the out_shardings.
+    for (unsigned i = 0; i < op->numResults(); ++i) {
+        const TensorSharding* s = sharding(op->result(i));
+        for (const ir::Use& u : op->result(i)->uses())
+            m_inlinedUses[{u.user, u.index}] = s ? std::optional<TensorSharding>(*s) : std::nullopt;
         op->result(i)->replaceAllUsesWith(ret->operand(i));
+    }
     ret->dropAllReferences();
     ret->erase();
     op->dropAllReferences();
@@ -375,9 +394,14 @@ bool Converter::run()
             }
         });
     }
-    for (ir::Op* op : ops)
+    for (ir::Op* op : ops) {
         if (!convert(op))
             return false;
+        // A converted op may be gone; an op created later at its address must not inherit them.
+        auto it = m_inlinedUses.lower_bound({op, 0});
+        while (it != m_inlinedUses.end() && it->first.first == op)
+            it = m_inlinedUses.erase(it);
+    }
     return true;
 }
 

@@ -146,7 +146,7 @@ bool Converter::allReduce(ir::Op* op)
 
 bool Converter::reduceScatter(ir::Op* op)
 {
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     const Mesh* mesh = in ? meshOf(*in) : nullptr;
     if (!mesh)
         return fail(*op, "the mesh of this reduce_scatter's operand sharding cannot be found");
@@ -335,7 +335,7 @@ bool Converter::allToAll(ir::Op* op)
 
 bool Converter::collectivePermute(ir::Op* op)
 {
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     const TensorSharding* out = ir::outSharding(*op);
     const Mesh* inMesh = in ? meshOf(*in) : nullptr;
     const Mesh* outMesh = out ? meshOf(*out) : nullptr;

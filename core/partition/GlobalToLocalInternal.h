@@ -2,6 +2,7 @@
 // not a public API.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -29,6 +30,11 @@ public:
     // ---- reading the global program ----------------------------------------------------------
     /// The sharding `v` had in the global program (or was given as a replacement), or nullptr.
     const TensorSharding* sharding(const ir::Value* v) const;
+    /// The sharding operand `i` of `op` has as `op` sees it: for an op that was in the body of an
+    /// inlined sdy.manual_computation and used a block argument there, the argument's sharding
+    /// (in_shardings minus the manual axes, PARTITION.md 7.8.4), not that of the operand the
+    /// argument was replaced by; else sharding(op.operand(i)).
+    const TensorSharding* operandSharding(const ir::Op& op, unsigned i) const;
     const Mesh* meshOf(const TensorSharding& s) const;
     /// True when `s` is absent or has no dimension axes.
     static bool fullyReplicated(const TensorSharding* s);
@@ -100,6 +106,9 @@ private:
     GlobalToLocalOptions m_options;
     DiagnosticList& m_diags;
     std::unordered_map<const ir::Value*, TensorSharding> m_shardings;
+    /// Uses (user, operand index) of inlined manual-computation block arguments, with the
+    /// argument's sharding (nullopt: none), for operandSharding.
+    std::map<std::pair<const ir::Op*, unsigned>, std::optional<TensorSharding>> m_inlinedUses;
     int64_t m_nextChannel = 1;
 };
 

@@ -51,7 +51,7 @@ void removeDiscardable(ir::Op& op)
 
 bool Converter::dot(ir::Op* op)
 {
-    const TensorSharding* lhs = sharding(op->operand(0));
+    const TensorSharding* lhs = operandSharding(*op, 0);
     if (!fullyReplicated(lhs)) {
         const Mesh* mesh = meshOf(*lhs);
         if (!mesh)
@@ -86,8 +86,8 @@ bool Converter::dot(ir::Op* op)
 
 bool Converter::convolution(ir::Op* op)
 {
-    const TensorSharding* lhs = sharding(op->operand(0));
-    const TensorSharding* rhs = op->numOperands() > 1 ? sharding(op->operand(1)) : nullptr;
+    const TensorSharding* lhs = operandSharding(*op, 0);
+    const TensorSharding* rhs = op->numOperands() > 1 ? operandSharding(*op, 1) : nullptr;
     const TensorSharding* res = sharding(op->result(0));
     if (fullyReplicated(lhs) && fullyReplicated(rhs) && fullyReplicated(res))
         return localizeResults(*op);
@@ -142,8 +142,8 @@ bool Converter::concatenate(ir::Op* op)
     if (!dimAxes(res, c).empty())
         return fail(*op,
                     "the result of this concatenate is sharded along the concatenated dimension " + std::to_string(c));
-    for (ir::Value* v : op->operands()) {
-        const TensorSharding* s = sharding(v);
+    for (unsigned k = 0; k < op->numOperands(); ++k) {
+        const TensorSharding* s = operandSharding(*op, k);
         if (fullyReplicated(s))
             continue;
         if (!dimAxes(s, c).empty())
@@ -159,7 +159,7 @@ bool Converter::concatenate(ir::Op* op)
 
 bool Converter::slice(ir::Op* op)
 {
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     const TensorSharding* out = sharding(op->result(0));
     if (fullyReplicated(in) && fullyReplicated(out))
         return localizeResults(*op);
@@ -208,7 +208,7 @@ bool Converter::slice(ir::Op* op)
 
 bool Converter::pad(ir::Op* op)
 {
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     const TensorSharding* out = sharding(op->result(0));
     if (fullyReplicated(in)) {
         if (!fullyReplicated(out))
@@ -338,7 +338,7 @@ bool Converter::iota(ir::Op* op)
 
 bool Converter::windowed(ir::Op* op)
 {
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     if (!fullyReplicated(in)) {
         const Mesh* mesh = meshOf(*in);
         if (!mesh)
@@ -366,7 +366,7 @@ bool Converter::windowed(ir::Op* op)
 
 bool Converter::gather(ir::Op* op)
 {
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     if (fullyReplicated(in))
         return localizeResults(*op);
     const Mesh* mesh = meshOf(*in);
@@ -416,7 +416,7 @@ bool Converter::gatherWithTrivialDims(ir::Op* op, const stablehlo::GatherDimensi
 {
     // Each device gathers from its own piece: indices into a trivial dim are made local and masked
     // where they fall into another device's piece; the all_reduce after adds the pieces.
-    const TensorSharding* in = sharding(op->operand(0));
+    const TensorSharding* in = operandSharding(*op, 0);
     const ir::Type& localOperand = op->operand(0)->type();
     auto isTrivial = [&](int64_t j) { return std::find(trivial.begin(), trivial.end(), j) != trivial.end(); };
     auto globalDim = [&](int64_t j) {
@@ -622,8 +622,8 @@ bool Converter::scatter(ir::Op* op)
     const unsigned inputs = op->numOperands() >= 3 ? (op->numOperands() - 1) / 2 : 0;
     if (inputs == 0)
         return fail(*op, "this scatter has no inputs");
-    const TensorSharding* in0 = sharding(op->operand(0));
-    const TensorSharding* up0 = sharding(op->operand(inputs + 1));
+    const TensorSharding* in0 = operandSharding(*op, 0);
+    const TensorSharding* up0 = operandSharding(*op, inputs + 1);
     if (fullyReplicated(in0) && fullyReplicated(up0))
         return localizeResults(*op);
     const Mesh* mesh = in0 ? meshOf(*in0) : (up0 ? meshOf(*up0) : nullptr);

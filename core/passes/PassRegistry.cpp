@@ -12,6 +12,7 @@
 #include "core/passes/ExportPipeline.h"
 #include "core/passes/PropagationPipeline.h"
 #include "core/propagation/DataFlowEdgePasses.h"
+#include "core/propagation/PipelineSteps.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/rules/CustomRules.h"
 #include "core/rules/PopulateRulesPass.h"
@@ -281,6 +282,14 @@ std::vector<PassInfo> buildRegistry()
                      removeAllGatherReduceScatterForCmv1(m);
                      return true;
                  }});
+    list.push_back(PassInfo{"sdy-explicit-gather-scatter-batching",
+                            "turn gathers and scatters that index dimension 0 with an iota into ones with explicit "
+                            "batching dimensions",
+                            {},
+                            [](ir::Module& m, const PassOptions&, PassContext&) {
+                                explicitGatherScatterBatching(m);
+                                return true;
+                            }});
     list.push_back(PassInfo{"sdy-drop-sharding-and-mesh",
                             "remove every sdy.sharding attribute and every sdy.mesh (the per-device program stays)",
                             {},

@@ -23,6 +23,12 @@ void removeSizeOneAxes(ir::Module& module);
 void propagateShardingFromFuncToCall(ir::Module& module);
 /// 3.7.5 `sdy-constant-or-scalar-splitter`.
 void constantOrScalarSplitter(ir::Module& module);
+/// `sdy-explicit-gather-scatter-batching` (PARTITION.md 11; an import step behind an option): a
+/// gather or scatter whose index component for operand dimension 0 (collapsed / inserted) is an
+/// iota along dimension 0 of the indices gets operand and indices batching dimension 0 instead,
+/// the component dropped from the indices; run with MLIR's greedy driver (dead ops erased,
+/// constants uniqued and hoisted).
+void explicitGatherScatterBatching(ir::Module& module);
 /// Step 16 `sdy-constant-or-scalar-merger`.
 void constantOrScalarMerger(ir::Module& module);
 /// 3.7.6 `sdy-sharding-group-import`; false after reporting errors.

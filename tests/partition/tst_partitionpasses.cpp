@@ -631,6 +631,33 @@ func.func @f(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}
                               "stablehlo.constant dense<0.000000e+00> : tensor<3x4xf32>",
                               "stablehlo.select %15, %13, %cst", "replica_groups = dense<[[0, 1]]>"}));
     }
+
+    void inlinedManualComputationKeepsEachSidesView()
+    {
+        // PARTITION.md 7.8.4 and 7.9.3-7.9.4 by hand. x=2; %arg0 8x2 sharded [{"x"}, {}] is 4x2 per
+        // device. Inside the manual computation over "x" the argument's sharding is in_shardings
+        // minus "x" = [{}, {}], so concatenating it with itself along 0 is allowed (nothing is
+        // sharded there) and stays 4x2 + 4x2 -> 8x2. Outside, the result (global 16x2) is
+        // [{"x"}, {}] by out_shardings, which the slice's result shares: dimension 0 is sharded
+        // alike and taken whole (0:16 -> 0:8 locally), dimension 1 unsharded keeps 0:1. Neither
+        // check may read the other side's sharding of the value that replaces the argument or the
+        // result once the body is inlined.
+        const std::string out = run(R"(sdy.mesh @m = <["x"=2]>
+func.func @f(%arg0: tensor<8x2xi32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) -> (tensor<16x1xi32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) {
+  %0 = sdy.manual_computation(%arg0) in_shardings=[<@m, [{"x"}, {}]>] out_shardings=[<@m, [{"x"}, {}]>] manual_axes={"x"} (%arg1: tensor<4x2xi32>) {
+    %2 = stablehlo.concatenate %arg1, %arg1, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<4x2xi32>, tensor<4x2xi32>) -> tensor<8x2xi32>
+    sdy.return %2 : tensor<8x2xi32>
+  } : (tensor<8x2xi32>) -> tensor<16x2xi32>
+  %1 = stablehlo.slice %0 [0:16, 0:1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : (tensor<16x2xi32>) -> tensor<16x1xi32>
+  return %1 : tensor<16x1xi32>
+})",
+                                    {{"sdy-convert-global-to-local", {}}, {"sdy-drop-sharding-and-mesh", {}}});
+        QVERIFY(inOrder(out, {"func.func @f(%arg0: tensor<4x2xi32>) -> tensor<8x1xi32> {",
+                              "%0 = stablehlo.concatenate %arg0, %arg0, dim = 0 : (tensor<4x2xi32>, tensor<4x2xi32>) "
+                              "-> tensor<8x2xi32>",
+                              "%1 = stablehlo.slice %0 [0:8, 0:1] : (tensor<8x2xi32>) -> tensor<8x1xi32>",
+                              "return %1 : tensor<8x1xi32>"}));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPartitionPasses)
