@@ -32,6 +32,21 @@ std::string compareConcreteText(const ExplicitType& type, const TensorSharding* 
     return t.toString();
 }
 
+/// True when `more` keeps every axis of `type` (each dimension's axes a prefix of its own, the
+/// same unreduced axes) and adds some.
+bool compareExtends(const ExplicitType& more, const ExplicitType& type)
+{
+    if (more.rank() != type.rank() || more.sharding.unreduced != type.sharding.unreduced)
+        return false;
+    for (int d = 0; d < type.rank(); ++d) {
+        const DimAxes& a = more.sharding.dims[static_cast<size_t>(d)];
+        const DimAxes& b = type.sharding.dims[static_cast<size_t>(d)];
+        if (a.size() < b.size() || !std::equal(b.begin(), b.end(), a.begin()))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 std::vector<TypeDifference> compareWithPropagated(const ExplicitResult& typed, const ir::Module& propagated)
@@ -68,18 +83,21 @@ std::vector<TypeDifference> compareWithPropagated(const ExplicitResult& typed, c
         d.concrete = concrete;
         d.sharding = s ? s->toString() : std::string("(none)");
         // Consistent when the concrete sharding, with its non-Explicit axes left out, is the type.
+        auto isExplicitHere = [&](const std::string& axis) {
+            return std::find(tv.explicitAxes.begin(), tv.explicitAxes.end(), axis) != tv.explicitAxes.end();
+        };
         std::vector<std::string> extra;
         ExplicitType explicitPart = unshardedType(type.elementType, type.shape);
         if (onMesh && s->rank() == type.rank()) {
             for (int dim = 0; dim < s->rank(); ++dim)
                 for (const AxisRef& a : s->dims[static_cast<size_t>(dim)].axes) {
-                    if (typed.axisTypes.typeOf(a.name) == AxisType::Explicit)
+                    if (isExplicitHere(a.name))
                         explicitPart.sharding.dims[static_cast<size_t>(dim)].push_back(compareAxisText(a));
                     else
                         extra.push_back(compareAxisText(a));
                 }
             for (const AxisRef& a : s->unreduced)
-                if (typed.axisTypes.typeOf(a.name) == AxisType::Explicit)
+                if (isExplicitHere(a.name))
                     explicitPart.sharding.unreduced.push_back(compareAxisText(a));
         }
         explicitPart.sharding.reduced = type.sharding.reduced;
@@ -88,14 +106,20 @@ std::vector<TypeDifference> compareWithPropagated(const ExplicitResult& typed, c
             std::string axes;
             for (const std::string& a : extra)
                 axes += (axes.empty() ? "" : ", ") + a;
-            d.reason = "the concrete sharding is more specific: " + axes + (extra.size() == 1 ? " is" : " are") +
-                       " not an Explicit axis, so the type leaves it out and the choice is the compiler's "
-                       "(Shardy's propagation made it)";
+            d.reason = "the concrete sharding is more specific: " + axes +
+                       (extra.size() == 1 ? " is not an Explicit axis here, so the type leaves it out"
+                                          : " are not Explicit axes here, so the type leaves them out") +
+                       " and the choice is the compiler's (Shardy's propagation made it)";
         } else if (!onMesh || !s) {
             d.reason =
                 "Shardy's propagation left the value without a sharding on @" + typed.meshName +
                 ", while JAX's rules shard it on Explicit axes: propagation does not apply JAX's per-op rules, so "
                 "keeping the type takes a sharding constraint on the value (JAX's lowering adds one)";
+        } else if (compareExtends(explicitPart, type)) {
+            d.reason = "Shardy's propagation shards it further, on Explicit axes, than JAX's rule types it (" +
+                       explicitPart.toString() + " against the type " + type.toString() +
+                       "): propagation does not apply JAX's per-op rules, so keeping the type takes a sharding "
+                       "constraint on the value";
         } else {
             d.reason = "Shardy's propagation chose otherwise on an Explicit axis (" + explicitPart.toString() +
                        " against the type " + type.toString() +

@@ -94,6 +94,14 @@ private:
     std::optional<ExplicitType> unshardedOf(const ir::Type& t) const;
     /// `t` with the axes that are not Explicit under the current context dropped.
     ExplicitType restrictToExplicit(const ExplicitType& t) const;
+    std::vector<std::string> explicitAxesNow() const
+    {
+        std::vector<std::string> out;
+        for (const MeshAxis& a : m_result.mesh.axes())
+            if (isExplicit(a.name))
+                out.push_back(a.name);
+        return out;
+    }
     bool isExplicit(const std::string& axis) const
     {
         auto it = m_context.find(axis);
@@ -145,6 +153,7 @@ void Typer::record(const ir::Value* v, const std::optional<ExplicitType>& type, 
     }
     t.type = type;
     t.how = how;
+    t.explicitAxes = explicitAxesNow();
     if (type)
         m_types[v] = *type;
     m_result.values.push_back(std::move(t));
@@ -159,6 +168,7 @@ void Typer::recordFuncResult(const ir::Op& func, unsigned i, const std::optional
     t.pos = func.pos;
     t.type = type;
     t.how = how;
+    t.explicitAxes = explicitAxesNow();
     m_result.values.push_back(std::move(t));
 }
 

@@ -38,6 +38,9 @@ struct TypedValue {
     /// How the type was decided when not by the op's rule alone: `out sharding`, `reshard`,
     /// `annotation`, `recovered after an error` (the type shardx carries on with).
     std::string how;
+    /// The axes that are Explicit where the value is defined (regions such as auto_axes or a
+    /// manual computation change them), mesh order.
+    std::vector<std::string> explicitAxes;
 };
 
 /// The typed program.

@@ -281,7 +281,7 @@ private slots:
         // P("X"): f32[8@X]. Shardy's propagation works backwards from the constraint too and
         // shards sin's result on X (the argument is closed, so it keeps {}): %0's concrete
         // sharding f32[8@X] differs from its type on the Explicit axis X, and the reason says
-        // that propagation does not apply JAX's rules.
+        // that propagation shards it further than JAX's rules do.
         Typed t = typeText(
             kMesh +
             R"(func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> tensor<8xf32> {
@@ -299,7 +299,7 @@ private slots:
         QCOMPARE(diffs[0].name, std::string("%0"));
         QCOMPARE(diffs[0].concrete, std::string("f32[8@X]"));
         QVERIFY(!diffs[0].moreSpecific);
-        QVERIFY(has(diffs[0].reason, "Shardy's propagation chose otherwise on an Explicit axis"));
+        QVERIFY(has(diffs[0].reason, "Shardy's propagation shards it further, on Explicit axes, than JAX's rule"));
     }
 
     void nullaryOpsAreUnshardedUnlessGivenAnOutSharding()
