@@ -411,17 +411,6 @@ std::string operandTypesText(const std::vector<const ExplicitType*>& operands)
     return s;
 }
 
-bool hasExplicitRule(const ir::Op& op)
-{
-    const std::string& n = op.name();
-    return ruleIsNullary(n) || ruleIsElementwise(op) || n == "stablehlo.broadcast_in_dim" ||
-           n == "stablehlo.transpose" || n == "stablehlo.reduce" || n == "stablehlo.dot_general" ||
-           n == "stablehlo.dot" || n == "stablehlo.reshape" || n == "stablehlo.slice" ||
-           n == "stablehlo.dynamic_slice" || n == "stablehlo.pad" || n == "stablehlo.concatenate" ||
-           n == "stablehlo.reverse" || n == "stablehlo.sort" || n == "stablehlo.optimization_barrier" ||
-           n == "stablehlo.dynamic_update_slice";
-}
-
 RuleResult applyExplicitRule(const ir::Op& op, const std::vector<const ExplicitType*>& operands)
 {
     const std::string& n = op.name();

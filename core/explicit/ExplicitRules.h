@@ -17,9 +17,6 @@ struct RuleResult {
     bool noRule = false;               ///< the op has no rule (an out sharding would be needed)
 };
 
-/// True when typeOp has a rule for `op` (it is not a region or sdy op the typer handles itself).
-bool hasExplicitRule(const ir::Op& op);
-
 /// Applies the rule of `op` to its operand types (nullptr for an operand that has no type). The
 /// rule's own errors (mismatched zipped dimensions, ambiguous contractions, unsupported reshapes,
 /// slicing a sharded dimension) come back in `error`; a result naming a mesh axis twice is

@@ -584,6 +584,7 @@ private slots:
         t.sharding.reduced = {"W"};
         QCOMPARE(t.toString(), std::string("f32[8@Y,4]{U:(X,Z)}{R:W}"));
         t.sharding.dims[1] = {"X", "Z"};
+        QCOMPARE(t.toString(), std::string("f32[8@Y,4@(X,Z)]{U:(X,Z)}{R:W}"));
         QCOMPARE(t.sharding.repeatedAxis(), std::string("X"));
         // An unreduced annotation is read into the type.
         Typed typed = typeText(
@@ -594,6 +595,42 @@ private slots:
 })");
         QCOMPARE(typed.type("%arg0"), std::string("f32[8@Y]{U:X}"));
         QCOMPARE(typed.type("%0"), std::string("f32[8@Y]{U:X}"));
+    }
+
+    void annotationsAJaxTypeCannotHoldAreErrors()
+    {
+        // A sub-axis has no JAX notation; 6 is not divisible by |Y| = 4 (JAX: "should be
+        // divisible"). Each is reported at the function, the dimension then unsharded / kept.
+        Typed t = typeText(
+            kMesh +
+            R"(func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"Y":(1)2}]>}, %arg1: tensor<6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"Y"}]>}) -> tensor<8xf32> {
+  return %arg0 : tensor<8xf32>
+})");
+        QCOMPARE(t.errorCount(), size_t(2));
+        QVERIFY(has(t.errors(), "the sharding of argument 0 shards dimension 0 on the sub-axis \"Y\":(1)2"));
+        QVERIFY(has(t.errors(), "the sharding of argument 1 shards dimension 0 of size 6 on Y (4 shards): the size "
+                                "must be divisible"));
+        QCOMPARE(t.type("%arg0"), std::string("f32[8]"));
+    }
+
+    void callsAreTypedFromTheCaller()
+    {
+        // A private function called with f32[8@X] is typed from its caller: its argument and the
+        // negate in it are f32[8@X], and so is the call's result.
+        Typed t = typeText(
+            kMesh +
+            R"(func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"X"}]>}) -> tensor<8xf32> {
+  %0 = func.call @neg(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+func.func private @neg(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.negate %arg0 : tensor<8xf32>
+  return %0 : tensor<8xf32>
+})");
+        QVERIFY2(t.result.ok(), t.errors().c_str());
+        QCOMPARE(t.type("%arg0", "@neg"), std::string("f32[8@X]"));
+        QCOMPARE(t.type("%0", "@neg"), std::string("f32[8@X]"));
+        QCOMPARE(t.type("%0"), std::string("f32[8@X]"));
     }
 
     void deterministic()
