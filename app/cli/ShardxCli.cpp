@@ -1,5 +1,5 @@
 // shardx-cli: the headless front end (generate, check, convert, propagate, explain, partition, lint, diff,
-// trace, explicit), on the Session API.
+// trace, explicit, annotate), on the Session API.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/annotate/ModuleAnnotator.h"
 #include "core/explicit/ExplicitComparison.h"
 #include "core/explicit/ExplicitTyper.h"
 #include "core/generate/ModelGenerator.h"
@@ -766,6 +767,60 @@ int cmdExplicit(int argc, char** argv)
     return result.ok() ? 0 : 1;
 }
 
+/// `annotate FILE --rules RULES.json [--devices N] [--propagate [--strategy S]] [-o FILE]`: shardings
+/// of the public functions' arguments from scalax-style rules.
+int cmdAnnotate(int argc, char** argv)
+{
+    Args args = parseArgs(argc, argv, 2, {"rules", "devices", "strategy", "output", "o", "part"});
+    const std::string strategy = args.get("strategy", "pipeline");
+    int64_t devices = 0;
+    const bool devicesOk = !args.has("devices") || (parseInt(args.get("devices"), devices) && devices > 0);
+    if (!args.error.empty() || args.positional.size() != 1 || !args.has("rules") || !devicesOk ||
+        !findPropagationStrategy(strategy)) {
+        std::cerr << "usage: shardx-cli annotate FILE --rules RULES.json [--devices N] [--propagate [--strategy S]] "
+                     "[-o FILE]\n";
+        if (!devicesOk)
+            std::cerr << "shardx-cli annotate: error: --devices expects a positive integer\n";
+        return 2;
+    }
+    std::string rulesText;
+    if (!io::readFileText(args.get("rules"), rulesText)) {
+        std::cerr << args.get("rules") << ": error: cannot open rule file '" << args.get("rules") << "'\n";
+        return 1;
+    }
+    Expected<annotate::RuleSet> rules = annotate::parseRuleSet(rulesText, args.get("rules"));
+    if (!rules) {
+        std::cerr << rules.error().format() << "\n";
+        return 1;
+    }
+    Session session;
+    if (!openVerified(session, args.positional[0], args, "annotate"))
+        return 1;
+    std::unique_ptr<ir::Module> module = session.sourceModule()->clone();
+    annotate::AnnotateOptions options;
+    options.devices = devices;
+    const annotate::AnnotateResult result = annotate::annotateModule(*module, *rules, options);
+    std::cerr << result.diagnostics.formatAll();
+    if (!result.mesh.axes().empty())
+        std::cerr << annotate::printAnnotations(result);
+    if (!result.ok())
+        return 1;
+    io::PrintOptions print;
+    print.printDebugInfo = true;
+    std::string text = io::printModule(*module, print);
+    if (args.has("propagate")) {
+        Session annotated;
+        if (!annotated.openText(text, session.path())) {
+            std::cerr << annotated.diagnostics().formatAll();
+            return 1;
+        }
+        if (!propagate(annotated, strategy, false))
+            return 1;
+        text = annotated.text();
+    }
+    return writeOutput(args, text) ? 0 : 1;
+}
+
 void printUsage(std::ostream& os)
 {
     os << "usage: shardx-cli COMMAND [ARGS]\n\n"
@@ -798,6 +853,9 @@ void printUsage(std::ostream& os)
           "                     JAX's per-op rules and every trace-time error (exit 1); axis types are read\n"
           "                     from the module (open dimensions: Auto axes) or set with --axes; --compare\n"
           "                     runs Shardy's propagation and says where and why its shardings differ\n"
+          "  annotate FILE --rules RULES.json [--devices N] [--propagate [--strategy S]] [-o FILE]\n"
+          "                     shard the arguments by scalax-style rules (mesh helper, fsdp, tree_path,\n"
+          "                     policy) matched on the names JAX gives them; lists which rule matched each\n"
           "  trace print TRACE.json            every step and decision of a recorded trace\n"
           "  trace seek TRACE.json STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
@@ -827,9 +885,9 @@ int main(int argc, char** argv)
         return 0;
     }
     static const std::map<std::string, std::function<int(int, char**)>> commands = {
-        {"generate", cmdGenerate}, {"check", cmdCheck},      {"convert", cmdConvert},     {"propagate", cmdPropagate},
-        {"trace", cmdTrace},       {"explain", cmdExplain},  {"partition", cmdPartition}, {"lint", cmdLint},
-        {"diff", cmdDiff},         {"explicit", cmdExplicit}};
+        {"generate", cmdGenerate}, {"check", cmdCheck},       {"convert", cmdConvert},     {"propagate", cmdPropagate},
+        {"trace", cmdTrace},       {"explain", cmdExplain},   {"partition", cmdPartition}, {"lint", cmdLint},
+        {"diff", cmdDiff},         {"explicit", cmdExplicit}, {"annotate", cmdAnnotate}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

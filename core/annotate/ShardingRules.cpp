@@ -448,12 +448,12 @@ LeafSharding applyRules(const RuleSet& rules, const Mesh& mesh, const Leaf& leaf
                 continue;
             spec = PartitionSpec(*dim + 1);
             (*spec)[*dim] = r.fsdp.axisName;
-            how = "fsdp on dimension " + std::to_string(*dim);
+            how = "dimension " + std::to_string(*dim);
         } else if (r.kind == ShardingRule::Kind::TreePath) {
             for (size_t k = 0; k < r.treePath.patterns.size() && !spec; ++k)
                 if (std::regex_search(leaf.path, r.treePath.patterns[k].compiled)) {
                     spec = r.treePath.patterns[k].spec;
-                    how = "tree_path pattern " + std::to_string(k) + " '" + r.treePath.patterns[k].regex + "'";
+                    how = "pattern " + std::to_string(k) + " '" + r.treePath.patterns[k].regex + "'";
                 }
             if (!spec && r.treePath.strict) {
                 out.rule = static_cast<int>(i);
@@ -475,7 +475,7 @@ LeafSharding applyRules(const RuleSet& rules, const Mesh& mesh, const Leaf& leaf
                 ok = ok && (!c.minSize || rulesElementCount(leaf) >= *c.minSize);
                 if (ok) {
                     spec = r.policy.entries[k].spec;
-                    how = "policy entry " + std::to_string(k);
+                    how = "entry " + std::to_string(k);
                 }
             }
         }

@@ -108,7 +108,7 @@ struct Leaf {
 struct LeafSharding {
     PartitionSpec spec;  ///< replicated (empty) when no rule gave one
     int rule = -1;       ///< index of the rule that gave it, -1: none (replicated)
-    std::string matched; ///< how: `tree_path pattern 2 'mlp/wi'`, `fsdp on dimension 1`, `policy entry 0`
+    std::string matched; ///< how: `tree_path rule /rules/0: pattern 2 'mlp/wi'`, `fsdp rule /rules/1: dimension 1`
     std::string error;   ///< a strict tree_path rule that matched nothing, or a spec unfit for the leaf
 };
 

@@ -136,7 +136,7 @@ private slots:
         const Mesh mesh({MeshAxis{"data", 2}, MeshAxis{"fsdp", 4}});
         LeafSharding big = applyRules(r, mesh, Leaf{"ln/scale", {64, 64}, "f32"});
         QCOMPARE(big.rule, 0);
-        QCOMPARE(big.matched, std::string("fsdp rule /rules/0: fsdp on dimension 0"));
+        QCOMPARE(big.matched, std::string("fsdp rule /rules/0: dimension 0"));
         LeafSharding small = applyRules(r, mesh, Leaf{"ln/scale", {64}, "f32"});
         QCOMPARE(small.rule, 1);
         QCOMPARE(partitionSpecText(small.spec), std::string("P('data')"));
@@ -219,11 +219,11 @@ private slots:
         QVERIFY(!a.meshAdded);
         const std::string text = printAnnotations(a);
         QVERIFY(has(text, "@main %arg0 x tensor<16x64xf32>: P('data') <@mesh, [{\"data\"}, {}]> (tree_path rule "
-                          "/rules/0: tree_path pattern 2 '^x$')"));
+                          "/rules/0: pattern 2 '^x$')"));
         QVERIFY(
             has(text, "@main %arg1 params/layer_0/w tensor<64x256xf32>: P(None, 'model') <@mesh, [{}, {\"model\"}]>"));
         QVERIFY(has(text, "@main %arg2 params/layer_0/b tensor<256xf32>: P('data') <@mesh, [{\"data\"}]> (fsdp rule "
-                          "/rules/1: fsdp on dimension 0)"));
+                          "/rules/1: dimension 0)"));
         QVERIFY(has(text, "@main %arg3 params/layer_1/w tensor<256x64xf32>: P('model') <@mesh, [{\"model\"}, {}]>"));
         const std::string printed = io::printModule(*module);
         QVERIFY(has(printed, "%arg2: tensor<256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}]>}"));
