@@ -26,6 +26,8 @@ std::string partitionSpecText(const PartitionSpec& spec);
 struct MeshSpec {
     std::vector<int64_t> axisDims;
     std::vector<std::string> axisNames;
+    /// Read and kept, but without effect: a module has no physical topology whose axes could be
+    /// split, so every logical mesh of the right device count is accepted.
     bool meshAxisSplitting = false;
 };
 
