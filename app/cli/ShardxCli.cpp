@@ -1,6 +1,7 @@
 // shardx-cli: the headless front end (generate, check, convert, propagate, explain, partition, lint, diff,
 // trace, interpret, explicit, annotate), on the Session API and the executors.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -452,20 +453,46 @@ std::string replicatedText(const std::vector<ReplicatedTensor>& list, size_t lim
 
 /// Opens `path`, propagates it with `strategy`, recording, and partitions it: the common part of
 /// partition, lint and diff.
+/// Wall-clock time of each stage of a command, printed to stderr with `--timings`.
+class StageTimer {
+public:
+    explicit StageTimer(bool enabled) : m_enabled(enabled), m_last(std::chrono::steady_clock::now()) {}
+    /// Ends the stage that ran since the last call (or since construction).
+    void stage(const char* name)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (m_enabled)
+            std::fprintf(stderr, "timing: %-16s %9.1f ms\n", name,
+                         std::chrono::duration<double, std::milli>(now - m_last).count());
+        m_last = now;
+    }
+
+private:
+    bool m_enabled;
+    std::chrono::steady_clock::time_point m_last;
+};
+
 bool partitionFile(Session& session, const std::string& path, const std::string& strategy, const Args& args,
                    const char* command, const PartitionOptions& options, Expected<PartitionModel>& model,
                    std::vector<ReplicatedTensor>& replicated)
 {
-    if (!openVerified(session, path, args, command) || !propagate(session, strategy, true))
+    StageTimer timer(args.has("timings"));
+    if (!openVerified(session, path, args, command))
         return false;
+    timer.stage("open");
+    if (!propagate(session, strategy, true))
+        return false;
+    timer.stage("propagate");
     model = session.partition(options);
     if (!model) {
         std::cerr << "shardx-cli " << command << ": error: " << model.error().message << "\n";
         return false;
     }
+    timer.stage("partition");
     Expected<std::vector<ReplicatedTensor>> r = session.replicatedTensors();
     if (r)
         replicated = std::move(*r);
+    timer.stage("why-replicated");
     return true;
 }
 
@@ -486,7 +513,7 @@ int cmdPartition(int argc, char** argv)
         !shardsOk) {
         std::cerr << "usage: shardx-cli partition FILE [--strategy S] [--json] [--no-program] [--part N] [-o FILE]\n"
                      "                              [--cost \"*=5/50,AXIS=LATENCY_US/BANDWIDTH_GBPS,...\"]\n"
-                     "                              [--shards none|interface|all]\n";
+                     "                              [--shards none|interface|all] [--timings]\n";
         if (!costOk)
             std::cerr << "shardx-cli partition: error: --cost: " << costError << "\n";
         return 2;
@@ -973,9 +1000,10 @@ void printUsage(std::ostream& os)
           "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
           "                     (VALUE as the file names it: %5, @main:%cst_0, result 0, or a loc name)\n"
           "  partition FILE [--strategy S] [--json] [--no-program] [--cost \"*=5/50,AXIS=US/GBPS\"]\n"
-          "                 [--shards none|interface|all]\n"
+          "                 [--shards none|interface|all] [--timings]\n"
           "                     the per-device program and every collective it runs: axes, replica groups,\n"
           "                     bytes per device, time under the alpha-beta model, and why it is there\n"
+          "                     (--timings: each stage's wall-clock time on stderr)\n"
           "  lint FILE [--max-collective-bytes N] [--max-replicated-bytes N] [--forbid all-gather,...]\n"
           "                     for CI: exit 1 and list each collective or replicated tensor over a budget\n"
           "  diff A B [--strategy S | --strategy-a S --strategy-b S] [--json] [--cost ...]\n"
