@@ -14,6 +14,9 @@
 #include "core/annotate/ModuleAnnotator.h"
 #include "core/exec/ReferenceExecutor.h"
 #include "core/exec/TensorIo.h"
+#ifdef SHARDX_HAVE_VULKAN
+#include "core/exec/VulkanExecutor.h"
+#endif
 #include "core/explicit/ExplicitComparison.h"
 #include "core/explicit/ExplicitTyper.h"
 #include "core/generate/ModelGenerator.h"
@@ -706,7 +709,7 @@ int cmdTrace(int argc, char** argv)
 
 /// Runs `entry`, a function with parameters or results, on inputs from .npy files or a seed; prints
 /// each result (and writes it as RESULTS/result<i>.npy on request).
-int interpretFunction(const ir::Module& module, const ir::Op& entry, const Args& args)
+int interpretFunction(const ir::Module& module, const ir::Op& entry, const Args& args, exec::Executor& executor)
 {
     const std::string name = args.get("entry", "main");
     const ir::Type type = ir::funcType(entry);
@@ -755,7 +758,6 @@ int interpretFunction(const ir::Module& module, const ir::Op& entry, const Args&
         }
         inputs.push_back(std::move(*t));
     }
-    exec::ReferenceExecutor executor;
     auto results = executor.runFunction(module, name, inputs);
     if (!results) {
         std::cerr << results.error().format() << "\n";
@@ -776,24 +778,59 @@ int interpretFunction(const ir::Module& module, const ir::Op& entry, const Args&
     return 0;
 }
 
+int interpretWith(exec::Executor& executor, const Args& args);
+
 /// `interpret FILE`: runs @main of a file of functions with the interpreter conventions of Shardy's
 /// executable tests (interpreter.run_parallel, check.*); exit 0 iff it ran and every check held. An
 /// entry with parameters or results runs on inputs from .npy files or a seed and prints its results.
 int cmdInterpret(int argc, char** argv)
 {
-    Args args = parseArgs(argc, argv, 2, {"backend", "entry", "seed", "inputs", "save-results"});
+    Args args = parseArgs(argc, argv, 2, {"backend", "devices", "entry", "seed", "inputs", "save-results"});
     if (!args.error.empty() || args.positional.size() != 1) {
         if (!args.error.empty())
             std::cerr << "shardx-cli interpret: error: " << args.error << "\n";
         std::cerr << "usage: shardx-cli interpret FILE [--entry NAME] [--seed N | --inputs A.npy,B.npy]\n"
-                     "                            [--save-results DIR] [--backend reference]\n";
+                     "                            [--save-results DIR] [--backend reference|vulkan] [--devices 0,1]\n";
         return 2;
     }
     const std::string backend = args.get("backend", "reference");
-    if (backend != "reference") {
-        std::cerr << "shardx-cli interpret: error: unknown back end '" << backend << "' (this build has: reference)\n";
+    std::unique_ptr<exec::Executor> executor;
+    if (backend == "reference") {
+        executor = std::make_unique<exec::ReferenceExecutor>();
+    } else if (backend == "vulkan") {
+#ifdef SHARDX_HAVE_VULKAN
+        exec::VulkanExecutorOptions options;
+        options.deviceList = args.get("devices");
+        auto vulkan = exec::VulkanExecutor::create(options);
+        if (!vulkan) {
+            std::cerr << "shardx-cli interpret: error: --backend vulkan: " << vulkan.error().message << "\n";
+            return 2;
+        }
+        executor = std::move(*vulkan);
+#else
+        std::cerr << "shardx-cli interpret: error: --backend vulkan: this build has no Vulkan back end "
+                     "(configured without shardx_vulkan)\n";
+        return 2;
+#endif
+    } else {
+        std::cerr << "shardx-cli interpret: error: unknown back end '" << backend << "' (reference or vulkan)\n";
         return 2;
     }
+    if (args.has("devices") && backend != "vulkan") {
+        std::cerr << "shardx-cli interpret: error: --devices needs --backend vulkan\n";
+        return 2;
+    }
+    const int rc = interpretWith(*executor, args);
+#ifdef SHARDX_HAVE_VULKAN
+    if (auto* vulkan = dynamic_cast<exec::VulkanExecutor*>(executor.get()))
+        std::cerr << "vulkan: " << vulkan->stats().summary() << "\n";
+#endif
+    return rc;
+}
+
+/// The rest of `interpret`, on the chosen executor.
+int interpretWith(exec::Executor& executor, const Args& args)
+{
     const std::string path = args.positional[0];
     std::string text;
     if (!io::readFileText(path, text)) {
@@ -820,8 +857,7 @@ int cmdInterpret(int argc, char** argv)
     }
     const ir::Type type = ir::funcType(*func);
     if (!type.elements().empty() || !type.results().empty())
-        return interpretFunction(*module, *func, args);
-    exec::ReferenceExecutor executor;
+        return interpretFunction(*module, *func, args, executor);
     auto report = executor.interpret(*module, entry);
     if (!report) {
         std::cerr << report.error().format() << "\n";
@@ -1027,6 +1063,7 @@ void printUsage(std::ostream& os)
           "  convert FILE --to json|mlir [--part N] [-o FILE]\n"
           "                     convert between MLIR text and shardx's JSON document format\n"
           "  interpret FILE [--entry NAME] [--seed N | --inputs A.npy,...] [--save-results DIR]\n"
+          "                   [--backend reference|vulkan] [--devices 0,1]\n"
           "                     run @main (no module wrapper needed) with StableHLO semantics on the CPU:\n"
           "                     interpreter.run_parallel runs a grid of processes with collectives between\n"
           "                     them, check.expect_eq compares exactly; exit 0 iff every check held. An\n"

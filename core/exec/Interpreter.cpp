@@ -159,6 +159,11 @@ std::vector<Tensor> Interpreter::evalOp(const ir::Op& op, const Frame& frame, co
         ctx.operands.push_back(t);
     }
     try {
+        if (m_offload) {
+            std::vector<Tensor> out;
+            if (m_offload->run(ctx, out))
+                return out;
+        }
         return it->second(ctx);
     } catch (ExecError& e) {
         // Errors raised below the handler without a position (element kernels) are the op's.

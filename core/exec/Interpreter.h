@@ -91,6 +91,17 @@ void registerControlOps(HandlerMap& map);
 void registerCollectiveOps(HandlerMap& map);
 void registerFftOps(HandlerMap& map);
 
+/// Runs some ops somewhere else than the interpreter's own handlers (a device back end). The interpreter
+/// still drives every function, region, grid and check; before running an op's handler it offers the op
+/// to the offload. Called concurrently by the processes of a grid.
+class OpOffload {
+public:
+    virtual ~OpOffload() = default;
+    /// Runs `ctx.op` and stores its results in `out`, returning true; false leaves the op to the
+    /// interpreter's handler. Errors are thrown as ExecError (as handlers do).
+    virtual bool run(OpContext& ctx, std::vector<Tensor>& out) = 0;
+};
+
 /// A failed check of the interpreter conventions (`check.expect_eq` and kin).
 struct CheckFailure {
     SourcePos pos;
@@ -125,6 +136,9 @@ public:
     void countCheck();
     int64_t checksRun() const;
 
+    /// Offers every op to `offload` before running its handler (null: none). Set before running.
+    void setOffload(OpOffload* offload) { m_offload = offload; }
+
     /// Position for diagnostics of `op` (its source position, with the module's file name).
     SourcePos posOf(const ir::Op& op) const;
 
@@ -133,6 +147,7 @@ private:
 
     const ir::Module& m_module;
     HandlerMap m_handlers;
+    OpOffload* m_offload = nullptr;
     mutable std::mutex m_mutex;
     std::vector<CheckFailure> m_failures;
     int64_t m_checks = 0;

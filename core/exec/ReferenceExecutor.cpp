@@ -28,6 +28,7 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runFunction(const ir::Module& m
     if (!f)
         return error;
     Interpreter interp(module);
+    interp.setOffload(m_offload);
     try {
         return interp.callFunction(*f, args, ProcessInfo{});
     } catch (const ExecError& e) {
@@ -70,6 +71,7 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runParallel(const ir::Module& m
     if (next != args.size())
         return Error{"more arguments than the grid's functions take", {}};
     Interpreter interp(module);
+    interp.setOffload(m_offload);
     std::vector<std::vector<Tensor>> results;
     try {
         results = interp.runGrid(funcs, replicas, partitions, std::move(perProcess));
@@ -92,6 +94,7 @@ Expected<InterpretReport> ReferenceExecutor::interpret(const ir::Module& module,
     if (!f)
         return error;
     Interpreter interp(module);
+    interp.setOffload(m_offload);
     if (!ir::funcType(*f).elements().empty())
         return Error{"@" + entry + " must take no arguments", interp.posOf(*f)};
     InterpretReport report;

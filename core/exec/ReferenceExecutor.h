@@ -4,6 +4,10 @@
 #include "core/exec/Executor.h"
 
 namespace shardx::exec {
+class OpOffload;
+}
+
+namespace shardx::exec {
 
 /// Runs programs on the host, one thread per process of a grid, in the evaluation orders of
 /// StableHLO's reference interpreter (f32 math in float without fused multiply-add; dot_general and
@@ -18,6 +22,14 @@ public:
                                               const std::vector<std::vector<std::string>>& programs,
                                               const std::vector<Tensor>& args) override;
     Expected<InterpretReport> interpret(const ir::Module& module, const std::string& entry = "main") override;
+
+protected:
+    /// Back ends that run ops elsewhere reuse this driver (functions, regions, grids, checks) and hand
+    /// every interpreter they create this offload (null: every op on the host).
+    void setOffload(OpOffload* offload) { m_offload = offload; }
+
+private:
+    OpOffload* m_offload = nullptr;
 };
 
 } // namespace shardx::exec

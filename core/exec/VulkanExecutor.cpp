@@ -1,0 +1,566 @@
+// VulkanExecutor: the reference interpreter drives; ops the Vulkan layer covers bit-exactly run as kernels.
+#include "core/exec/VulkanExecutor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "core/exec/Interpreter.h"
+#include "core/exec/vulkan/Device.h"
+#include "core/exec/vulkan/DeviceMesh.h"
+#include "core/exec/vulkan/Instance.h"
+#include "core/exec/vulkan/Ops.h"
+#include "core/ir/StablehloAttrs.h"
+
+namespace shardx::exec {
+
+namespace {
+
+/// Ops that drive a program (or only name values) rather than compute on tensors.
+bool vkeIsHostOp(const std::string& name)
+{
+    return name == "func.call" || name == "interpreter.run_parallel" || name == "stablehlo.while" ||
+           name == "stablehlo.if" || name == "stablehlo.case" || name == "stablehlo.constant" ||
+           name == "stablehlo.partition_id" || name == "stablehlo.replica_id" || name.rfind("check.", 0) == 0;
+}
+
+/// The device type holding `t`'s elements: i1 as U32 words (0 or 1); nullopt for types without one.
+std::optional<vk::DType> vkeDType(const ElementType& t)
+{
+    if (t.name == "f32")
+        return vk::DType::F32;
+    if (t.name == "i32")
+        return vk::DType::I32;
+    if (t.name == "ui32" || t.name == "i1")
+        return vk::DType::U32;
+    if (t.name == "i64")
+        return vk::DType::I64;
+    if (t.name == "f64")
+        return vk::DType::F64;
+    return std::nullopt;
+}
+
+/// Arithmetic kernels: f32, i32, ui32 (not i1).
+bool vkeArith(const ElementType& t) { return t.name == "f32" || t.name == "i32" || t.name == "ui32"; }
+
+std::optional<vk::UnaryOp> vkeUnary(const std::string& n, const ElementType& t)
+{
+    const bool signedOrFloat = t.name == "f32" || t.name == "i32";
+    if (n == "stablehlo.negate" && signedOrFloat)
+        return vk::UnaryOp::Neg;
+    if (n == "stablehlo.abs" && signedOrFloat)
+        return vk::UnaryOp::Abs;
+    if (n == "stablehlo.sign" && signedOrFloat)
+        return vk::UnaryOp::Sign;
+    if (n == "stablehlo.floor" && t.name == "f32")
+        return vk::UnaryOp::Floor;
+    if (n == "stablehlo.ceil" && t.name == "f32")
+        return vk::UnaryOp::Ceil;
+    if (n == "stablehlo.not" && (t.name == "i32" || t.name == "ui32"))
+        return vk::UnaryOp::Not;
+    return std::nullopt;
+}
+
+std::optional<vk::BinaryOp> vkeBinary(const std::string& n, const ElementType& t)
+{
+    const bool integer = t.name == "i32" || t.name == "ui32";
+    if (vkeArith(t)) {
+        if (n == "stablehlo.add")
+            return vk::BinaryOp::Add;
+        if (n == "stablehlo.subtract")
+            return vk::BinaryOp::Sub;
+        if (n == "stablehlo.multiply")
+            return vk::BinaryOp::Mul;
+        if (n == "stablehlo.maximum")
+            return vk::BinaryOp::Max;
+        if (n == "stablehlo.minimum")
+            return vk::BinaryOp::Min;
+    }
+    if (integer && n == "stablehlo.divide")
+        return vk::BinaryOp::Div;
+    if (integer && n == "stablehlo.remainder")
+        return vk::BinaryOp::Rem;
+    if (integer || t.name == "i1") {
+        if (n == "stablehlo.and")
+            return vk::BinaryOp::And;
+        if (n == "stablehlo.or")
+            return vk::BinaryOp::Or;
+        if (n == "stablehlo.xor")
+            return vk::BinaryOp::Xor;
+    }
+    return std::nullopt;
+}
+
+/// The reduction of a body `^bb(%a, %b): %r = OP %a, %b; return %r` (either operand order).
+std::optional<vk::ReduceOp> vkeReduceBody(const ir::Op& op)
+{
+    if (op.numRegions() != 1 || op.region(0).blocks().size() != 1)
+        return std::nullopt;
+    const ir::Block& block = *op.region(0).blocks().front();
+    if (block.numArgs() != 2 || block.ops().size() != 2)
+        return std::nullopt;
+    const ir::Op& body = *block.ops().front();
+    const ir::Op& ret = *block.ops().back();
+    if (body.numOperands() != 2 || ret.numOperands() != 1 || ret.operand(0) != body.result(0))
+        return std::nullopt;
+    const bool direct = body.operand(0) == block.arg(0) && body.operand(1) == block.arg(1);
+    const bool swapped = body.operand(0) == block.arg(1) && body.operand(1) == block.arg(0);
+    if (!direct && !swapped)
+        return std::nullopt;
+    const std::string& n = body.name();
+    if (n == "stablehlo.add")
+        return vk::ReduceOp::Sum;
+    if (n == "stablehlo.multiply")
+        return vk::ReduceOp::Prod;
+    if (n == "stablehlo.maximum")
+        return vk::ReduceOp::Max;
+    if (n == "stablehlo.minimum")
+        return vk::ReduceOp::Min;
+    return std::nullopt;
+}
+
+std::optional<vk::CompareDirection> vkeDirection(const std::string& d)
+{
+    if (d == "EQ")
+        return vk::CompareDirection::Eq;
+    if (d == "NE")
+        return vk::CompareDirection::Ne;
+    if (d == "LT")
+        return vk::CompareDirection::Lt;
+    if (d == "LE")
+        return vk::CompareDirection::Le;
+    if (d == "GT")
+        return vk::CompareDirection::Gt;
+    if (d == "GE")
+        return vk::CompareDirection::Ge;
+    return std::nullopt;
+}
+
+/// The element bits of a scalar (i1 as a 0/1 word).
+uint64_t vkeScalarBits(const Tensor& t)
+{
+    uint64_t bits = 0;
+    if (t.elementType().isBool())
+        return t.getInt(0) != 0 ? 1 : 0;
+    std::memcpy(&bits, t.bytes().data(), std::min<size_t>(sizeof bits, t.bytes().size()));
+    return bits;
+}
+
+int64_t vkeTotal(const std::map<std::string, int64_t>& m)
+{
+    int64_t n = 0;
+    for (const auto& [k, v] : m)
+        n += v;
+    return n;
+}
+
+std::string vkeShortName(const std::string& n) { return n.rfind("stablehlo.", 0) == 0 ? n.substr(10) : n; }
+
+} // namespace
+
+int64_t BackendStats::deviceCount() const { return vkeTotal(onDevice); }
+int64_t BackendStats::fallbackCount() const { return vkeTotal(fallback); }
+
+std::string BackendStats::summary() const
+{
+    std::ostringstream s;
+    s << deviceCount() << " ops on vulkan, " << fallbackCount() << " on the CPU fallback";
+    const char* sep = ": ";
+    for (const auto& [k, v] : fallback) {
+        s << sep << vkeShortName(k) << " (" << v << ")";
+        sep = ", ";
+    }
+    s << "; " << vkeTotal(host) << " control/constant/check ops on the host";
+    return s.str();
+}
+
+/// The offload: one logical Vulkan device per process id, made on first use.
+class VulkanExecutorImpl final : public OpOffload {
+public:
+    std::unique_ptr<vk::Instance> instance;
+    std::vector<uint32_t> physical;
+
+    bool run(OpContext& ctx, std::vector<Tensor>& out) override
+    {
+        const std::string& name = ctx.op.name();
+        if (vkeIsHostOp(name)) {
+            count(m_stats.host, name);
+            return false;
+        }
+        const bool ran = runOnDevice(ctx, out);
+        count(ran ? m_stats.onDevice : m_stats.fallback, name);
+        return ran;
+    }
+
+    BackendStats stats() const
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_stats;
+    }
+
+private:
+    void count(std::map<std::string, int64_t>& m, const std::string& name)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        ++m[name];
+    }
+
+    vk::Device& deviceFor(const OpContext& ctx)
+    {
+        const int64_t pid = ctx.proc.replica * ctx.proc.numPartitions + ctx.proc.partition;
+        std::lock_guard<std::mutex> lock(m_mutex);
+        auto it = m_devices.find(pid);
+        if (it != m_devices.end())
+            return *it->second;
+        const uint32_t phys = physical[static_cast<size_t>(pid) % physical.size()];
+        vk::DeviceOptions options;
+        options.timestamps = false;
+        options.label = "logical device " + std::to_string(pid);
+        auto device = vk::Device::create(*instance, phys, options);
+        if (!device)
+            ctx.fail("vulkan: " + device.error().message);
+        return *m_devices.emplace(pid, std::move(*device)).first->second;
+    }
+
+    /// Device buffers of one op's run.
+    struct Run {
+        vk::Device& device;
+        const OpContext& ctx;
+        std::vector<std::unique_ptr<vk::Buffer>> buffers;
+        vk::CommandBatch batch;
+
+        void check(const Status& st)
+        {
+            if (!st)
+                ctx.fail("vulkan: " + st.error().message);
+        }
+        const vk::Buffer& alloc(uint64_t bytes)
+        {
+            auto b = device.createBuffer(std::max<uint64_t>(bytes, 4));
+            if (!b)
+                ctx.fail("vulkan: " + b.error().message);
+            buffers.push_back(std::move(*b));
+            return *buffers.back();
+        }
+        const vk::Buffer& upload(const Tensor& t)
+        {
+            if (t.elementType().isBool()) {
+                std::vector<uint32_t> words(static_cast<size_t>(t.numElements()));
+                for (int64_t i = 0; i < t.numElements(); ++i)
+                    words[static_cast<size_t>(i)] = t.getInt(i) != 0 ? 1u : 0u;
+                const vk::Buffer& b = alloc(words.size() * 4);
+                check(device.upload(const_cast<vk::Buffer&>(b), words.data(), words.size() * 4));
+                return b;
+            }
+            const vk::Buffer& b = alloc(t.bytes().size());
+            if (!t.bytes().empty())
+                check(device.upload(const_cast<vk::Buffer&>(b), t.bytes().data(), t.bytes().size()));
+            return b;
+        }
+        const vk::Buffer& output(const Tensor& like)
+        {
+            const uint64_t per = like.elementType().isBool() ? 4 : uint64_t(like.elementType().byteSize());
+            return alloc(per * uint64_t(like.numElements()));
+        }
+        void submit()
+        {
+            if (batch.empty())
+                return;
+            auto r = device.submit(batch);
+            if (!r)
+                ctx.fail("vulkan: " + r.error().message);
+        }
+        void download(const vk::Buffer& b, Tensor& into)
+        {
+            if (into.numElements() == 0)
+                return;
+            if (into.elementType().isBool()) {
+                std::vector<uint32_t> words(static_cast<size_t>(into.numElements()));
+                check(device.download(b, words.data(), words.size() * 4));
+                for (int64_t i = 0; i < into.numElements(); ++i)
+                    into.setInt(i, words[static_cast<size_t>(i)] != 0 ? 1 : 0);
+                return;
+            }
+            check(device.download(b, into.bytes().data(), into.bytes().size()));
+        }
+    };
+
+    bool runOnDevice(OpContext& ctx, std::vector<Tensor>& out)
+    {
+        const ir::Op& op = ctx.op;
+        const std::string& n = op.name();
+        if (op.numResults() != 1 || ctx.numIn() == 0)
+            return n == "stablehlo.iota" && op.numResults() == 1 ? runIota(ctx, out) : false;
+        Tensor result = ctx.result(0);
+        const ElementType& rt = result.elementType();
+        const ElementType& t0 = ctx.in(0).elementType();
+        auto rd = vkeDType(rt);
+        auto d0 = vkeDType(t0);
+        if (!rd || !d0)
+            return false;
+        for (unsigned i = 0; i < ctx.numIn(); ++i)
+            if (!vkeDType(ctx.in(i).elementType()))
+                return false;
+        const int64_t count = result.numElements();
+        auto sameShapes = [&] {
+            for (unsigned i = 0; i < ctx.numIn(); ++i)
+                if (ctx.in(i).shape() != result.shape())
+                    return false;
+            return true;
+        };
+        auto finish = [&](Run& r, const vk::Buffer& dst) {
+            r.submit();
+            r.download(dst, result);
+            out.push_back(std::move(result));
+            return true;
+        };
+
+        if (auto u = vkeUnary(n, t0); u && ctx.numIn() == 1 && rt == t0) {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::unary(r.batch, *u, *d0, a, dst, count));
+            return finish(r, dst);
+        }
+        if (auto b = vkeBinary(n, t0);
+            b && ctx.numIn() == 2 && rt == t0 && ctx.in(1).elementType() == t0 && sameShapes()) {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& c = r.upload(ctx.in(1));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::binary(r.batch, *b, *d0, a, c, dst, count));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.compare") {
+            const std::string type = stablehlo::enumKeyword(op.attr("compare_type"));
+            auto dir = vkeDirection(stablehlo::enumKeyword(op.attr("comparison_direction")));
+            if (!dir || type == "TOTALORDER" || ctx.numIn() != 2 || !(ctx.in(1).elementType() == t0) || !sameShapes() ||
+                !(vkeArith(t0) || t0.isBool()))
+                return false;
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& c = r.upload(ctx.in(1));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::compare(r.batch, *dir, *d0, a, c, dst, count));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.select") {
+            if (ctx.numIn() != 3 || !sameShapes() || !t0.isBool())
+                return false;
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& p = r.upload(ctx.in(0));
+            const vk::Buffer& a = r.upload(ctx.in(1));
+            const vk::Buffer& c = r.upload(ctx.in(2));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::select(r.batch, *rd, p, a, c, dst, count));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.convert") {
+            if (!vkeArith(t0) || !vkeArith(rt))
+                return false;
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::convert(r.batch, *d0, *rd, a, dst, count));
+            return finish(r, dst);
+        }
+        // Data movement: any device type, result type = operand type.
+        if (!(rt == t0))
+            return n == "stablehlo.reduce" || n == "stablehlo.dot_general" ? runLinalg(ctx, out) : false;
+        if (n == "stablehlo.reshape") {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            if (count > 0)
+                r.check(r.device.copy(a, const_cast<vk::Buffer&>(dst), a.size()));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.transpose") {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::transpose(r.batch, *rd, a, ctx.in(0).shape(), ctx.ints("permutation"), dst));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.broadcast_in_dim") {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::broadcastInDim(r.batch, *rd, a, ctx.in(0).shape(), result.shape(),
+                                            ctx.ints("broadcast_dimensions"), dst));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.slice") {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            const auto start = ctx.ints("start_indices");
+            r.check(vk::ops::slice(r.batch, *rd, a, ctx.in(0).shape(), start, ctx.ints("limit_indices"),
+                                   ctx.intsOr("strides", std::vector<int64_t>(start.size(), 1)), dst));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.pad" && ctx.numIn() == 2) {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::pad(r.batch, *rd, a, ctx.in(0).shape(), ctx.ints("edge_padding_low"),
+                                 ctx.ints("edge_padding_high"), ctx.ints("interior_padding"), vkeScalarBits(ctx.in(1)),
+                                 dst));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.concatenate") {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            std::vector<const vk::Buffer*> srcs;
+            std::vector<vk::Shape> shapes;
+            for (unsigned i = 0; i < ctx.numIn(); ++i) {
+                if (!(ctx.in(i).elementType() == t0))
+                    return false;
+                srcs.push_back(&r.upload(ctx.in(i)));
+                shapes.push_back(ctx.in(i).shape());
+            }
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::concatenate(r.batch, *rd, srcs, shapes, ctx.integer("dimension"), dst));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.reverse") {
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::reverse(r.batch, *rd, a, ctx.in(0).shape(), ctx.ints("dimensions"), dst));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.dynamic_slice" || n == "stablehlo.dynamic_update_slice") {
+            const bool update = n == "stablehlo.dynamic_update_slice";
+            const unsigned first = update ? 2 : 1;
+            std::vector<int64_t> start;
+            for (unsigned i = first; i < ctx.numIn(); ++i) {
+                if (ctx.in(i).numElements() != 1 || !ctx.in(i).elementType().isInteger())
+                    return false;
+                start.push_back(ctx.in(i).getInt(0));
+            }
+            if (update && !(ctx.in(1).elementType() == t0))
+                return false;
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            if (update) {
+                const vk::Buffer& u = r.upload(ctx.in(1));
+                r.check(
+                    vk::ops::dynamicUpdateSlice(r.batch, *rd, a, ctx.in(0).shape(), u, ctx.in(1).shape(), start, dst));
+            } else {
+                r.check(vk::ops::dynamicSlice(r.batch, *rd, a, ctx.in(0).shape(), start, ctx.ints("slice_sizes"), dst));
+            }
+            return finish(r, dst);
+        }
+        return runLinalg(ctx, out);
+    }
+
+    bool runLinalg(OpContext& ctx, std::vector<Tensor>& out)
+    {
+        const std::string& n = ctx.op.name();
+        Tensor result = ctx.result(0);
+        const ElementType& rt = result.elementType();
+        if (n == "stablehlo.reduce") {
+            auto red = vkeReduceBody(ctx.op);
+            if (!red || ctx.numIn() != 2 || !vkeArith(rt) || !(ctx.in(0).elementType() == rt) ||
+                !(ctx.in(1).elementType() == rt) || ctx.in(1).numElements() != 1)
+                return false;
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::reduce(r.batch, *red, *vkeDType(rt), a, ctx.in(0).shape(), ctx.ints("dimensions"),
+                                    static_cast<uint32_t>(vkeScalarBits(ctx.in(1))), dst));
+            r.submit();
+            r.download(dst, result);
+            out.push_back(std::move(result));
+            return true;
+        }
+        if (n == "stablehlo.dot_general") {
+            if (ctx.numIn() != 2 || !(rt.name == "f32" || rt.name == "i32") || !(ctx.in(0).elementType() == rt) ||
+                !(ctx.in(1).elementType() == rt))
+                return false;
+            std::string error;
+            auto dn = stablehlo::dotDimensionNumbers(ctx.op, &error);
+            if (!dn)
+                return false;
+            vk::DotDims dims{dn->lhsBatching, dn->rhsBatching, dn->lhsContracting, dn->rhsContracting};
+            Run r{deviceFor(ctx), ctx, {}, {}};
+            const vk::Buffer& a = r.upload(ctx.in(0));
+            const vk::Buffer& b = r.upload(ctx.in(1));
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::dotGeneral(r.batch, *vkeDType(rt), a, ctx.in(0).shape(), b, ctx.in(1).shape(), dims,
+                                        vk::DotMode::Precise, dst));
+            r.submit();
+            r.download(dst, result);
+            out.push_back(std::move(result));
+            return true;
+        }
+        return false;
+    }
+
+    bool runIota(OpContext& ctx, std::vector<Tensor>& out)
+    {
+        Tensor result = ctx.result(0);
+        if (!vkeArith(result.elementType()))
+            return false;
+        Run r{deviceFor(ctx), ctx, {}, {}};
+        const vk::Buffer& dst = r.output(result);
+        r.check(vk::ops::iota(r.batch, *vkeDType(result.elementType()), result.shape(), ctx.integer("iota_dimension"),
+                              dst));
+        r.submit();
+        r.download(dst, result);
+        out.push_back(std::move(result));
+        return true;
+    }
+
+    mutable std::mutex m_mutex;
+    BackendStats m_stats;
+    std::map<int64_t, std::unique_ptr<vk::Device>> m_devices;
+};
+
+VulkanExecutor::~VulkanExecutor() = default;
+
+Expected<std::unique_ptr<VulkanExecutor>> VulkanExecutor::create(const VulkanExecutorOptions& options)
+{
+    vk::InstanceOptions io;
+    io.validation = options.validation && vk::Instance::validationLayerAvailable();
+    auto instance = vk::Instance::create(io);
+    if (!instance)
+        return Error{"Vulkan is not available: " + instance.error().message, {}};
+    auto impl = std::make_unique<VulkanExecutorImpl>();
+    std::string list = options.deviceList;
+    if (list.empty())
+        if (const char* env = std::getenv("SHARDX_VK_DEVICES"))
+            list = env;
+    const size_t count = (*instance)->physicalDevices().size();
+    if (!list.empty()) {
+        auto parsed = vk::parseDeviceList(list, count);
+        if (!parsed)
+            return Error{"bad device list '" + list + "': " + parsed.error().message, {}};
+        impl->physical = *parsed;
+    } else {
+        for (uint32_t i = 0; i < count; ++i)
+            impl->physical.push_back(i);
+    }
+    if (impl->physical.empty())
+        return Error{"no Vulkan physical device to use", {}};
+    impl->instance = std::move(*instance);
+    std::unique_ptr<VulkanExecutor> ex(new VulkanExecutor());
+    ex->m_impl = std::move(impl);
+    ex->setOffload(ex->m_impl.get());
+    return ex;
+}
+
+BackendStats VulkanExecutor::stats() const { return m_impl->stats(); }
+
+std::vector<std::string> VulkanExecutor::physicalDeviceNames() const
+{
+    std::vector<std::string> names;
+    for (uint32_t i : m_impl->physical)
+        names.push_back(m_impl->instance->physicalDevices()[i].describe());
+    return names;
+}
+
+} // namespace shardx::exec

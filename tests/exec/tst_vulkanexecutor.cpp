@@ -1,0 +1,190 @@
+// tst_vulkanexecutor.cpp - the VulkanExecutor against the ReferenceExecutor: the same programs give bitwise the same
+// results; ops the Vulkan layer lacks run on the counted CPU fallback; shardx-cli interpret --backend vulkan.
+#include <QProcess>
+#include <QtTest>
+
+#include "core/exec/TensorIo.h"
+#include "core/exec/VulkanExecutor.h"
+#include "core/exec/vulkan/Instance.h"
+#include "tests/exec/ExecTestSupport.h"
+
+using namespace shardx;
+using shardx::testing::parseProgram;
+
+namespace {
+
+const char* kElementwise = R"(
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<8xf32>) -> tensor<8x4xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4x8xf32>
+  %1 = stablehlo.multiply %0, %a : tensor<4x8xf32>
+  %2 = stablehlo.subtract %1, %b : tensor<4x8xf32>
+  %3 = stablehlo.maximum %2, %a : tensor<4x8xf32>
+  %4 = stablehlo.negate %3 : tensor<4x8xf32>
+  %5 = stablehlo.abs %4 : tensor<4x8xf32>
+  %6 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+  %7 = stablehlo.compare GT, %5, %6, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  %8 = stablehlo.select %7, %5, %6 : tensor<4x8xi1>, tensor<4x8xf32>
+  %9 = stablehlo.transpose %8, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %9 : tensor<8x4xf32>
+})";
+
+const char* kDot = R"(
+func.func @f(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<16x32xf32>, tensor<32x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+})";
+
+const char* kReduce = R"(
+func.func @f(%a: tensor<6x40xf32>) -> (tensor<6xf32>, tensor<40xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<6x40xf32>, tensor<f32>) -> tensor<6xf32>
+  %1 = stablehlo.reduce(%a init: %m) applies stablehlo.maximum across dimensions = [0] : (tensor<6x40xf32>, tensor<f32>) -> tensor<40xf32>
+  return %0, %1 : tensor<6xf32>, tensor<40xf32>
+})";
+
+// Each of four processes multiplies its shard, sums the products with all_reduce and gathers its own rows.
+const char* kGrid = R"(
+func.func @f(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) -> (tensor<2x4xf32>, tensor<8x4xf32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  %1 = "stablehlo.all_reduce"(%0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %2 = "stablehlo.all_gather"(%0) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> : (tensor<2x4xf32>) -> tensor<8x4xf32>
+  return %1, %2 : tensor<2x4xf32>, tensor<8x4xf32>
+})";
+
+const char* kExp = R"(
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.exponential %a : tensor<8xf32>
+  %1 = stablehlo.add %0, %a : tensor<8xf32>
+  return %1 : tensor<8xf32>
+})";
+
+exec::Tensor randomF32(std::vector<int64_t> shape, uint64_t seed)
+{
+    return exec::randomTensor(*exec::elementTypeFromName("f32"), std::move(shape), seed);
+}
+
+} // namespace
+
+class TestVulkanExecutor : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<exec::VulkanExecutor> m_vk;
+
+    /// Runs @f on both back ends; both must succeed and agree bit for bit.
+    void compareBackends(const char* text, const std::vector<exec::Tensor>& args)
+    {
+        auto m = parseProgram(text);
+        QVERIFY(m);
+        exec::ReferenceExecutor ref;
+        auto want = ref.runFunction(*m, "f", args);
+        QVERIFY2(want, want ? "" : want.error().format().c_str());
+        auto got = m_vk->runFunction(*m, "f", args);
+        QVERIFY2(got, got ? "" : got.error().format().c_str());
+        QCOMPARE(got->size(), want->size());
+        for (size_t i = 0; i < want->size(); ++i) {
+            QVERIFY((*got)[i].sameShapeAndType((*want)[i]));
+            QVERIFY2((*got)[i].bytes() == (*want)[i].bytes(),
+                     qPrintable(QString::fromStdString((*got)[i].toString() + " vs " + (*want)[i].toString())));
+        }
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (exec::vk::Instance::probe() != exec::vk::Instance::Availability::Available)
+            QSKIP("no Vulkan loader or driver on this machine");
+        exec::VulkanExecutorOptions options;
+        options.validation = true;
+        auto vk = exec::VulkanExecutor::create(options);
+        QVERIFY2(vk, vk ? "" : vk.error().message.c_str());
+        m_vk = std::move(*vk);
+    }
+
+    void elementwiseMatchesReferenceBitForBit()
+    {
+        const int64_t before = m_vk->stats().deviceCount();
+        compareBackends(kElementwise, {randomF32({4, 8}, 1), randomF32({4, 8}, 2), randomF32({8}, 3)});
+        // add, multiply, subtract, maximum, negate, abs, broadcast_in_dim, compare, select, transpose.
+        QCOMPARE(m_vk->stats().deviceCount() - before, int64_t(10));
+    }
+
+    void dotGeneralMatchesReferenceBitForBit()
+    {
+        const auto before = m_vk->stats().onDevice["stablehlo.dot_general"];
+        compareBackends(kDot, {randomF32({16, 32}, 4), randomF32({32, 8}, 5)});
+        QCOMPARE(m_vk->stats().onDevice["stablehlo.dot_general"], before + 1);
+    }
+
+    void reduceMatchesReferenceBitForBit()
+    {
+        const auto before = m_vk->stats().onDevice["stablehlo.reduce"];
+        compareBackends(kReduce, {randomF32({6, 40}, 6)});
+        QCOMPARE(m_vk->stats().onDevice["stablehlo.reduce"], before + 2);
+    }
+
+    void gridOfFourMatchesReference()
+    {
+        auto m = parseProgram(kGrid);
+        QVERIFY(m);
+        std::vector<exec::Tensor> args;
+        for (uint64_t p = 0; p < 4; ++p) {
+            args.push_back(randomF32({2, 8}, 10 + p));
+            args.push_back(randomF32({8, 4}, 20 + p));
+        }
+        const std::vector<std::vector<std::string>> grid = {{"f", "f", "f", "f"}};
+        exec::ReferenceExecutor ref;
+        auto want = ref.runParallel(*m, grid, args);
+        QVERIFY2(want, want ? "" : want.error().format().c_str());
+        const auto dotsBefore = m_vk->stats().onDevice["stablehlo.dot_general"];
+        auto got = m_vk->runParallel(*m, grid, args);
+        QVERIFY2(got, got ? "" : got.error().format().c_str());
+        QCOMPARE(got->size(), size_t(8));
+        for (size_t i = 0; i < want->size(); ++i)
+            QVERIFY((*got)[i].bytes() == (*want)[i].bytes());
+        QCOMPARE(m_vk->stats().onDevice["stablehlo.dot_general"], dotsBefore + 4);
+    }
+
+    void fallbackIsCountedAndReported()
+    {
+        const exec::BackendStats before = m_vk->stats();
+        const int64_t expBefore =
+            before.fallback.count("stablehlo.exponential") ? before.fallback.at("stablehlo.exponential") : 0;
+        compareBackends(kExp, {randomF32({8}, 7)});
+        const exec::BackendStats after = m_vk->stats();
+        QCOMPARE(after.fallback.at("stablehlo.exponential"), expBefore + 1);
+        QCOMPARE(after.deviceCount(), before.deviceCount() + 1); // the add
+        QVERIFY2(after.summary().find("exponential (") != std::string::npos, after.summary().c_str());
+    }
+
+    void cliRunsChecksOnVulkan()
+    {
+        QProcess p;
+        p.start(QStringLiteral(SHARDX_BINARY_DIR "/app/cli/shardx-cli"),
+                {"interpret", QStringLiteral(SHARDX_SOURCE_DIR "/tests/exec/data/grid_checks.mlir"), "--backend",
+                 "vulkan"});
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
+        QVERIFY2(out.contains("5 checks passed"), qPrintable(out));
+        QVERIFY2(err.contains("ops on vulkan"), qPrintable(err));
+    }
+
+    void cliRejectsAnUnknownDeviceList()
+    {
+        QProcess p;
+        p.start(QStringLiteral(SHARDX_BINARY_DIR "/app/cli/shardx-cli"),
+                {"interpret", QStringLiteral(SHARDX_SOURCE_DIR "/tests/exec/data/grid_checks.mlir"), "--backend",
+                 "vulkan", "--devices", "99"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVulkanExecutor)
+#include "tst_vulkanexecutor.moc"
