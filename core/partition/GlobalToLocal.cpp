@@ -248,6 +248,7 @@ bool Converter::manualComputation(ir::Op* op)
         op->result(i)->replaceAllUsesWith(ret->operand(i));
     }
     ret->dropAllReferences();
+    m_erased.insert(ret);
     ret->erase();
     op->dropAllReferences();
     op->erase();
@@ -395,6 +396,8 @@ bool Converter::run()
         });
     }
     for (ir::Op* op : ops) {
+        if (m_erased.count(op))
+            continue; // erased by the rewrite of an op before it
         if (!convert(op))
             return false;
         // A converted op may be gone; an op created later at its address must not inherit them.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -109,6 +110,9 @@ private:
     /// Uses (user, operand index) of inlined manual-computation block arguments, with the
     /// argument's sharding (nullopt: none), for operandSharding.
     std::map<std::pair<const ir::Op*, unsigned>, std::optional<TensorSharding>> m_inlinedUses;
+    /// Ops of the pre-order list that a rewrite erased before their turn (an inlined manual
+    /// computation's sdy.return): the driver skips them.
+    std::set<const ir::Op*> m_erased;
     int64_t m_nextChannel = 1;
 };
 
