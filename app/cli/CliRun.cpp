@@ -177,7 +177,9 @@ int cmdInterpret(int argc, char** argv)
     }
     const int rc = interpretWith(*executor, args);
 #ifdef SHARDX_HAVE_VULKAN
-    if (auto* vulkan = dynamic_cast<exec::VulkanExecutor*>(executor.get()))
+    // Where the ops ran, once any did (a file that does not open runs nothing).
+    if (auto* vulkan = dynamic_cast<exec::VulkanExecutor*>(executor.get());
+        vulkan && vulkan->stats().deviceCount() + vulkan->stats().fallbackCount() > 0)
         std::cerr << "vulkan: " << vulkan->stats().summary() << "\n";
 #endif
     return rc;
