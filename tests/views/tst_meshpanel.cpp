@@ -223,6 +223,36 @@ private slots:
         QVERIFY(m_panel->summaryText().contains(QStringLiteral("2 partial results each")));
     }
 
+    void gridFitsAShortDock()
+    {
+        // A 2x4x4 mesh: two 4x4 blocks side by side. Its natural size is taller than a short dock;
+        // the cells shrink to fit instead of the grid scrolling, and never below a readable id.
+        MeshGridView grid;
+        grid.setMesh(Mesh({{"data", 2}, {"fsdp", 4}, {"tensor", 4}}), QStringLiteral("@mesh"));
+        const QSize natural = grid.sizeHint();
+        const QSize smallest = grid.minimumSizeHint();
+        QVERIFY2(smallest.height() < natural.height() && smallest.width() < natural.width(),
+                 qPrintable(QStringLiteral("%1x%2 vs %3x%4")
+                                .arg(smallest.width())
+                                .arg(smallest.height())
+                                .arg(natural.width())
+                                .arg(natural.height())));
+        const QSize dock(natural.width(), (smallest.height() + natural.height()) / 2);
+        grid.resize(dock);
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        const QRect area = grid.rect();
+        for (qint64 id = 0; id < 32; ++id) {
+            const QRect cell = grid.deviceRect(id);
+            QVERIFY2(area.contains(cell), qPrintable(QStringLiteral("device %1 outside the widget").arg(id)));
+            QVERIFY(cell.height() >= QFontMetrics(grid.font()).height());
+        }
+        QVERIFY(grid.deviceRect(0).height() < 32); // smaller than the natural cell
+        // Given room again, the cells grow back to their natural size.
+        grid.resize(natural);
+        QCOMPARE(grid.deviceRect(0).height(), std::max(32, QFontMetrics(grid.font()).height() * 2));
+    }
+
     void threeDimMeshFourDimTensor()
     {
         select("%arg4");

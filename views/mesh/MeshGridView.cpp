@@ -5,6 +5,7 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QToolTip>
 
 #include "core/mesh/DeviceLayout.h"
@@ -89,8 +90,8 @@ qint64 MeshGridView::deviceAt(const QPoint& pos) const
     return -1;
 }
 
-QSize MeshGridView::sizeHint() const { return m_contentSize.expandedTo(QSize(200, 120)); }
-QSize MeshGridView::minimumSizeHint() const { return m_contentSize; }
+QSize MeshGridView::sizeHint() const { return m_naturalSize.expandedTo(QSize(200, 120)); }
+QSize MeshGridView::minimumSizeHint() const { return m_minimumSize; }
 
 // ---- layout ---------------------------------------------------------------------------------------------
 
@@ -204,13 +205,62 @@ QSize MeshGridView::layoutBlock(QPoint origin, int64_t basePosition, const QStri
 
 void MeshGridView::relayout()
 {
+    const QFontMetrics fm(font());
+    const QSize natural(std::max(44, fm.horizontalAdvance(QStringLiteral("0000")) + 16), std::max(32, fm.height() * 2));
+    // The smallest cell still shows the widest device id, and the partial-result line under it when
+    // a sharding has unreduced axes.
+    int64_t largestId = std::max<int64_t>(m_mesh.totalSize() - 1, 0);
+    for (int64_t id : m_mesh.deviceIds())
+        largestId = std::max(largestId, id);
+    const QString widest = QString::number(largestId);
+    QFont bold = font();
+    bold.setBold(true);
+    const bool twoLines = m_layout && !m_layout->unreducedAxes.empty();
+    const QSize smallest(std::min(natural.width(), QFontMetrics(bold).horizontalAdvance(widest) + 10),
+                         std::min(natural.height(), twoLines ? fm.height() * 2 : fm.height() + 8));
+    const QSize hintBefore = m_naturalSize, minimumBefore = m_minimumSize;
+    layoutCells(smallest);
+    m_minimumSize = m_contentSize;
+    layoutCells(natural);
+    m_naturalSize = m_contentSize;
+    const QSize avail = size();
+    const auto fits = [&] {
+        return m_contentSize.width() <= avail.width() && m_contentSize.height() <= avail.height();
+    };
+    if (!avail.isEmpty() && !fits() && natural != smallest) {
+        // The largest cell between the two that fits (cells grow content monotonically).
+        double lo = 0.0, hi = 1.0;
+        const auto cellAt = [&](double t) {
+            return QSize(smallest.width() + static_cast<int>(t * (natural.width() - smallest.width())),
+                         smallest.height() + static_cast<int>(t * (natural.height() - smallest.height())));
+        };
+        for (int i = 0; i < 7; ++i) {
+            const double t = (lo + hi) / 2;
+            layoutCells(cellAt(t));
+            (fits() ? lo : hi) = t;
+        }
+        layoutCells(cellAt(lo));
+    }
+    if (m_naturalSize != hintBefore || m_minimumSize != minimumBefore)
+        updateGeometry();
+    update();
+}
+
+void MeshGridView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    relayout();
+}
+
+void MeshGridView::layoutCells(QSize cell)
+{
     m_cells.clear();
     m_labels.clear();
     m_spanLines.clear();
     m_frames.clear();
     const QFontMetrics fm(font());
     const int lineH = fm.height() + 2;
-    m_cellSize = QSize(std::max(44, fm.horizontalAdvance(QStringLiteral("0000")) + 16), std::max(32, fm.height() * 2));
+    m_cellSize = cell;
     const auto& axes = m_mesh.axes();
     const int k = static_cast<int>(axes.size());
     int y = kMargin;
@@ -224,8 +274,6 @@ void MeshGridView::relayout()
         m_cells.push_back({QRect(kMargin, y, m_cellSize.width(), m_cellSize.height()), dl.deviceAt(0), 0});
         m_contentSize = QSize(std::max(kMargin + fm.horizontalAdvance(text), kMargin + m_cellSize.width()) + kMargin,
                               y + m_cellSize.height() + kMargin);
-        updateGeometry();
-        update();
         return;
     }
     // Outer axes (all but the last two) alternate across and down, the innermost across.
@@ -296,8 +344,6 @@ void MeshGridView::relayout()
         if (l.rect.width() == 10)
             l.rect.setWidth(fm.horizontalAdvance(l.text) + 4);
     m_contentSize = QSize(right + kMargin, y + kMargin);
-    updateGeometry();
-    update();
 }
 
 // ---- painting and input -----------------------------------------------------------------------------------

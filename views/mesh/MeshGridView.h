@@ -57,6 +57,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     bool event(QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     struct Cell {
@@ -70,7 +71,12 @@ private:
         int flags = 0;
         bool title = false; ///< an axis name (emphasised) rather than an index
     };
+    /// Lays the grid out again with cells as large as the widget's size allows, between the smallest
+    /// cell that still shows a device id and the natural one (the size hint): a mesh of 4 rows fits a
+    /// short dock instead of scrolling.
     void relayout();
+    /// Lays out every cell, label and frame with cells of `cell`; sets m_contentSize.
+    void layoutCells(QSize cell);
     /// Lays out one inner grid at `origin`; returns its size.
     QSize layoutBlock(QPoint origin, int64_t basePosition, const QString& caption);
     /// Index labels and sub-axis spans of inner axis `axis` along `count` cells from `start`.
@@ -89,6 +95,8 @@ private:
     std::vector<QRect> m_frames;
     QSize m_contentSize;
     QSize m_cellSize;
+    QSize m_naturalSize; ///< content with the natural cell size (sizeHint)
+    QSize m_minimumSize; ///< content with the smallest cell size (minimumSizeHint)
 };
 
 } // namespace shardx::views
