@@ -179,6 +179,28 @@ private slots:
                                                .arg(f.context.session()->trace() != nullptr)
                                                .arg(f.context.isBusy())
                                                .arg(f.context.step())));
+        // A placed label is drawn above every edge (so that no edge strikes through its text) and
+        // below every node: the topmost item at its centre is the label or a node, never an edge.
+        double highestEdge = 0;
+        for (EdgeItem* e : scene->edgeItems())
+            highestEdge = std::max(highestEdge, e->zValue());
+        int placed = 0;
+        for (EdgeItem* e : scene->edgeItems()) {
+            const QRectF r = e->labelRect();
+            if (r.isEmpty())
+                continue;
+            ++placed;
+            const QList<QGraphicsItem*> at =
+                scene->items(r.center(), Qt::IntersectsItemBoundingRect, Qt::DescendingOrder);
+            QVERIFY(!at.isEmpty());
+            QVERIFY2(at.front()->type() != EdgeItem::Type, qPrintable(e->label()));
+            auto* label = qgraphicsitem_cast<EdgeLabelItem*>(at.front());
+            if (label) {
+                QVERIFY(label->zValue() > highestEdge);
+                QVERIFY(label->boundingRect().contains(r));
+            }
+        }
+        QVERIFY(placed > 10);
     }
 
     void clickingANodeSelectsItsValue()

@@ -2,6 +2,7 @@
 #include "views/graph/EdgeItem.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsScene>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -35,16 +36,23 @@ void EdgeItem::setLabelRect(const std::optional<QRectF>& rect)
 {
     if (rect == m_labelRect)
         return;
-    prepareGeometryChange();
+    if (m_labelItem)
+        m_labelItem->geometryWillChange();
     m_labelRect = rect;
-    update();
+    labelChanged();
 }
 
-QRectF EdgeItem::boundingRect() const
+void EdgeItem::labelChanged()
 {
-    const QRectF label = labelRect();
-    return label.isEmpty() ? m_bounds : m_bounds.united(label.adjusted(-2, -2, 2, 2));
+    if (!m_labelItem && scene() && !labelRect().isEmpty()) {
+        m_labelItem = new EdgeLabelItem(this);
+        scene()->addItem(m_labelItem);
+    }
+    if (m_labelItem)
+        m_labelItem->update();
 }
+
+QRectF EdgeItem::boundingRect() const { return m_bounds; }
 
 QPainterPath EdgeItem::shape() const
 {
@@ -57,13 +65,14 @@ bool EdgeItem::setLabel(const QString& label)
 {
     if (label == m_label)
         return false;
-    prepareGeometryChange();
+    if (m_labelItem)
+        m_labelItem->geometryWillChange();
     m_label = label;
     if (!m_label.isEmpty()) {
         QFontMetricsF metrics(m_theme->labelFont);
         m_labelSize = QSizeF(metrics.horizontalAdvance(m_label) + 8, metrics.height() + 2);
     }
-    update();
+    labelChanged();
     return true;
 }
 
@@ -74,16 +83,20 @@ void EdgeItem::setHighlight(Highlight h)
     m_highlight = h;
     setZValue(h == Highlight::None ? (m_connector ? 1.1 : 1) : 1.5);
     update();
+    if (m_labelItem)
+        m_labelItem->update();
 }
 
 void EdgeItem::refresh()
 {
     if (!m_label.isEmpty()) {
-        prepareGeometryChange();
+        if (m_labelItem)
+            m_labelItem->geometryWillChange();
         QFontMetricsF metrics(m_theme->labelFont);
         m_labelSize = QSizeF(metrics.horizontalAdvance(m_label) + 8, metrics.height() + 2);
     }
     update();
+    labelChanged();
 }
 
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
@@ -127,14 +140,47 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
             painter->drawPolygon(head);
         }
     }
-    if (const QRectF r = labelRect(); !r.isEmpty() && lod >= 0.75) {
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(t.edgeLabelBackground);
-        painter->drawRoundedRect(r, 3, 3);
-        painter->setFont(t.labelFont);
-        painter->setPen(m_highlight == Highlight::None ? t.mutedText : colour);
-        painter->drawText(r, Qt::AlignCenter, m_label);
-    }
+}
+
+void EdgeItem::paintLabel(QPainter* painter) const
+{
+    const QRectF r = labelRect();
+    if (r.isEmpty())
+        return;
+    const GraphTheme& t = *m_theme;
+    QColor colour = t.mutedText;
+    if (m_highlight == Highlight::Target)
+        colour = t.stepAccent;
+    else if (m_highlight == Highlight::Source)
+        colour = t.sourceAccent;
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(t.edgeLabelBackground);
+    painter->drawRoundedRect(r, 3, 3);
+    painter->setFont(t.labelFont);
+    painter->setPen(colour);
+    painter->drawText(r, Qt::AlignCenter, m_label);
+}
+
+// ---- EdgeLabelItem --------------------------------------------------------------------------------------
+
+EdgeLabelItem::EdgeLabelItem(const EdgeItem* edge) : m_edge(edge)
+{
+    setZValue(1.8); // above edges (1 to 1.5), below nodes (2)
+    setAcceptedMouseButtons(Qt::NoButton);
+}
+
+QRectF EdgeLabelItem::boundingRect() const
+{
+    const QRectF r = m_edge->labelRect();
+    return r.isEmpty() ? QRectF() : r.adjusted(-2, -2, 2, 2);
+}
+
+void EdgeLabelItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    // Labels hide when zoomed out, as the edge's arrowhead detail does.
+    if (option->levelOfDetailFromTransform(painter->worldTransform()) >= 0.75)
+        m_edge->paintLabel(painter);
 }
 
 } // namespace shardx::views

@@ -11,11 +11,13 @@
 namespace shardx::views {
 
 struct GraphTheme;
+class EdgeLabelItem;
 
 /// A spline from dot (or a connector through a group's border), an arrowhead where the use
 /// ends, and a label: the sharding of the tensor it carries at the current step. Highlighted
 /// when the current step propagated along it. Labels hide when zoomed out; far out the edge is
-/// a thin line.
+/// a thin line. The label is drawn by an EdgeLabelItem stacked above every edge (and below the
+/// nodes), so that another edge crossing it never strikes through its text.
 class EdgeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 2 };
@@ -47,8 +49,13 @@ public:
     Highlight highlight() const { return m_highlight; }
     void setHighlight(Highlight h);
     void refresh();
+    /// Draws the label (background and text) at labelRect(), for EdgeLabelItem.
+    void paintLabel(QPainter* painter) const;
 
 private:
+    /// The label's item: made when the label is first placed in a scene; owned by the scene.
+    void labelChanged();
+    EdgeLabelItem* m_labelItem = nullptr;
     QPainterPath m_path;
     std::optional<QPointF> m_arrowTip;
     QPointF m_arrowBase;
@@ -60,6 +67,22 @@ private:
     QSizeF m_labelSize;
     Highlight m_highlight = Highlight::None;
     QRectF m_bounds;
+};
+
+/// The label of one EdgeItem, on its own layer (z between edges and nodes). The scene owns it.
+class EdgeLabelItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 5 };
+    explicit EdgeLabelItem(const EdgeItem* edge);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    const EdgeItem* edge() const { return m_edge; }
+    /// The edge's label rectangle is about to change.
+    void geometryWillChange() { prepareGeometryChange(); }
+
+private:
+    const EdgeItem* m_edge;
 };
 
 } // namespace shardx::views
