@@ -811,7 +811,7 @@ std::string validationText(const ValidationReport& report)
         return s;
     };
     out += pad("value", nameWidth) + "  " + pad("type", typeWidth) + "  " + pad("sharding", shardingWidth) +
-           "  max abs err  max rel err  NMSE       tolerance          verdict\n";
+           "  max abs err  max rel err  NMSE       tolerance              verdict\n";
     for (const ValueComparison* r : rows) {
         std::string verdict = r->matches() ? "match" : "MISMATCH";
         if (!r->devices.empty())
@@ -820,7 +820,7 @@ std::string validationText(const ValidationReport& report)
             verdict += "; replicas " + valDevicesText(g) + " disagree";
         out += pad(r->name, nameWidth) + "  " + pad(r->type, typeWidth) + "  " + pad(r->sharding, shardingWidth) +
                "  " + pad(valNumber(r->maxAbsError), 11) + "  " + pad(valNumber(r->maxRelError), 11) + "  " +
-               pad(valNumber(r->nmse), 9) + "  " + pad(valToleranceText(r->tolerance), 17) + "  " + verdict + "\n";
+               pad(valNumber(r->nmse), 9) + "  " + pad(valToleranceText(r->tolerance), 21) + "  " + verdict + "\n";
     }
     if (!report.skipped.empty())
         out += std::to_string(report.skipped.size()) + " values not compared (--json lists why)\n";
@@ -828,8 +828,8 @@ std::string validationText(const ValidationReport& report)
         out += report.backendSummary + "\n";
     const size_t compared = rows.size();
     if (report.matches()) {
-        out += "verdict: match (" + std::to_string(compared) + " values compared on " + std::to_string(report.devices) +
-               " devices)\n";
+        out += "verdict: match (" + std::to_string(compared) + (compared == 1 ? " value" : " values") +
+               " compared on " + std::to_string(report.devices) + " devices)\n";
     } else {
         const Divergence& d = *report.firstDivergence;
         out += "verdict: MISMATCH: first divergence " + d.value + (d.opName.empty() ? "" : " (" + d.opName + ")") +
