@@ -70,5 +70,6 @@ bool propagate(Session& session, const std::string& strategy, bool record);
 int cmdInterpret(int argc, char** argv); ///< CliRun.cpp
 int cmdExplicit(int argc, char** argv);  ///< CliTyping.cpp
 int cmdAnnotate(int argc, char** argv);  ///< CliTyping.cpp
+int cmdValidate(int argc, char** argv);  ///< CliValidate.cpp
 
 } // namespace shardx::cli

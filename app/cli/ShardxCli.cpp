@@ -1,5 +1,5 @@
 // shardx-cli: the headless front end (generate, check, convert, propagate, explain, partition, lint, diff,
-// trace, interpret, explicit, annotate), on the Session API and the executors.
+// trace, interpret, explicit, annotate, validate), on the Session API and the executors.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -594,7 +594,13 @@ void printUsage(std::ostream& os)
           "                     run @main (no module wrapper needed) with StableHLO semantics on the CPU:\n"
           "                     interpreter.run_parallel runs a grid of processes with collectives between\n"
           "                     them, check.expect_eq compares exactly; exit 0 iff every check held. An\n"
-          "                     entry with parameters runs on seeded or .npy inputs and prints its results\n\n"
+          "                     entry with parameters runs on seeded or .npy inputs and prints its results\n"
+          "  validate FILE [--strategy S] [--mesh 2x2] [--backend reference|vulkan] [--seed N]\n"
+          "                [--intermediates] [--inject-fault collective|swap-shards] [--json]\n"
+          "                     propagate and partition, run the global program (reference) and the\n"
+          "                     per-device programs (the back end), gather each sharded result and compare\n"
+          "                     under a tolerance per dtype; --intermediates names the first op or collective\n"
+          "                     that diverges and on which device. Exit 0 match, 1 mismatch, 2 could not run\n\n"
           "An MLIR file with `// -----` lines is cut into parts there, as mlir-opt -split-input-file cuts it;\n"
           "each part is read on its own (--part N picks one for explain and convert; --no-split-input-file\n"
           "reads the file whole). Lines in messages are lines of the whole file.\n\n"
@@ -620,7 +626,8 @@ int main(int argc, char** argv)
         {"generate", cmdGenerate},   {"check", cmdCheck},       {"convert", cmdConvert},
         {"propagate", cmdPropagate}, {"trace", cmdTrace},       {"explain", cmdExplain},
         {"partition", cmdPartition}, {"lint", cmdLint},         {"diff", cmdDiff},
-        {"interpret", cmdInterpret}, {"explicit", cmdExplicit}, {"annotate", cmdAnnotate}};
+        {"interpret", cmdInterpret}, {"explicit", cmdExplicit}, {"annotate", cmdAnnotate},
+        {"validate", cmdValidate}};
     auto it = commands.find(cmd);
     if (it == commands.end()) {
         std::cerr << "shardx-cli: error: unknown command '" << cmd << "'\n";

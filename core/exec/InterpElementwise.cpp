@@ -556,6 +556,8 @@ void registerElementwiseOps(HandlerMap& map)
     map["stablehlo.bitcast_convert"] = ewBitcastConvertOp;
     map["stablehlo.constant"] = ewConstantOp;
     map["arith.constant"] = ewConstantOp;
+    // What propagation leaves of a constant (Shardy's import turns stablehlo.constant into it).
+    map["sdy.constant"] = ewConstantOp;
     map["stablehlo.optimization_barrier"] = ewIdentityOp;
     // Sharding annotations of a global (unpartitioned) program leave its values unchanged.
     map["sdy.sharding_constraint"] = ewIdentityOp;

@@ -1,6 +1,7 @@
 // Interpreter: function and region evaluation, op dispatch and attribute helpers.
 #include "core/exec/Interpreter.h"
 
+#include <cmath>
 #include <new>
 #include <stdexcept>
 
@@ -137,6 +138,8 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
             throw ExecError{"'" + name + "': produced " + std::to_string(results.size()) + " results, expected " +
                                 std::to_string(op.numResults()),
                             posOf(op)};
+        if (m_hooks.observer || m_hooks.fault)
+            afterOp(op, proc, results);
         for (unsigned i = 0; i < op.numResults(); ++i)
             frame.values.insert_or_assign(op.result(i), std::move(results[i]));
     }
@@ -180,6 +183,62 @@ std::vector<Tensor> Interpreter::evalOp(const ir::Op& op, const Frame& frame, co
     } catch (const std::exception& e) {
         throw ExecError{"'" + op.name() + "': " + e.what(), posOf(op)};
     }
+}
+
+namespace {
+
+bool interpIsCollective(const std::string& name)
+{
+    return name == "stablehlo.all_gather" || name == "stablehlo.all_reduce" || name == "stablehlo.reduce_scatter" ||
+           name == "stablehlo.all_to_all" || name == "stablehlo.collective_permute" ||
+           name == "stablehlo.collective_broadcast";
+}
+
+/// The corruption of CollectiveFault: every element moved off its value, floats by 1 + |x| (at least 1 and at
+/// least their own size, so that no tolerance hides it).
+void interpCorrupt(Tensor& t)
+{
+    const ElementType& type = t.elementType();
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+        if (type.isFloat())
+            t.setFloat(i, t.getFloat(i) + 1.0 + std::fabs(t.getFloat(i)));
+        else if (type.isBool())
+            t.setInt(i, t.getInt(i) == 0 ? 1 : 0);
+        else if (type.isInteger())
+            t.setInt(i, t.getInt(i) + 1);
+        else if (type.isComplex())
+            t.setComplex(i, t.getComplex(i) + std::complex<double>(1.0, 0.0));
+    }
+}
+
+} // namespace
+
+void Interpreter::afterOp(const ir::Op& op, const ProcessInfo& proc, std::vector<Tensor>& results)
+{
+    const ir::Op* parent = op.parentOp();
+    if (m_hooks.fault && interpIsCollective(op.name())) {
+        const int64_t process = proc.replica * proc.numPartitions + proc.partition;
+        if (process == m_hooks.fault->process) {
+            bool strike = false;
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                strike = m_collectivesRun[process]++ == m_hooks.fault->collective;
+                if (strike)
+                    m_injected = InjectedFault{true, op.name(), posOf(op), process, &op};
+            }
+            if (strike)
+                for (Tensor& t : results)
+                    interpCorrupt(t);
+        }
+    }
+    if (m_hooks.observer && parent && parent->name() == "func.func")
+        m_hooks.observer->opEvaluated(op, proc, results);
+}
+
+InjectedFault Interpreter::injectedFault() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_injected;
 }
 
 void Interpreter::addCheckFailure(CheckFailure f)

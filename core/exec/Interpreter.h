@@ -5,8 +5,10 @@
 // which returns them as shardx::Error; no exception leaves core/exec.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -102,6 +104,40 @@ public:
     virtual bool run(OpContext& ctx, std::vector<Tensor>& out) = 0;
 };
 
+/// Sees the results of the ops a run evaluates (validation: every intermediate of a program). Only ops
+/// directly in a function's body are shown, not those of nested regions (a reduce body runs per element).
+/// Called concurrently by the processes of a grid, each with its own `proc`.
+class OpObserver {
+public:
+    virtual ~OpObserver() = default;
+    /// `op` (directly in a func.func body) ran on process `proc` and produced `results`.
+    virtual void opEvaluated(const ir::Op& op, const ProcessInfo& proc, const std::vector<Tensor>& results) = 0;
+};
+
+/// A fault to inject, for validation tests and diagnostics only (off unless set): the results of the
+/// `collective`-th StableHLO collective (0-based, in the order process `process` runs them) are corrupted on
+/// that process after the collective ran (every float element x becomes x + 1 + |x|, every integer i + 1, every
+/// bool flipped), as a broken link or a wrong replica group would corrupt them.
+struct CollectiveFault {
+    int64_t process = 0;
+    int64_t collective = 0;
+};
+
+/// Where a CollectiveFault struck, once it did.
+struct InjectedFault {
+    bool struck = false;
+    std::string opName; ///< `stablehlo.all_gather`
+    SourcePos pos;
+    int64_t process = -1;
+    const ir::Op* op = nullptr;
+};
+
+/// What an Interpreter does besides evaluating: observe, inject a fault. Both off by default.
+struct RunHooks {
+    OpObserver* observer = nullptr;
+    std::optional<CollectiveFault> fault;
+};
+
 /// A failed check of the interpreter conventions (`check.expect_eq` and kin).
 struct CheckFailure {
     SourcePos pos;
@@ -138,17 +174,26 @@ public:
 
     /// Offers every op to `offload` before running its handler (null: none). Set before running.
     void setOffload(OpOffload* offload) { m_offload = offload; }
+    /// Observer and fault injection (see RunHooks). Set before running.
+    void setHooks(const RunHooks& hooks) { m_hooks = hooks; }
+    /// Where the fault of the hooks struck (struck false when it did not, or none was set).
+    InjectedFault injectedFault() const;
 
     /// Position for diagnostics of `op` (its source position, with the module's file name).
     SourcePos posOf(const ir::Op& op) const;
 
 private:
     std::vector<Tensor> evalOp(const ir::Op& op, const Frame& frame, const ProcessInfo& proc);
+    /// The hooks' part of evaluating `op`: the fault (when it is this op's turn), then the observer.
+    void afterOp(const ir::Op& op, const ProcessInfo& proc, std::vector<Tensor>& results);
 
     const ir::Module& m_module;
     HandlerMap m_handlers;
     OpOffload* m_offload = nullptr;
+    RunHooks m_hooks;
     mutable std::mutex m_mutex;
+    std::map<int64_t, int64_t> m_collectivesRun; ///< per process, while a fault is armed
+    InjectedFault m_injected;
     std::vector<CheckFailure> m_failures;
     int64_t m_checks = 0;
 };

@@ -29,13 +29,17 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runFunction(const ir::Module& m
         return error;
     Interpreter interp(module);
     interp.setOffload(m_offload);
+    interp.setHooks(m_hooks);
+    Expected<std::vector<Tensor>> out = Error{};
     try {
-        return interp.callFunction(*f, args, ProcessInfo{});
+        out = interp.callFunction(*f, args, ProcessInfo{});
     } catch (const ExecError& e) {
-        return refToError(e);
+        out = refToError(e);
     } catch (const std::exception& e) {
-        return Error{e.what(), {}};
+        out = Error{e.what(), {}};
     }
+    m_lastFault = interp.injectedFault();
+    return out;
 }
 
 Expected<std::vector<Tensor>> ReferenceExecutor::runParallel(const ir::Module& module,
@@ -72,14 +76,18 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runParallel(const ir::Module& m
         return Error{"more arguments than the grid's functions take", {}};
     Interpreter interp(module);
     interp.setOffload(m_offload);
+    interp.setHooks(m_hooks);
     std::vector<std::vector<Tensor>> results;
     try {
         results = interp.runGrid(funcs, replicas, partitions, std::move(perProcess));
     } catch (const ExecError& e) {
+        m_lastFault = interp.injectedFault();
         return refToError(e);
     } catch (const std::exception& e) {
+        m_lastFault = interp.injectedFault();
         return Error{e.what(), {}};
     }
+    m_lastFault = interp.injectedFault();
     std::vector<Tensor> out;
     for (auto& r : results)
         for (auto& t : r)

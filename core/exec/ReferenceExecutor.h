@@ -2,10 +2,7 @@
 #pragma once
 
 #include "core/exec/Executor.h"
-
-namespace shardx::exec {
-class OpOffload;
-}
+#include "core/exec/Interpreter.h"
 
 namespace shardx::exec {
 
@@ -23,6 +20,11 @@ public:
                                               const std::vector<Tensor>& args) override;
     Expected<InterpretReport> interpret(const ir::Module& module, const std::string& entry = "main") override;
 
+    /// Observer and fault injection for every run from now on (validation; see RunHooks). Off by default.
+    void setHooks(const RunHooks& hooks) { m_hooks = hooks; }
+    /// Where the hooks' fault struck in the last run (struck false when it did not).
+    const InjectedFault& lastInjectedFault() const { return m_lastFault; }
+
 protected:
     /// Back ends that run ops elsewhere reuse this driver (functions, regions, grids, checks) and hand
     /// every interpreter they create this offload (null: every op on the host).
@@ -30,6 +32,8 @@ protected:
 
 private:
     OpOffload* m_offload = nullptr;
+    RunHooks m_hooks;
+    InjectedFault m_lastFault;
 };
 
 } // namespace shardx::exec

@@ -23,7 +23,8 @@ bool vkeIsHostOp(const std::string& name)
 {
     return name == "func.call" || name == "interpreter.run_parallel" || name == "stablehlo.while" ||
            name == "stablehlo.if" || name == "stablehlo.case" || name == "stablehlo.constant" ||
-           name == "stablehlo.partition_id" || name == "stablehlo.replica_id" || name.rfind("check.", 0) == 0;
+           name == "sdy.constant" || name == "stablehlo.partition_id" || name == "stablehlo.replica_id" ||
+           name.rfind("check.", 0) == 0;
 }
 
 /// The device type holding `t`'s elements: i1 as U32 words (0 or 1); nullopt for types without one.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/ir/FuncOps.h"
+#include "core/ir/ProgramIds.h"
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/StablehloAttrs.h"
@@ -155,6 +156,9 @@ void Converter::replace(ir::Op* old, ir::Value* with)
 {
     if (const TensorSharding* s = sharding(old->result(0)))
         m_shardings[with] = *s;
+    // The StableHLO collective that stands for an sdy one takes over its name (validation follows it).
+    if (ir::ProgramIds* ids = m_module.programIdsIfBuilt(); ids && with->definingOp())
+        ids->noteReplaced(*with, *old->result(0));
     old->result(0)->replaceAllUsesWith(with);
     old->dropAllReferences();
     old->erase();

@@ -505,6 +505,12 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
             model.meshName = ir::symbolName(*meshOp);
             break;
         }
+    if (options.keepGlobalProgram) {
+        // Every value gets its id now, so that the collectives convert-global-to-local makes take over
+        // the ids of the sdy collectives they replace.
+        m->programIds().nameAll(*m);
+        model.global = m->clone();
+    }
     if (!convertGlobalToLocal(*m, local, diags))
         return passError(diags, "converting to the per-device program failed");
     dropShardingAndMesh(*m);

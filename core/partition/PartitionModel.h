@@ -43,6 +43,8 @@ struct PartitionOptions {
     int64_t partitionCount = 1;
     CostModel cost;
     ShardListing shards = ShardListing::Interface;
+    /// Keep PartitionModel::global (validation maps the per-device program's values to the global ones).
+    bool keepGlobalProgram = false;
 };
 
 /// One side of a collective's cause: a value of the propagated program, its sharding, and (filled
@@ -100,6 +102,10 @@ struct DeviceInfo {
 
 struct PartitionModel {
     std::unique_ptr<ir::Module> local; ///< the per-device program (SPMD: every device runs it)
+    /// With PartitionOptions::keepGlobalProgram: the program just before convert-global-to-local (global
+    /// shapes, padded for divisibility, every value's sharding, explicit sdy collectives). Its values and
+    /// `local`'s carry the same ProgramIds indices (Value::programId) where `local` kept or replaced them.
+    std::unique_ptr<ir::Module> global;
     std::string meshName;
     Mesh mesh;
     std::vector<DeviceInfo> devices;

@@ -1,0 +1,842 @@
+// Validation: propagate, partition, run the global program and the per-device programs, gather and compare.
+#include "core/exec/Validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/exec/TensorIo.h"
+#include "core/ir/FuncOps.h"
+#include "core/ir/ProgramIds.h"
+#include "core/ir/SdyOps.h"
+#include "core/ir/ShardingAccess.h"
+#include "core/ir/Verifier.h"
+#include "core/partition/PartitionModel.h"
+#include "core/passes/PassRegistry.h"
+#include "core/sharding/LocalShape.h"
+
+namespace shardx::exec {
+
+Tolerance toleranceFor(const ElementType& type)
+{
+    if (type.isBool() || type.isInteger())
+        return kToleranceExact;
+    const int bits = type.isComplex() ? type.bits / 2 : type.bits;
+    if (bits == 64)
+        return kToleranceF64;
+    if (bits == 16)
+        return type.isBf16 ? kToleranceBf16 : kToleranceF16;
+    return kToleranceF32;
+}
+
+std::optional<InjectedFaultKind> parseInjectedFault(const std::string& text)
+{
+    if (text == "none")
+        return InjectedFaultKind::None;
+    if (text == "collective")
+        return InjectedFaultKind::Collective;
+    if (text == "swap-shards")
+        return InjectedFaultKind::SwapShards;
+    return std::nullopt;
+}
+
+namespace {
+
+// ---- mesh override ----------------------------------------------------------------------------------
+
+/// Applies `spec` (`2x2` or `a=2,b=2`) to every mesh of `module` with axes; an error for a malformed spec
+/// or one that fits no mesh.
+Status valApplyMesh(ir::Module& module, const std::string& spec)
+{
+    std::vector<int64_t> sizes;
+    std::map<std::string, int64_t> named;
+    auto number = [](const std::string& s, int64_t& out) {
+        if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        out = std::stoll(s);
+        return out > 0;
+    };
+    const bool byName = spec.find('=') != std::string::npos;
+    size_t start = 0;
+    while (start <= spec.size()) {
+        size_t end = spec.find(byName ? ',' : 'x', start);
+        if (end == std::string::npos)
+            end = spec.size();
+        const std::string item = spec.substr(start, end - start);
+        int64_t n = 0;
+        if (byName) {
+            const size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0 || !number(item.substr(eq + 1), n))
+                return Error{"--mesh '" + spec + "': expected AXIS=SIZE,... or SIZExSIZE...", {}};
+            named[item.substr(0, eq)] = n;
+        } else {
+            if (!number(item, n))
+                return Error{"--mesh '" + spec + "': expected AXIS=SIZE,... or SIZExSIZE...", {}};
+            sizes.push_back(n);
+        }
+        start = end + 1;
+    }
+    bool applied = false;
+    for (ir::Op* meshOp : module.meshes()) {
+        const Mesh* mesh = ir::meshOpMesh(*meshOp);
+        if (!mesh || mesh->axes().empty())
+            continue;
+        std::vector<MeshAxis> axes = mesh->axes();
+        if (byName) {
+            bool any = false;
+            for (MeshAxis& a : axes)
+                if (auto it = named.find(a.name); it != named.end()) {
+                    a.size = it->second;
+                    any = true;
+                }
+            if (!any)
+                continue;
+        } else {
+            if (axes.size() != sizes.size())
+                continue;
+            for (size_t i = 0; i < axes.size(); ++i)
+                axes[i].size = sizes[i];
+        }
+        ir::setMeshOpMesh(*meshOp, Mesh(std::move(axes)));
+        applied = true;
+    }
+    if (!applied)
+        return Error{"--mesh '" + spec + "' fits no mesh of the module", {}};
+    return {};
+}
+
+// ---- recording values ---------------------------------------------------------------------------------
+
+/// Records the results of the ops directly in one function's body, per process.
+class ValRecorder : public OpObserver {
+public:
+    ValRecorder(const ir::Op* func, size_t processes) : m_func(func), m_values(processes) {}
+
+    void opEvaluated(const ir::Op& op, const ProcessInfo& proc, const std::vector<Tensor>& results) override
+    {
+        if (op.parentOp() != m_func)
+            return;
+        const size_t p = static_cast<size_t>(proc.replica * proc.numPartitions + proc.partition);
+        if (p >= m_values.size())
+            return;
+        // Each process writes only its own map (one thread per process).
+        for (unsigned i = 0; i < op.numResults() && i < results.size(); ++i)
+            m_values[p][op.result(i)] = results[i];
+    }
+
+    const Tensor* find(size_t process, const ir::Value* v) const
+    {
+        auto it = m_values[process].find(v);
+        return it == m_values[process].end() ? nullptr : &it->second;
+    }
+
+private:
+    const ir::Op* m_func;
+    std::vector<std::unordered_map<const ir::Value*, Tensor>> m_values;
+};
+
+// ---- comparing ------------------------------------------------------------------------------------------
+
+std::string valShardingText(const TensorSharding* s) { return s ? s->toString() : std::string("<replicated>"); }
+
+/// The layout of a value of `shape` with `sharding` (null: replicated) on `mesh`.
+Expected<ShardedLayout> valLayout(const TensorSharding* sharding, const Mesh& mesh, const std::vector<int64_t>& shape)
+{
+    if (sharding)
+        return computeShardedLayout(*sharding, mesh, shape);
+    TensorSharding replicated;
+    replicated.dims.resize(shape.size());
+    return computeShardedLayout(replicated, mesh, shape);
+}
+
+/// Calls f(localIndex, globalIndex) for every real (not padding) element `shard` holds.
+template <typename F>
+void valForEachElement(const ShardedLayout& layout, const DeviceShard* shard, const Tensor& local, const Tensor& global,
+                       F&& f)
+{
+    const size_t rank = layout.globalShape.size();
+    std::vector<int64_t> extent(rank), offset(rank, 0);
+    for (size_t d = 0; d < rank; ++d) {
+        extent[d] = shard ? shard->validExtent[d] : layout.globalShape[d];
+        offset[d] = shard ? shard->offset[d] : 0;
+        if (extent[d] <= 0)
+            return;
+    }
+    std::vector<int64_t> idx(rank, 0), g(rank, 0);
+    do {
+        for (size_t d = 0; d < rank; ++d)
+            g[d] = idx[d] + offset[d];
+        f(local.linearIndex(idx), global.linearIndex(g));
+    } while (nextIndex(idx, extent));
+}
+
+/// The shard device `shard` holds of `global` (padding zero).
+Tensor valExtractShard(const ShardedLayout& layout, const DeviceShard* shard, const Tensor& global)
+{
+    Tensor local(global.elementType(), shard ? layout.localShape : global.shape());
+    valForEachElement(layout, shard, local, global, [&](int64_t li, int64_t gi) { local.copyElement(li, global, gi); });
+    return local;
+}
+
+/// Compares every device's shard (`perDevice[id]`) of a value with the global program's `global`; fills the
+/// statistics of `row`. An error text when the shapes do not correspond (the value is then not compared).
+std::string valCompare(const Tensor& global, const TensorSharding* sharding, const Mesh& mesh,
+                       const std::vector<const Tensor*>& perDevice, ValueComparison& row)
+{
+    Expected<ShardedLayout> layout = valLayout(sharding, mesh, global.shape());
+    if (!layout)
+        return layout.error().message;
+    if (!layout->unreducedAxes.empty())
+        return "a partial value (unreduced axes)";
+    row.type = global.typeString();
+    row.sharding = valShardingText(sharding);
+    row.tolerance = toleranceFor(global.elementType());
+    const ElementType& et = global.elementType();
+    // The bound scales with the value's largest magnitude, not each element's: a reordered sum's rounding
+    // error follows the size of its terms, and an element that cancels to near zero keeps it.
+    double scale = 0;
+    for (int64_t i = 0; i < global.numElements(); ++i) {
+        const double m = et.isFloat()     ? std::fabs(global.getFloat(i))
+                         : et.isComplex() ? std::abs(global.getComplex(i))
+                                          : 0;
+        if (std::isfinite(m))
+            scale = std::max(scale, m);
+    }
+    const double bound = row.tolerance.abs + row.tolerance.rel * scale;
+    row.scale = scale;
+    double sumSqErr = 0, sumSqRef = 0;
+    for (size_t d = 0; d < perDevice.size(); ++d) {
+        const Tensor* local = perDevice[d];
+        const DeviceShard* shard = layout->shardOfDevice(static_cast<int64_t>(d));
+        if (!local)
+            return "device " + std::to_string(d) + " has no value";
+        const std::vector<int64_t>& expect = shard ? layout->localShape : global.shape();
+        if (!(local->elementType() == et) || local->shape() != expect)
+            return "device " + std::to_string(d) + " holds " + local->typeString() + ", the sharding gives " +
+                   Tensor(et, expect).typeString();
+        row.localType = local->typeString();
+        int64_t bad = 0;
+        valForEachElement(*layout, shard, *local, global, [&](int64_t li, int64_t gi) {
+            ++row.elements;
+            double err = 0, ref = 0;
+            bool ok = true;
+            if (et.isFloat()) {
+                const double a = local->getFloat(li), b = global.getFloat(gi);
+                if (std::isnan(a) || std::isnan(b)) {
+                    ok = std::isnan(a) && std::isnan(b);
+                    err = ok ? 0 : std::numeric_limits<double>::infinity();
+                } else if (std::isinf(a) || std::isinf(b)) {
+                    ok = a == b;
+                    err = ok ? 0 : std::numeric_limits<double>::infinity();
+                } else {
+                    err = std::fabs(a - b);
+                    ok = err <= bound;
+                }
+                ref = std::fabs(b);
+            } else if (et.isComplex()) {
+                const std::complex<double> a = local->getComplex(li), b = global.getComplex(gi);
+                err = std::abs(a - b);
+                ref = std::abs(b);
+                ok = err <= bound;
+            } else {
+                const int64_t a = local->getInt(li), b = global.getInt(gi);
+                ok = a == b;
+                err = ok ? 0 : std::fabs(static_cast<double>(a) - static_cast<double>(b));
+                ref = std::fabs(static_cast<double>(b));
+            }
+            row.maxAbsError = std::max(row.maxAbsError, err);
+            if (ref > 0)
+                row.maxRelError = std::max(row.maxRelError, err / ref);
+            sumSqErr += err * err;
+            sumSqRef += ref * ref;
+            if (!ok)
+                ++bad;
+        });
+        row.mismatches += bad;
+        if (bad)
+            row.devices.push_back(static_cast<int64_t>(d));
+    }
+    row.nmse = sumSqRef > 0 ? sumSqErr / sumSqRef : (sumSqErr > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    // Replicas run the same program on the same data: they must agree bit for bit.
+    const size_t bytes = static_cast<size_t>(et.byteSize());
+    for (const std::vector<int64_t>& group : layout->replicationGroups) {
+        if (group.size() < 2)
+            continue;
+        const size_t first = static_cast<size_t>(group.front());
+        const DeviceShard* shard = layout->shardOfDevice(group.front());
+        bool agree = true;
+        for (size_t k = 1; k < group.size() && agree; ++k) {
+            const Tensor& a = *perDevice[first];
+            const Tensor& b = *perDevice[static_cast<size_t>(group[k])];
+            valForEachElement(*layout, shard, a, global, [&](int64_t li, int64_t) {
+                if (agree && std::memcmp(a.bytes().data() + static_cast<size_t>(li) * bytes,
+                                         b.bytes().data() + static_cast<size_t>(li) * bytes, bytes) != 0)
+                    agree = false;
+            });
+        }
+        if (!agree)
+            row.replicaDisagreements.push_back(group);
+    }
+    return {};
+}
+
+std::string valNumber(double v)
+{
+    if (std::isinf(v))
+        return "inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+std::string valToleranceText(const Tolerance& t)
+{
+    return t.exact() ? std::string("exact") : valNumber(t.abs) + " + " + valNumber(t.rel) + "*max|x|";
+}
+
+std::string valDevicesText(const std::vector<int64_t>& ids)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < ids.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(ids[i]);
+    return s + "]";
+}
+
+/// What a divergence of `row` is, in a few words, and the device to name.
+Divergence valDivergenceOf(const ValueComparison& row)
+{
+    Divergence d;
+    d.value = row.name;
+    d.opName = row.opName;
+    d.pos = row.pos;
+    if (!row.devices.empty()) {
+        d.device = row.devices.front();
+        d.what = std::to_string(row.mismatches) + " elements outside the tolerance (" +
+                 valToleranceText(row.tolerance) + ") on devices " + valDevicesText(row.devices) + ", max abs error " +
+                 valNumber(row.maxAbsError);
+    } else if (!row.replicaDisagreements.empty()) {
+        d.device = row.replicaDisagreements.front().back();
+        d.what = "replicas " + valDevicesText(row.replicaDisagreements.front()) + " hold different data";
+    }
+    return d;
+}
+
+/// Seeded float inputs are randomTensor's multiples of 1/16 in [-4, 4) times this: multiples of 1/256 in
+/// [-0.25, 0.25), exact in every float format. Deep programs (a transformer's stacked matmuls, without a
+/// trained model's small weights) then keep values near 1, where exp, tanh and divide are well conditioned: with
+/// inputs in [-4, 4) a 4-layer stack reaches magnitudes of 1e4 before its softmax, whose exp turns the
+/// last-bit differences of reordered sums into errors no tolerance can tell from a wrong shard.
+constexpr double kValInputScale = 1.0 / 16.0;
+
+// ---- the run ------------------------------------------------------------------------------------------
+
+bool valIsDataMovement(const std::string& name)
+{
+    return name == "sdy.all_gather" || name == "sdy.all_slice" || name == "sdy.all_to_all" ||
+           name == "sdy.collective_permute" || name == "sdy.all_reduce" || name == "sdy.reduce_scatter" ||
+           name == "sdy.reshard";
+}
+
+/// What validation knows of a value of the program before convert-global-to-local.
+struct ValGlobalInfo {
+    int logical = -1; ///< ProgramIds index of the global program's value it stands for
+    const TensorSharding* sharding = nullptr;
+    bool partial = false; ///< a partial result, reduced by a following all_reduce / reduce_scatter
+    std::string why;      ///< when partial
+};
+
+/// A seeded input: randomTensor's, floats scaled by kValInputScale.
+Tensor valSeededInput(const ElementType& type, const std::vector<int64_t>& shape, uint64_t seed)
+{
+    Tensor t = randomTensor(type, shape, seed);
+    if (type.isFloat())
+        for (int64_t i = 0; i < t.numElements(); ++i)
+            t.setFloat(i, t.getFloat(i) * kValInputScale);
+    return t;
+}
+
+SourcePos valPos(const ir::Module& module, SourcePos p)
+{
+    if (p.file.empty())
+        p.file = module.fileName;
+    return p;
+}
+
+} // namespace
+
+namespace {
+/// The diagnostics as one message, without the trailing newline.
+std::string valDiagText(const DiagnosticList& diags)
+{
+    std::string s = diags.formatAll();
+    while (!s.empty() && s.back() == '\n')
+        s.pop_back();
+    return s;
+}
+} // namespace
+
+Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor& backend,
+                                    const ValidationOptions& options)
+{
+    ValidationReport report;
+    report.backend = backend.name();
+    report.strategy = options.strategy;
+    report.seed = options.seed;
+    std::unique_ptr<ir::Module> work = module.clone();
+    DiagnosticList diags;
+    ir::VerifyOptions verify;
+    verify.allowUnknownOps = true;
+    if (!options.mesh.empty()) {
+        if (Status st = valApplyMesh(*work, options.mesh); !st)
+            return st.error();
+        if (!ir::verifyModule(*work, diags, verify))
+            return Error{"the module does not verify with --mesh " + options.mesh + ":\n" + valDiagText(diags), {}};
+    }
+    if (!options.strategy.empty()) {
+        const PropagationStrategy* strategy = findPropagationStrategy(options.strategy);
+        if (!strategy)
+            return Error{"unknown strategy '" + options.strategy + "' (" + propagationStrategyList() + ")", {}};
+        const PassInfo* pass = findPass(strategy->pass);
+        if (!pass || !pass->run(*work, {}, diags) || diags.hasErrors() || !ir::verifyModule(*work, diags, verify))
+            return Error{"propagation (" + options.strategy + ") failed:\n" + valDiagText(diags), {}};
+    }
+    ir::ProgramIds& ids = work->programIds();
+    const size_t userValues = ids.values().size(); // the values of the global program (named now)
+
+    // The mesh the devices are counted on: the first with axes (as buildPartitionModel lists them).
+    const Mesh* deviceMesh = nullptr;
+    for (ir::Op* meshOp : work->meshes())
+        if (const Mesh* m = ir::meshOpMesh(*meshOp); m && !m->axes().empty() && !m->isMaximal()) {
+            deviceMesh = m;
+            break;
+        }
+    if (!deviceMesh)
+        return Error{"the module has no mesh: there is nothing to partition", SourcePos{module.fileName, 0, 0}};
+    const int64_t numDevices = deviceMesh->totalSize();
+    {
+        std::vector<int64_t> idsSorted = deviceMesh->allDeviceIds();
+        std::sort(idsSorted.begin(), idsSorted.end());
+        for (int64_t i = 0; i < numDevices; ++i)
+            if (idsSorted[static_cast<size_t>(i)] != i)
+                return Error{"the mesh's device ids are not 0.." + std::to_string(numDevices - 1), {}};
+    }
+    report.mesh = deviceMesh->toString();
+    report.devices = numDevices;
+
+    PartitionOptions partitionOptions;
+    partitionOptions.partitionCount = numDevices;
+    partitionOptions.shards = ShardListing::None;
+    partitionOptions.keepGlobalProgram = true;
+    Expected<PartitionModel> model = buildPartitionModel(*work, partitionOptions);
+    if (!model)
+        return Error{"partitioning failed: " + model.error().message, model.error().pos};
+    const ir::Module& pre = *model->global;
+    const ir::Module& local = *model->local;
+
+    const ir::Op* globalFunc = work->findFunc(options.entry);
+    const ir::Op* preFunc = pre.findFunc(options.entry);
+    const ir::Op* localFunc = local.findFunc(options.entry);
+    if (!globalFunc || !preFunc || !localFunc)
+        return Error{"no function @" + options.entry + " to validate", SourcePos{module.fileName, 0, 0}};
+    const ir::Type fnType = ir::funcType(*globalFunc);
+    const size_t numArgs = fnType.elements().size();
+
+    // Inputs.
+    std::vector<Tensor> inputs;
+    if (!options.inputs.empty() && options.inputs.size() != numArgs)
+        return Error{"@" + options.entry + " takes " + std::to_string(numArgs) + " arguments, " +
+                         std::to_string(options.inputs.size()) + " inputs given",
+                     {}};
+    for (size_t i = 0; i < numArgs; ++i) {
+        std::string error;
+        auto zero = zeroTensorOfType(fnType.elements()[i], error);
+        if (!zero)
+            return Error{"argument " + std::to_string(i) + " of @" + options.entry + ": " + error, globalFunc->pos};
+        if (options.inputs.empty()) {
+            inputs.push_back(valSeededInput(zero->elementType(), zero->shape(), options.seed + i));
+        } else {
+            if (!options.inputs[i].sameShapeAndType(*zero))
+                return Error{"input " + std::to_string(i) + " is " + options.inputs[i].typeString() + ", argument " +
+                                 std::to_string(i) + " of @" + options.entry + " is " + zero->typeString(),
+                             {}};
+            inputs.push_back(options.inputs[i]);
+        }
+    }
+
+    // The global program, on the reference executor.
+    ReferenceExecutor reference;
+    ValRecorder globalValues(globalFunc, 1);
+    if (options.intermediates)
+        reference.setHooks(RunHooks{&globalValues, std::nullopt});
+    Expected<std::vector<Tensor>> globalResults = reference.runFunction(*work, options.entry, inputs);
+    if (!globalResults)
+        return Error{"the global program did not run: " + globalResults.error().message, globalResults.error().pos};
+    std::unordered_map<int, const Tensor*> globalById;
+    if (options.intermediates) {
+        for (const auto& op : globalFunc->region(0).front().ops())
+            for (unsigned r = 0; r < op->numResults(); ++r)
+                if (const Tensor* t = globalValues.find(0, op->result(r)); t && op->result(r)->programId >= 0)
+                    globalById[op->result(r)->programId] = t;
+        const ir::Block& body = globalFunc->region(0).front();
+        for (unsigned a = 0; a < body.numArgs(); ++a)
+            if (body.arg(a)->programId >= 0)
+                globalById[body.arg(a)->programId] = &inputs[a];
+    }
+
+    // Each device's arguments: its shard of every input, under the argument's sharding.
+    auto meshFor = [&](const TensorSharding* s) -> const Mesh& {
+        const Mesh* m = s ? ir::meshOf(pre, *s) : nullptr;
+        return m ? *m : *deviceMesh;
+    };
+    std::vector<std::vector<Tensor>> deviceArgs(static_cast<size_t>(numDevices));
+    for (size_t i = 0; i < numArgs; ++i) {
+        const TensorSharding* s = ir::funcArgSharding(*preFunc, static_cast<unsigned>(i));
+        Expected<ShardedLayout> layout = valLayout(s, meshFor(s), inputs[i].shape());
+        if (!layout)
+            return Error{"argument " + std::to_string(i) + ": " + layout.error().message, {}};
+        for (int64_t d = 0; d < numDevices; ++d)
+            deviceArgs[static_cast<size_t>(d)].push_back(valExtractShard(*layout, layout->shardOfDevice(d), inputs[i]));
+    }
+    if (options.fault == InjectedFaultKind::SwapShards) {
+        bool swapped = false;
+        for (size_t i = 0; i < numArgs && !swapped; ++i) {
+            const TensorSharding* s = ir::funcArgSharding(*preFunc, static_cast<unsigned>(i));
+            Expected<ShardedLayout> layout = valLayout(s, meshFor(s), inputs[i].shape());
+            if (!layout || layout->replicationGroups.size() < 2)
+                continue;
+            const int64_t a = layout->replicationGroups[0].front(), b = layout->replicationGroups[1].front();
+            if (deviceArgs[static_cast<size_t>(a)][i].bytes() == deviceArgs[static_cast<size_t>(b)][i].bytes())
+                continue; // the two shards hold the same numbers: swapping them changes nothing
+            std::swap(deviceArgs[static_cast<size_t>(a)][i], deviceArgs[static_cast<size_t>(b)][i]);
+            const ir::Value* arg = localFunc->region(0).front().arg(static_cast<unsigned>(i));
+            const std::string name =
+                arg->programId >= 0 ? ids.values()[static_cast<size_t>(arg->programId)].name : "argument";
+            report.faultDevice = std::min(a, b);
+            report.fault = "swap-shards: devices " + std::to_string(a) + " and " + std::to_string(b) +
+                           " hold each other's shard of " + name + " (argument " + std::to_string(i) + ")";
+            swapped = true;
+        }
+        if (!swapped)
+            return Error{"--inject-fault swap-shards: no argument is sharded so that two devices hold different "
+                         "data",
+                         {}};
+    }
+    std::vector<Tensor> flatArgs;
+    for (auto& row : deviceArgs)
+        for (auto& t : row)
+            flatArgs.push_back(t);
+
+    // The per-device programs, on the back end.
+    ValRecorder localValues(localFunc, static_cast<size_t>(numDevices));
+    RunHooks hooks;
+    if (options.intermediates)
+        hooks.observer = &localValues;
+    if (options.fault == InjectedFaultKind::Collective) {
+        const int64_t device = options.faultDevice >= 0 ? options.faultDevice : (numDevices > 1 ? 1 : 0);
+        if (device >= numDevices)
+            return Error{"--inject-fault collective: there is no device " + std::to_string(device) + " (the mesh has " +
+                             std::to_string(numDevices) + ")",
+                         {}};
+        hooks.fault = CollectiveFault{device, options.faultCollective};
+    }
+    backend.setHooks(hooks);
+    Expected<std::vector<Tensor>> localResults = backend.runParallel(
+        local, {std::vector<std::string>(static_cast<size_t>(numDevices), options.entry)}, flatArgs);
+    backend.setHooks(RunHooks{});
+    const InjectedFault struck = backend.lastInjectedFault();
+    if (!localResults)
+        return Error{"the per-device program did not run: " + localResults.error().message, localResults.error().pos};
+    if (options.fault == InjectedFaultKind::Collective) {
+        if (!struck.struck)
+            return Error{"--inject-fault collective: device " + std::to_string(hooks.fault->process) +
+                             " ran fewer than " + std::to_string(options.faultCollective + 1) +
+                             " collectives (the per-device program has nothing to corrupt)",
+                         {}};
+        const SourcePos p = valPos(module, struck.pos);
+        report.faultOp = struck.opName;
+        report.faultPos = p;
+        report.faultDevice = struck.process;
+        report.fault = "collective: the results of " + struck.opName + " (collective " +
+                       std::to_string(options.faultCollective) + " of device " + std::to_string(struck.process) +
+                       (p.isKnown() ? ", " + p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.col) : "") +
+                       ") corrupted on device " + std::to_string(struck.process);
+    }
+
+    // What each value of the program before convert-global-to-local stands for.
+    std::unordered_map<int, ValGlobalInfo> info;
+    const ir::Block& preBody = preFunc->region(0).front();
+    for (unsigned a = 0; a < preBody.numArgs(); ++a)
+        if (int pid = preBody.arg(a)->programId; pid >= 0)
+            info[pid] = ValGlobalInfo{pid, ir::funcArgSharding(*preFunc, a), false, {}};
+    for (const auto& opPtr : preBody.ops()) {
+        const ir::Op& op = *opPtr;
+        for (unsigned r = 0; r < op.numResults(); ++r) {
+            const ir::Value* v = op.result(r);
+            if (v->programId < 0)
+                continue;
+            ValGlobalInfo g;
+            g.sharding = ir::shardingOfValue(v);
+            if (valIsDataMovement(op.name())) {
+                // Moves (or reduces the partial sums of) its operand: the same global value.
+                const int from = op.operand(0)->programId;
+                auto it = info.find(from);
+                g.logical = it != info.end() ? it->second.logical : -1;
+            } else if (static_cast<size_t>(v->programId) < userValues && op.name() != "sdy.sharded_to_unreduced" &&
+                       op.name() != "sdy.replicated_to_unreduced") {
+                g.logical = v->programId;
+            }
+            for (const ir::Use& u : v->uses())
+                if (u.user->name() == "sdy.all_reduce" || u.user->name() == "sdy.reduce_scatter") {
+                    g.partial = true;
+                    g.why = "a partial result, reduced across devices by the " + u.user->name() + " after it";
+                }
+            info[v->programId] = g;
+        }
+    }
+
+    // Comparisons.
+    auto perDevice = [&](auto&& get) {
+        std::vector<const Tensor*> out(static_cast<size_t>(numDevices));
+        for (int64_t d = 0; d < numDevices; ++d)
+            out[static_cast<size_t>(d)] = get(static_cast<size_t>(d));
+        return out;
+    };
+    const ir::Block& localBody = localFunc->region(0).front();
+    const int64_t numOps = static_cast<int64_t>(localBody.ops().size());
+    const size_t numResults = localResults->size() / static_cast<size_t>(numDevices);
+    auto nameOf = [&](int pid) {
+        return pid >= 0 && static_cast<size_t>(pid) < ids.values().size() ? ids.values()[static_cast<size_t>(pid)].name
+                                                                          : std::string("?");
+    };
+    const ir::ProgramIds* localIds = model->local->programIdsIfBuilt();
+    auto localNameOf = [&](int pid) {
+        return localIds && pid >= 0 && static_cast<size_t>(pid) < localIds->values().size()
+                   ? localIds->values()[static_cast<size_t>(pid)].name
+                   : nameOf(pid);
+    };
+
+    if (options.intermediates) {
+        for (unsigned a = 0; a < localBody.numArgs(); ++a) {
+            ValueComparison row;
+            row.kind = ValueComparison::Kind::Argument;
+            row.order = a;
+            const ir::Value* arg = localBody.arg(a);
+            row.name = row.globalName = arg->programId >= 0 ? nameOf(arg->programId) : "%arg" + std::to_string(a);
+            row.pos = valPos(module, arg->pos.isKnown() ? arg->pos : globalFunc->pos);
+            const TensorSharding* s = ir::funcArgSharding(*preFunc, a);
+            const std::string why =
+                valCompare(inputs[a], s, meshFor(s), perDevice([&](size_t d) { return &deviceArgs[d][a]; }), row);
+            if (!why.empty())
+                report.skipped.push_back(row.name + ": " + why);
+            else
+                report.arguments.push_back(std::move(row));
+        }
+        int64_t position = 0;
+        for (const auto& opPtr : localBody.ops()) {
+            const ir::Op& op = *opPtr;
+            ++position;
+            for (unsigned r = 0; r < op.numResults(); ++r) {
+                const ir::Value* v = op.result(r);
+                if (v->programId < 0)
+                    continue;
+                auto it = info.find(v->programId);
+                if (it == info.end() || it->second.logical < 0)
+                    continue; // made by the partitioner (offsets, masks): no global counterpart
+                const std::string name = localNameOf(v->programId);
+                if (it->second.partial) {
+                    report.skipped.push_back(name + ": " + it->second.why);
+                    continue;
+                }
+                auto g = globalById.find(it->second.logical);
+                if (g == globalById.end())
+                    continue;
+                ValueComparison row;
+                row.kind = ValueComparison::Kind::Intermediate;
+                row.order = static_cast<int64_t>(numArgs) + position;
+                row.name = name;
+                row.globalName = nameOf(it->second.logical);
+                row.opName = op.name();
+                row.pos = valPos(module, op.pos);
+                const TensorSharding* s = it->second.sharding;
+                const std::string why = valCompare(*g->second, s, meshFor(s),
+                                                   perDevice([&](size_t d) { return localValues.find(d, v); }), row);
+                if (!why.empty())
+                    report.skipped.push_back(name + ": " + why);
+                else
+                    report.intermediates.push_back(std::move(row));
+            }
+        }
+    }
+    for (size_t r = 0; r < numResults && r < globalResults->size(); ++r) {
+        ValueComparison row;
+        row.kind = ValueComparison::Kind::Result;
+        row.order = static_cast<int64_t>(numArgs) + numOps + 1 + static_cast<int64_t>(r);
+        row.name = row.globalName = "result " + std::to_string(r);
+        // Where the user's program computes it: the op defining the returned value.
+        const ir::Op& ret = *globalFunc->region(0).front().ops().back();
+        const ir::Op* def = r < ret.numOperands() ? ret.operand(static_cast<unsigned>(r))->definingOp() : nullptr;
+        row.pos = valPos(module, def ? def->pos : globalFunc->pos);
+        row.opName = def ? def->name() : std::string();
+        const TensorSharding* s = ir::funcResultSharding(*preFunc, static_cast<unsigned>(r));
+        const std::string why =
+            valCompare((*globalResults)[r], s, meshFor(s),
+                       perDevice([&](size_t d) { return &(*localResults)[d * numResults + r]; }), row);
+        if (!why.empty())
+            return Error{"result " + std::to_string(r) + " cannot be compared: " + why, {}};
+        report.results.push_back(std::move(row));
+    }
+
+    // The first divergence in program order.
+    const ValueComparison* first = nullptr;
+    for (const auto* list : {&report.arguments, &report.intermediates, &report.results})
+        for (const ValueComparison& row : *list)
+            if (!row.matches() && (!first || row.order < first->order))
+                first = &row;
+    if (first)
+        report.firstDivergence = valDivergenceOf(*first);
+    return report;
+}
+
+// ---- output -------------------------------------------------------------------------------------------
+
+namespace {
+
+const char* valKindName(ValueComparison::Kind k)
+{
+    switch (k) {
+    case ValueComparison::Kind::Argument: return "argument";
+    case ValueComparison::Kind::Intermediate: return "intermediate";
+    case ValueComparison::Kind::Result: return "result";
+    }
+    return "";
+}
+
+std::string valPosText(const SourcePos& p)
+{
+    return p.isKnown() ? p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.col) : std::string();
+}
+
+nlohmann::json valRowJson(const ValueComparison& r)
+{
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : r.replicaDisagreements)
+        groups.push_back(g);
+    return {{"kind", valKindName(r.kind)},
+            {"name", r.name},
+            {"global_name", r.globalName},
+            {"op", r.opName},
+            {"location", valPosText(r.pos)},
+            {"type", r.type},
+            {"local_type", r.localType},
+            {"sharding", r.sharding},
+            {"elements", r.elements},
+            {"max_abs_error", std::isinf(r.maxAbsError) ? nlohmann::json("inf") : nlohmann::json(r.maxAbsError)},
+            {"max_rel_error", std::isinf(r.maxRelError) ? nlohmann::json("inf") : nlohmann::json(r.maxRelError)},
+            {"nmse", std::isinf(r.nmse) ? nlohmann::json("inf") : nlohmann::json(r.nmse)},
+            {"tolerance", {{"abs", r.tolerance.abs}, {"rel", r.tolerance.rel}}},
+            {"scale", r.scale},
+            {"mismatches", r.mismatches},
+            {"devices", r.devices},
+            {"replica_disagreements", groups},
+            {"match", r.matches()}};
+}
+
+} // namespace
+
+nlohmann::json validationJson(const ValidationReport& report)
+{
+    nlohmann::json j;
+    j["format"] = "shardx-validation";
+    j["version"] = 1;
+    j["verdict"] = report.matches() ? "match" : "mismatch";
+    j["backend"] = report.backend;
+    j["strategy"] = report.strategy;
+    j["mesh"] = report.mesh;
+    j["devices"] = report.devices;
+    j["seed"] = report.seed;
+    j["fault"] = report.fault;
+    if (!report.fault.empty())
+        j["fault_at"] = {
+            {"op", report.faultOp}, {"location", valPosText(report.faultPos)}, {"device", report.faultDevice}};
+    for (const char* key : {"arguments", "intermediates", "results"}) {
+        const auto& list = std::string(key) == "arguments"       ? report.arguments
+                           : std::string(key) == "intermediates" ? report.intermediates
+                                                                 : report.results;
+        j[key] = nlohmann::json::array();
+        for (const ValueComparison& r : list)
+            j[key].push_back(valRowJson(r));
+    }
+    j["skipped"] = report.skipped;
+    if (report.firstDivergence) {
+        const Divergence& d = *report.firstDivergence;
+        j["first_divergence"] = {{"value", d.value},
+                                 {"op", d.opName},
+                                 {"location", valPosText(d.pos)},
+                                 {"device", d.device},
+                                 {"what", d.what}};
+    } else {
+        j["first_divergence"] = nullptr;
+    }
+    j["backend_summary"] = report.backendSummary;
+    return j;
+}
+
+std::string validationText(const ValidationReport& report)
+{
+    std::string out = "mesh " + report.mesh + " (" + std::to_string(report.devices) + " devices), backend " +
+                      report.backend + (report.strategy.empty() ? "" : ", strategy " + report.strategy) + ", seed " +
+                      std::to_string(report.seed) + "\n";
+    if (!report.fault.empty())
+        out += "injected fault: " + report.fault + "\n";
+    std::vector<const ValueComparison*> rows;
+    for (const auto* list : {&report.arguments, &report.intermediates, &report.results})
+        for (const ValueComparison& r : *list)
+            rows.push_back(&r);
+    size_t nameWidth = 5, typeWidth = 4, shardingWidth = 8;
+    for (const ValueComparison* r : rows) {
+        nameWidth = std::max(nameWidth, r->name.size());
+        typeWidth = std::max(typeWidth, r->type.size());
+        shardingWidth = std::max(shardingWidth, r->sharding.size());
+    }
+    auto pad = [](std::string s, size_t w) {
+        if (s.size() < w)
+            s.append(w - s.size(), ' ');
+        return s;
+    };
+    out += pad("value", nameWidth) + "  " + pad("type", typeWidth) + "  " + pad("sharding", shardingWidth) +
+           "  max abs err  max rel err  NMSE       tolerance              verdict\n";
+    for (const ValueComparison* r : rows) {
+        std::string verdict = r->matches() ? "match" : "MISMATCH";
+        if (!r->devices.empty())
+            verdict += " on devices " + valDevicesText(r->devices);
+        for (const auto& g : r->replicaDisagreements)
+            verdict += "; replicas " + valDevicesText(g) + " disagree";
+        out += pad(r->name, nameWidth) + "  " + pad(r->type, typeWidth) + "  " + pad(r->sharding, shardingWidth) +
+               "  " + pad(valNumber(r->maxAbsError), 11) + "  " + pad(valNumber(r->maxRelError), 11) + "  " +
+               pad(valNumber(r->nmse), 9) + "  " + pad(valToleranceText(r->tolerance), 21) + "  " + verdict + "\n";
+    }
+    if (!report.skipped.empty())
+        out += std::to_string(report.skipped.size()) + " values not compared (--json lists why)\n";
+    if (!report.backendSummary.empty())
+        out += report.backendSummary + "\n";
+    const size_t compared = rows.size();
+    if (report.matches()) {
+        out += "verdict: match (" + std::to_string(compared) + (compared == 1 ? " value" : " values") +
+               " compared on " + std::to_string(report.devices) + " devices)\n";
+    } else {
+        const Divergence& d = *report.firstDivergence;
+        out += "verdict: MISMATCH: first divergence " + d.value + (d.opName.empty() ? "" : " (" + d.opName + ")") +
+               (d.pos.isKnown() ? " at " + valPosText(d.pos) : "") + " on device " + std::to_string(d.device) + ": " +
+               d.what + "\n";
+    }
+    return out;
+}
+
+} // namespace shardx::exec

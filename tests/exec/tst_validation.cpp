@@ -1,0 +1,230 @@
+// tst_validation.cpp - exec::validate on the reference back end: every sample with a mesh and a generated 4-layer
+// transformer on a 2x2 and a 2x4 mesh match their global programs; injected faults (a corrupted collective,
+// swapped input shards) are caught at the right op and device; tolerances and errors.
+#include <QtTest>
+
+#include "core/exec/ReferenceExecutor.h"
+#include "core/exec/Validation.h"
+#include "tests/exec/ExecTestSupport.h"
+#include "tests/exec/ValidationTestSupport.h"
+
+using namespace shardx;
+using namespace shardx::testing;
+
+class TestValidation : public QObject {
+    Q_OBJECT
+
+private:
+    /// Validates `module` on the reference back end; fails the test when it could not run.
+    static exec::ValidationReport run(const ir::Module& module, const exec::ValidationOptions& options)
+    {
+        exec::ReferenceExecutor backend;
+        auto report = exec::validate(module, backend, options);
+        if (!report)
+            qFatal("validate: %s", report.error().format().c_str());
+        return std::move(*report);
+    }
+
+private slots:
+    void everySampleMatches_data()
+    {
+        QTest::addColumn<QString>("sample");
+        QTest::addColumn<QString>("mesh");
+        const QStringList samples = samplesWithMesh();
+        QVERIFY(samples.size() >= 6);
+        for (const QString& s : samples) {
+            // Every sample's own mesh has 8 devices on two axes (2x4 or 4x2); 2x2 resizes both axes.
+            QTest::newRow(qPrintable(s + " own 8-device mesh")) << s << QString();
+            QTest::newRow(qPrintable(s + " 2x2")) << s << QString("2x2");
+        }
+    }
+    void everySampleMatches()
+    {
+        QFETCH(QString, sample);
+        QFETCH(QString, mesh);
+        auto module = readSample(sample);
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.mesh = mesh.toStdString();
+        options.intermediates = true;
+        exec::ReferenceExecutor backend;
+        auto report = exec::validate(*module, backend, options);
+        if (sample == "reshape_subaxes.mlir" && mesh == "2x2") {
+            // Its shardings name the sub-axes "x":(1)2 and "x":(2)2, which a 2-device axis cannot have.
+            QVERIFY(!report);
+            QVERIFY2(report.error().message.find("sub-axis") != std::string::npos, report.error().message.c_str());
+            return;
+        }
+        if (sample == "loop_argmax.mlir")
+            QEXPECT_FAIL("",
+                         "the partitioner leaves the while body's argument global (tensor<16x64xf32>) while "
+                         "the loop carries the local tensor<8x64xf32>: the per-device program does not run",
+                         Abort);
+        QVERIFY2(report, report ? "" : report.error().format().c_str());
+        QVERIFY2(report->matches(), reportText(*report).constData());
+        QCOMPARE(report->devices, mesh.isEmpty() ? int64_t(8) : int64_t(4));
+        QVERIFY(!report->results.empty());
+        QVERIFY(!report->intermediates.empty());
+        for (const auto& r : report->results)
+            QVERIFY(r.elements > 0);
+    }
+
+    void aTransformerMatches_data()
+    {
+        QTest::addColumn<int>("data");
+        QTest::addColumn<int>("tensor");
+        QTest::newRow("2x2") << 2 << 2;
+        QTest::newRow("2x4") << 2 << 4;
+    }
+    void aTransformerMatches()
+    {
+        QFETCH(int, data);
+        QFETCH(int, tensor);
+        auto module = smallTransformer(data, tensor);
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY2(report.matches(), reportText(report).constData());
+        QCOMPARE(report.devices, int64_t(data * tensor));
+        // Every layer's values are compared, and the partial sums of its row-parallel matmuls are named.
+        QVERIFY2(report.intermediates.size() > 200, qPrintable(QString::number(report.intermediates.size())));
+        QVERIFY(!report.skipped.empty());
+        for (const auto& r : report.intermediates)
+            QVERIFY2(r.maxAbsError <= 1e-5 * std::max(1.0, r.scale), r.name.c_str());
+    }
+
+    void aCorruptedCollectiveIsNamedWithItsDevice_data()
+    {
+        QTest::addColumn<QString>("sample");
+        QTest::addColumn<int>("device");
+        QTest::newRow("mlp_dp_tp device 1") << "mlp_dp_tp.mlir" << 1;
+        QTest::newRow("mlp_dp_tp device 6") << "mlp_dp_tp.mlir" << 6;
+        QTest::newRow("attention device 3") << "attention.mlir" << 3;
+    }
+    void aCorruptedCollectiveIsNamedWithItsDevice()
+    {
+        QFETCH(QString, sample);
+        QFETCH(int, device);
+        auto module = readSample(sample);
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        options.fault = exec::InjectedFaultKind::Collective;
+        options.faultDevice = device;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY(!report.matches());
+        QVERIFY(report.firstDivergence);
+        const exec::Divergence& d = *report.firstDivergence;
+        // The collective that was corrupted, at its position, on its device: not a later op it fed.
+        QVERIFY2(report.faultOp.rfind("stablehlo.", 0) == 0, report.faultOp.c_str());
+        QCOMPARE(QString::fromStdString(d.opName), QString::fromStdString(report.faultOp));
+        QCOMPARE(d.pos.line, report.faultPos.line);
+        QCOMPARE(d.pos.col, report.faultPos.col);
+        QVERIFY(d.pos.line > 0);
+        QCOMPARE(d.device, int64_t(device));
+        QCOMPARE(report.faultDevice, int64_t(device));
+        // The devices outside the fault's reach agree with the global program.
+        for (const auto& r : report.intermediates)
+            if (!r.matches())
+                QVERIFY2(std::find(r.devices.begin(), r.devices.end(), int64_t(device)) != r.devices.end(),
+                         r.name.c_str());
+        // Without intermediates the results still catch it.
+        options.intermediates = false;
+        const exec::ValidationReport plain = run(*module, options);
+        QVERIFY(!plain.matches());
+        QCOMPARE(plain.firstDivergence->device, int64_t(device));
+    }
+
+    void swappedShardsAreNamedAtTheArgument()
+    {
+        auto module = readSample("mlp_dp_tp.mlir");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        options.fault = exec::InjectedFaultKind::SwapShards;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY(!report.matches());
+        // %arg0 is sharded on "data": devices 0 and 4 hold different rows and now hold each other's.
+        QCOMPARE(QString::fromStdString(report.firstDivergence->value), QString("%arg0"));
+        QVERIFY(report.firstDivergence->opName.empty());
+        QCOMPARE(report.firstDivergence->device, int64_t(0));
+        QCOMPARE(report.faultDevice, int64_t(0));
+        QCOMPARE(report.arguments.front().devices, (std::vector<int64_t>{0, 4}));
+        QVERIFY(report.fault.find("devices 0 and 4") != std::string::npos);
+        QVERIFY(!report.results.front().matches());
+    }
+
+    void aFaultWithNothingToCorruptIsAnError()
+    {
+        // Every value replicated: no collective runs, and no two devices hold different shards.
+        auto module = parseProgram(R"(
+sdy.mesh @mesh = <["x"=2, "y"=2]>
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+})");
+        QVERIFY(module);
+        exec::ReferenceExecutor backend;
+        exec::ValidationOptions options;
+        QVERIFY(exec::validate(*module, backend, options));
+        options.fault = exec::InjectedFaultKind::Collective;
+        auto collective = exec::validate(*module, backend, options);
+        QVERIFY(!collective);
+        QVERIFY(collective.error().message.find("collective") != std::string::npos);
+        options.fault = exec::InjectedFaultKind::SwapShards;
+        QVERIFY(!exec::validate(*module, backend, options));
+    }
+
+    void integersAreComparedExactlyAndSeedsChangeInputs()
+    {
+        auto module = parseProgram(R"(
+sdy.mesh @mesh = <["x"=2]>
+func.func @main(%a: tensor<4x2xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<2xi32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.reduce(%a init: %c) applies stablehlo.add across dimensions = [0] : (tensor<4x2xi32>, tensor<i32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+})");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY2(report.matches(), reportText(report).constData());
+        QVERIFY(report.results.front().tolerance.exact());
+        QCOMPARE(report.results.front().elements, int64_t(4)); // two replicas of two elements
+        // The input given is used as given.
+        options.inputs = {tensorOf("i32", {4, 2}, {1, 2, 3, 4, 5, 6, 7, 8})};
+        const exec::ValidationReport given = run(*module, options);
+        QVERIFY(given.matches());
+        QCOMPARE(given.arguments.front().scale, 0.0); // integers have no scale
+    }
+
+    void tolerancesPerType()
+    {
+        QVERIFY(exec::toleranceFor(*exec::elementTypeFromName("i32")).exact());
+        QVERIFY(exec::toleranceFor(*exec::elementTypeFromName("i1")).exact());
+        QCOMPARE(exec::toleranceFor(*exec::elementTypeFromName("f32")).rel, exec::kToleranceF32.rel);
+        QCOMPARE(exec::toleranceFor(*exec::elementTypeFromName("bf16")).rel, exec::kToleranceBf16.rel);
+        QCOMPARE(exec::toleranceFor(*exec::elementTypeFromName("f16")).rel, exec::kToleranceF16.rel);
+        QCOMPARE(exec::toleranceFor(*exec::elementTypeFromName("f64")).rel, exec::kToleranceF64.rel);
+        QVERIFY(exec::kToleranceF64.rel < exec::kToleranceF32.rel);
+        QVERIFY(exec::kToleranceF32.rel < exec::kToleranceF16.rel);
+    }
+
+    void aModuleWithoutMeshCannotBeValidated()
+    {
+        auto module = parseProgram("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                                   "  return %a : tensor<4xf32>\n}\n");
+        QVERIFY(module);
+        exec::ReferenceExecutor backend;
+        auto report = exec::validate(*module, backend, exec::ValidationOptions{});
+        QVERIFY(!report);
+        QVERIFY(report.error().message.find("no mesh") != std::string::npos);
+        exec::ValidationOptions badMesh;
+        badMesh.mesh = "2xq";
+        QVERIFY(!exec::validate(*module, backend, badMesh));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestValidation)
+#include "tst_validation.moc"
