@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "core/io/MlirPrinter.h"
+#include "core/io/MlirReader.h"
 #include "core/session/Session.h"
 #include "tests/TestSupport.h"
 
@@ -215,6 +216,37 @@ private slots:
             // The kept text survives the pipeline's passes.
             QVERIFY(testing::has(s.text(), "enzymexla.kernel_call @helper blocks in(%c, %c, %c)"));
         }
+    }
+
+    void propagatedKeptOpsReadBackWithTolerance()
+    {
+        // Fuzz finding (fuzz_propagation, an execution-group seed): the interpreter's
+        // `check.expect_eq %a, %b : type` is kept as written by a tolerant open, so the propagated
+        // text reads back under the same tolerance -- and, as MLIR would, only under it.
+        const char* text = R"(sdy.mesh @mesh = <["x"=2]>
+func.func @main(%arg0: tensor<2x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) {
+  %0 = stablehlo.negate %arg0 : tensor<2x4xf32>
+  check.expect_eq %0, %arg0 : tensor<2x4xf32>
+  return
+}
+)";
+        Session s;
+        QVERIFY(s.openText(text, "checks.mlir"));
+        QVERIFY(s.propagate(PropagationRequest{}).ok);
+        const std::string printed = s.text(Session::Format::Mlir);
+        QVERIFY2(testing::has(printed, "check.expect_eq %0, %arg0 : tensor<2x4xf32>"), printed.c_str());
+        io::ReadOptions tolerant;
+        tolerant.allowUnregisteredDialects = true;
+        tolerant.keepUnknownOps = true;
+        DiagnosticList diags;
+        auto again = io::parseMlir(printed, "propagated.mlir", diags, tolerant);
+        QVERIFY2(again, diags.formatAll().c_str());
+        QCOMPARE(io::printModule(*again), printed);
+        io::ReadOptions strict;
+        strict.allowUnregisteredDialects = true;
+        DiagnosticList strictDiags;
+        QVERIFY(!io::parseMlir(printed, "propagated.mlir", strictDiags, strict));
+        QVERIFY(testing::has(strictDiags.formatAll(), "custom op 'check.expect_eq' is unknown"));
     }
 };
 
