@@ -108,8 +108,9 @@ int cmdExplicit(int argc, char** argv)
     return result.ok() ? 0 : 1;
 }
 
-/// `annotate FILE --rules RULES.json [--devices N] [--propagate [--strategy S]] [-o FILE]`: shardings
-/// of the public functions' arguments from scalax-style rules.
+/// `annotate FILE --rules RULES.json [--devices N] [--keep-existing] [--propagate [--strategy S]] [-o
+/// FILE]`: shardings of the public functions' arguments (and results, and named sharding constraints)
+/// from scalax-style rules.
 int cmdAnnotate(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"rules", "devices", "strategy", "output", "o", "part"});
@@ -118,8 +119,8 @@ int cmdAnnotate(int argc, char** argv)
     const bool devicesOk = !args.has("devices") || (parseInt(args.get("devices"), devices) && devices > 0);
     if (!args.error.empty() || args.positional.size() != 1 || !args.has("rules") || !devicesOk ||
         !findPropagationStrategy(strategy)) {
-        std::cerr << "usage: shardx-cli annotate FILE --rules RULES.json [--devices N] [--propagate [--strategy S]] "
-                     "[-o FILE]\n";
+        std::cerr << "usage: shardx-cli annotate FILE --rules RULES.json [--devices N] [--keep-existing] [--propagate "
+                     "[--strategy S]] [-o FILE]\n";
         if (!devicesOk)
             std::cerr << "shardx-cli annotate: error: --devices expects a positive integer\n";
         return 2;
@@ -140,6 +141,7 @@ int cmdAnnotate(int argc, char** argv)
     std::unique_ptr<ir::Module> module = session.sourceModule()->clone();
     annotate::AnnotateOptions options;
     options.devices = devices;
+    options.keepExisting = args.has("keep-existing");
     const annotate::AnnotateResult result = annotate::annotateModule(*module, *rules, options);
     std::cerr << result.diagnostics.formatAll();
     if (!result.mesh.axes().empty())

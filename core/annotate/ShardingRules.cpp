@@ -39,6 +39,7 @@ const char* ruleKindName(ShardingRule::Kind k)
     case ShardingRule::Kind::Fsdp: return "fsdp";
     case ShardingRule::Kind::TreePath: return "tree_path";
     case ShardingRule::Kind::Policy: return "policy";
+    case ShardingRule::Kind::Named: return "named";
     }
     return "?";
 }
@@ -91,6 +92,20 @@ Expected<Mesh> buildMesh(const MeshSpec& spec, int64_t deviceCount)
                      {}};
     }
     return Mesh(std::move(axes));
+}
+
+std::string jsonPointerToken(const std::string& key)
+{
+    std::string out;
+    for (char c : key) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+    return out;
 }
 
 namespace {
@@ -261,8 +276,22 @@ ShardingRule rulesReadRule(const json& j, const std::string& pointer)
             }
             r.policy.entries.push_back(std::move(e));
         }
+    } else if (kind == "named") {
+        r.kind = ShardingRule::Kind::Named;
+        rulesCheckKeys(j, pointer, {"kind", "annotations"});
+        const json& map = rulesAt(j, "annotations", pointer);
+        if (!map.is_object())
+            rulesFail(pointer + "/annotations",
+                      "expected an object mapping annotation names to specs ({\"hidden\": [\"data\", null]}), got " +
+                          map.dump());
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            const std::string p = pointer + "/annotations/" + jsonPointerToken(it.key());
+            if (it.key().empty())
+                rulesFail(p, "an annotation name must not be empty");
+            r.named.entries.push_back(NamedRule::Entry{it.key(), rulesSpec(it.value(), p), p});
+        }
     } else {
-        rulesFail(pointer + "/kind", "unknown rule kind \"" + kind + "\" (expected fsdp, tree_path or policy)");
+        rulesFail(pointer + "/kind", "unknown rule kind \"" + kind + "\" (expected fsdp, tree_path, policy or named)");
     }
     return r;
 }
@@ -359,6 +388,8 @@ Expected<RuleSet> parseRuleSet(std::string_view text, const std::string& fileNam
                 checkSpec(r.treePath.patterns[k].spec, p + "/patterns/" + std::to_string(k) + "/1");
             for (size_t k = 0; k < r.policy.entries.size(); ++k)
                 checkSpec(r.policy.entries[k].spec, p + "/policies/" + std::to_string(k) + "/spec");
+            for (const NamedRule::Entry& e : r.named.entries)
+                checkSpec(e.spec, e.pointer);
         }
         return set;
     } catch (const RulesReadError& e) {
@@ -424,7 +455,17 @@ LeafSharding applyRules(const RuleSet& rules, const Mesh& mesh, const Leaf& leaf
         const ShardingRule& r = rules.rules[i];
         std::optional<PartitionSpec> spec;
         std::string how;
-        if (r.kind == ShardingRule::Kind::Fsdp) {
+        // Named rules are for annotation sites, the other kinds for parameters.
+        if ((r.kind == ShardingRule::Kind::Named) != leaf.annotation.has_value())
+            continue;
+        if (r.kind == ShardingRule::Kind::Named) {
+            for (const NamedRule::Entry& e : r.named.entries)
+                if (e.name == *leaf.annotation) {
+                    spec = e.spec;
+                    how = "annotation '" + e.name + "'";
+                    break;
+                }
+        } else if (r.kind == ShardingRule::Kind::Fsdp) {
             if (leaf.shape.empty() || rulesElementCount(leaf) < r.fsdp.minSize)
                 continue;
             std::optional<size_t> dim;

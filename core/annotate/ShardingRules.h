@@ -78,22 +78,46 @@ struct PolicyRule {
     std::vector<Entry> entries;
 };
 
+/// scalax's `annotation_shardings` as a rule: annotation name -> spec, for the values the program
+/// tags with a named annotation (`with_sharding_annotation(x, "hidden")`). In an exported module
+/// such a value is an `sdy.sharding_constraint` (what JAX lowers the annotation's sharding
+/// constraint to), and its annotation name is read (ModuleAnnotator: annotationNameOf):
+/// - the `sharding_annotation` entry of the op's `mhlo.frontend_attributes`, which
+///   `jax.experimental.xla_metadata.set_xla_metadata(sharding_annotation="hidden")` writes, else
+/// - the innermost name scope of its `loc` name: `jit(f)/jit(main)/hidden/sharding_constraint`
+///   -> `hidden` (the op's own last component and `jit(...)` components are not names; a `loc`
+///   name of one component is the name itself).
+/// A named rule applies to those values only, and the other kinds never do (scalax keeps
+/// parameter rules and annotation shardings apart).
+struct NamedRule {
+    struct Entry {
+        std::string name;
+        PartitionSpec spec;
+        std::string pointer; ///< `/rules/2/annotations/hidden`
+    };
+    std::vector<Entry> entries; ///< in the file's key order (sorted by name)
+};
+
 /// One rule of the file.
 struct ShardingRule {
-    enum class Kind { Fsdp, TreePath, Policy };
+    enum class Kind { Fsdp, TreePath, Policy, Named };
     Kind kind = Kind::Fsdp;
     std::string pointer; ///< JSON pointer of the rule in its file: `/rules/0`
     FsdpRule fsdp;
     TreePathRule treePath;
     PolicyRule policy;
+    NamedRule named;
 };
-const char* ruleKindName(ShardingRule::Kind k); ///< `fsdp`, `tree_path`, `policy`
+const char* ruleKindName(ShardingRule::Kind k); ///< `fsdp`, `tree_path`, `policy`, `named`
 
 /// A rule file: `{"mesh": {"axis_dims": [2, -1], "axis_names": ["data", "fsdp"]}, "rules": [...]}`.
 struct RuleSet {
     MeshSpec mesh;
     std::vector<ShardingRule> rules;
 };
+
+/// `/rules/0/annotations/a~1b` for the key `a/b`: RFC 6901's escapes (`~` -> `~0`, `/` -> `~1`).
+std::string jsonPointerToken(const std::string& key);
 
 /// Parses a rule file. Errors name the file and the JSON pointer of the problem
 /// (`rules.json: error: /rules/1/patterns/0/1: ...`), or the line and column of a JSON syntax error.
@@ -104,6 +128,9 @@ struct Leaf {
     std::string path;
     std::vector<int64_t> shape;
     std::string elementType; ///< MLIR spelling (`f32`)
+    /// Set for a value tagged with a named annotation (an annotation site): only `named` rules
+    /// apply to it. Unset for a parameter: `named` rules do not apply.
+    std::optional<std::string> annotation;
 };
 
 /// What the rules gave a leaf.
@@ -114,7 +141,8 @@ struct LeafSharding {
     std::string error;   ///< a strict tree_path rule that matched nothing, or a spec unfit for the leaf
 };
 
-/// Applies `rules` in order to `leaf` on `mesh`: the first rule that gives the leaf a sharding wins.
+/// Applies `rules` in order to `leaf` on `mesh`: the first rule that gives the leaf a sharding wins
+/// (`named` rules for an annotation site, the other kinds for a parameter).
 /// A spec naming an axis the mesh lacks, longer than the rank, naming an axis twice or not dividing
 /// its dimension is an error.
 LeafSharding applyRules(const RuleSet& rules, const Mesh& mesh, const Leaf& leaf);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/annotate/HloSharding.h"
 #include "core/annotate/ModuleAnnotator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/ModuleLoader.h"
@@ -38,6 +39,17 @@ std::string specOf(const RuleSet& rules, const std::string& path, std::vector<in
     const Mesh mesh({MeshAxis{"data", 2}, MeshAxis{"fsdp", 4}});
     LeafSharding s = applyRules(rules, mesh, Leaf{path, std::move(shape), dtype});
     return s.error.empty() ? partitionSpecText(s.spec) : "error: " + s.error;
+}
+
+/// The spec of an mhlo.sharding string on data=2, model=4 for a tensor of `rank`, or the error.
+std::string hloSpec(const std::string& text, int rank = 2)
+{
+    Expected<HloSharding> h = parseHloSharding(text);
+    if (!h)
+        return "parse error: " + h.error().message;
+    const Mesh mesh({MeshAxis{"data", 2}, MeshAxis{"model", 4}});
+    Expected<PartitionSpec> spec = hloShardingToSpec(*h, mesh, rank);
+    return spec ? partitionSpecText(*spec) : "error: " + spec.error().message;
 }
 
 const std::string kMesh = R"("mesh": {"axis_dims": [2, -1], "axis_names": ["data", "fsdp"]})";
@@ -175,10 +187,9 @@ private slots:
                 R"(, "rules": [{"kind": "fsdp", "fsdp_axis_name": "fsdp"}, {"kind": "tree_path", "patterns": [["w", [3]]]}]})"),
             std::string("rules.json: error: /rules/1/patterns/0/1/0: expected null, an axis name or a list of axis "
                         "names, got 3"));
-        QCOMPARE(
-            errorOf("{" + kMesh + R"(, "rules": [{"kind": "fdsp"}]})"),
-            std::string("rules.json: error: /rules/0/kind: unknown rule kind \"fdsp\" (expected fsdp, tree_path or "
-                        "policy)"));
+        QCOMPARE(errorOf("{" + kMesh + R"(, "rules": [{"kind": "fdsp"}]})"),
+                 std::string("rules.json: error: /rules/0/kind: unknown rule kind \"fdsp\" (expected fsdp, tree_path, "
+                             "policy or named)"));
         QCOMPARE(errorOf("{" + kMesh + R"(, "rules": [{"kind": "fsdp", "fsdp_axis_name": "x"}]})"),
                  std::string("rules.json: error: /rules/0/fsdp_axis_name: axis \"x\" is not in mesh.axis_names"));
         QVERIFY(has(errorOf("{" + kMesh + ", \"rules\": [{\"kind\": \"tree_path\", \"patterns\": [[\"(\", []]]}]}"),
@@ -197,6 +208,173 @@ private slots:
         QCOMPARE(treePathOfKeyString("params['layer_0']['w']"), std::string("params/layer_0/w"));
         QCOMPARE(treePathOfKeyString("x[0].kernel"), std::string("x/0/kernel"));
         QCOMPARE(treePathOfKeyString("x"), std::string("x"));
+    }
+
+    void namedRules()
+    {
+        // annotations hidden -> P('data', 'fsdp'), logits -> P(None, 'fsdp'). A named rule gives
+        // annotation sites their spec and never parameters; the tree_path rule before it gives
+        // parameters theirs and never annotation sites.
+        RuleSet r = rulesOf("{" + kMesh + R"(, "rules": [
+            {"kind": "tree_path", "strict": false, "patterns": [[".", ["data"]]]},
+            {"kind": "named", "annotations": {"logits": [null, "fsdp"], "hidden": ["data", "fsdp"]}}]})");
+        QCOMPARE(r.rules[1].kind, ShardingRule::Kind::Named);
+        QCOMPARE(r.rules[1].named.entries.size(), size_t(2));
+        // Sorted by name, as the file's keys are read.
+        QCOMPARE(r.rules[1].named.entries[0].pointer, std::string("/rules/1/annotations/hidden"));
+        const Mesh mesh({MeshAxis{"data", 2}, MeshAxis{"fsdp", 4}});
+        LeafSharding hidden = applyRules(r, mesh, Leaf{"jit(f)/hidden/sharding_constraint", {8, 8}, "f32", "hidden"});
+        QCOMPARE(partitionSpecText(hidden.spec), std::string("P('data', 'fsdp')"));
+        QCOMPARE(hidden.rule, 1);
+        QCOMPARE(hidden.matched, std::string("named rule /rules/1: annotation 'hidden'"));
+        LeafSharding logits = applyRules(r, mesh, Leaf{"logits", {8, 8}, "f32", "logits"});
+        QCOMPARE(partitionSpecText(logits.spec), std::string("P(None, 'fsdp')"));
+        // An annotation no rule names: nothing (rule -1); a parameter named like an annotation:
+        // the tree_path rule, not the named one.
+        QCOMPARE(applyRules(r, mesh, Leaf{"other", {8, 8}, "f32", "other"}).rule, -1);
+        LeafSharding param = applyRules(r, mesh, Leaf{"hidden", {8, 8}, "f32", std::nullopt});
+        QCOMPARE(param.rule, 0);
+        QCOMPARE(partitionSpecText(param.spec), std::string("P('data')"));
+        // The spec must fit the annotated value: 4 shards of a dimension of 6.
+        QVERIFY(has(applyRules(r, mesh, Leaf{"l", {8, 6}, "f32", "logits"}).error, "splits dimension 1 of size 6"));
+    }
+
+    void malformedNamedRulesGiveJsonPointers()
+    {
+        QCOMPARE(errorOf("{" + kMesh + R"(, "rules": [{"kind": "named", "annotations": [["h", []]]}]})"),
+                 std::string("rules.json: error: /rules/0/annotations: expected an object mapping annotation names to "
+                             "specs ({\"hidden\": [\"data\", null]}), got [[\"h\",[]]]"));
+        QCOMPARE(errorOf("{" + kMesh + R"(, "rules": [{"kind": "named"}]})"),
+                 std::string("rules.json: error: /rules/0: missing \"annotations\""));
+        // A key with '/' and '~' is escaped in the pointer (RFC 6901).
+        QCOMPARE(errorOf("{" + kMesh + R"(, "rules": [{"kind": "named", "annotations": {"a/b~c": [3]}}]})"),
+                 std::string("rules.json: error: /rules/0/annotations/a~1b~0c/0: expected null, an axis name or a "
+                             "list of axis names, got 3"));
+        QCOMPARE(errorOf("{" + kMesh + R"(, "rules": [{"kind": "named", "annotations": {"h": [null, "x"]}}]})"),
+                 std::string("rules.json: error: /rules/0/annotations/h/1: axis \"x\" is not in mesh.axis_names"));
+        QCOMPARE(
+            errorOf("{" + kMesh + R"(, "rules": [{"kind": "named", "annotations": {}, "strict": true}]})"),
+            std::string("rules.json: error: /rules/0/strict: unknown key \"strict\" (expected: kind, annotations)"));
+    }
+
+    void annotationNamesOfShardingConstraints()
+    {
+        // The frontend attribute wins over the loc name; the innermost scope before the op's own
+        // name; jit(...) is no scope; a one-part loc name is the name.
+        const std::string text = R"(module {
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{}, {}]> {mhlo.frontend_attributes = {sharding_annotation = "fa"}} : tensor<8x8xf32> loc("jit(f)/jit(main)/scope/sharding_constraint")
+    %1 = sdy.sharding_constraint %0 <@mesh, [{}, {}]> : tensor<8x8xf32> loc("jit(f)/jit(main)/outer/inner/sharding_constraint")
+    %2 = sdy.sharding_constraint %1 <@mesh, [{}, {}]> : tensor<8x8xf32> loc("jit(f)/jit(main)/sharding_constraint")
+    %3 = sdy.sharding_constraint %2 <@mesh, [{}, {}]> : tensor<8x8xf32> loc("alone")
+    %4 = sdy.sharding_constraint %3 <@mesh, [{}, {}]> : tensor<8x8xf32>
+    return %4 : tensor<8x8xf32>
+  }
+})";
+        DiagnosticList diags;
+        auto module = io::loadModuleText(text, "m.mlir", diags);
+        QVERIFY2(module, diags.formatAll().c_str());
+        std::vector<std::string> names;
+        module->funcs().front()->walk([&](ir::Op* op) {
+            if (op->name() == "sdy.sharding_constraint")
+                names.push_back(annotationNameOf(*op));
+        });
+        QCOMPARE(names, (std::vector<std::string>{"fa", "inner", "", "alone", ""}));
+    }
+
+    void annotateNamedConstraintsAndExistingShardings()
+    {
+        // mesh data=2, model=4 (8 partitions). %arg0 x has mhlo.sharding [2,1,4]<=[8] with the last
+        // tile dimension replicated: dim 0 in 2 tiles of devices {0..3}, {4..7} = data
+        // (device = data*4 + model), P('data'); the rules give it P('data') too: no warning.
+        // %arg1 w: [1,4,2]<=[2,4]T(1,0): devices 0,4,1,5,2,6,3,7: dim 1 in 4 tiles over model,
+        // data replicating: P(None, 'model'); the rules give P('model'): replaced, with a warning.
+        // result 0 ('out' from jax.result_info ['out']) matches '^out$': P('data'). The
+        // constraint in scope 'hidden' gets P('data', 'model'), the unnamed one stays.
+        const std::string text = R"(module attributes {mhlo.num_partitions = 8 : i32} {
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func public @main(%arg0: tensor<16x64xf32> {mhlo.sharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"} loc("x"), %arg1: tensor<64x256xf32> {mhlo.sharding = "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"} loc("params['w']")) -> (tensor<16x256xf32> {jax.result_info = "['out']"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x256xf32>) -> tensor<16x256xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{}, {}]> : tensor<16x256xf32> loc("jit(f)/jit(main)/hidden/sharding_constraint")
+    %2 = sdy.sharding_constraint %1 <@mesh, [{}, {}]> : tensor<16x256xf32> loc("jit(f)/jit(main)/sharding_constraint")
+    return %2 : tensor<16x256xf32>
+  }
+})";
+        const std::string rules = R"({"mesh": {"axis_dims": [2, -1], "axis_names": ["data", "model"]}, "rules": [
+            {"kind": "named", "annotations": {"hidden": ["data", "model"], "gone": []}},
+            {"kind": "tree_path", "patterns": [["^x$", ["data"]], ["w$", ["model"]], ["^out$", ["data"]]]}]})";
+        DiagnosticList diags;
+        auto module = io::loadModuleText(text, "m.mlir", diags);
+        QVERIFY2(module, diags.formatAll().c_str());
+        AnnotateResult a = annotateModule(*module, rulesOf(rules));
+        QVERIFY2(a.ok(), a.diagnostics.formatAll().c_str());
+        const std::string out = printAnnotations(a);
+        QVERIFY2(has(out,
+                     "@main %arg0 x tensor<16x64xf32>: P('data') <@mesh, [{\"data\"}, {}]> (tree_path rule /rules/1: "
+                     "pattern 0 '^x$'); had mhlo.sharding {devices=[2,1,4]<=[8] last_tile_dim_replicate} = "
+                     "P('data')"),
+                 out.c_str());
+        QVERIFY(has(out, "@main result 0 out tensor<16x256xf32>: P('data') <@mesh, [{\"data\"}, {}]>"));
+        QVERIFY(has(out, "@main %1 annotation 'hidden' tensor<16x256xf32>: P('data', 'model') <@mesh, [{\"data\"}, "
+                         "{\"model\"}]> (named rule /rules/0: annotation 'hidden')"));
+        QCOMPARE(a.sites.size(), size_t(1));
+        const std::string warnings = a.diagnostics.formatAll();
+        QVERIFY2(has(warnings, "warning: argument 1 of @main ('params/w'): the rules replace its mhlo.sharding "
+                               "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate} (P(None, 'model')) with "
+                               "P('model')"),
+                 warnings.c_str());
+        QVERIFY(!has(warnings, "argument 0"));
+        QVERIFY(has(warnings, "named rule /rules/0/annotations/gone: no sharding constraint of the module is annotated "
+                              "'gone'"));
+        const std::string printed = io::printModule(*module);
+        QVERIFY(!has(printed, "mhlo.sharding"));
+        QVERIFY(has(printed, "sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {\"model\"}]>"));
+        QVERIFY(has(printed, "sdy.sharding_constraint %1 <@mesh, [{}, {}]>"));
+
+        // --keep-existing: the mhlo.shardings become the sdy.shardings of their specs.
+        auto again = io::loadModuleText(text, "m.mlir", diags);
+        AnnotateOptions keep;
+        keep.keepExisting = true;
+        AnnotateResult k = annotateModule(*again, rulesOf(rules), keep);
+        QVERIFY(k.ok());
+        QVERIFY(k.arguments[1].kept);
+        QCOMPARE(k.arguments[1].sharding, std::string("<@mesh, [{}, {\"model\"}]>"));
+        QVERIFY(!has(k.diagnostics.formatAll(), "replace"));
+    }
+
+    void hloShardingStringsToSpecs()
+    {
+        // Mesh data=2, model=4: device = data * 4 + model.
+        QCOMPARE(hloSpec("{replicated}"), std::string("P()"));
+        // Listed devices in mesh order: dim 0 over data, dim 1 over model.
+        QCOMPARE(hloSpec("{devices=[2,4]0,1,2,3,4,5,6,7}"), std::string("P('data', 'model')"));
+        // 0,4,1,5,...: the first 4 tiles step through model, then data: dim 0 model, dim 1 data.
+        QCOMPARE(hloSpec("{devices=[4,2]0,4,1,5,2,6,3,7}"), std::string("P('model', 'data')"));
+        // 8 tiles of dim 0 over the iota: data major, model minor; transposed: model major.
+        QCOMPARE(hloSpec("{devices=[8,1]<=[8]}"), std::string("P(('data', 'model'))"));
+        QCOMPARE(hloSpec("{devices=[8,1]<=[2,4]T(1,0)}"), std::string("P(('model', 'data'))"));
+        // The last tile dimension replicates: [1,2,4]<=[8] is dim 1 in 2 tiles over data (the
+        // major axis of the iota), model replicating; [1,4,2]<=[2,4]T(1,0) lists 0,4,1,5,...:
+        // dim 1 over model, data replicating.
+        QCOMPARE(hloSpec("{devices=[1,2,4]<=[8] last_tile_dim_replicate}"), std::string("P(None, 'data')"));
+        QCOMPARE(hloSpec("{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={replicated}}"),
+                 std::string("P(None, 'model')"));
+        QCOMPARE(hloSpec("{devices=[2,1,4]<=[8] last_tile_dim_replicate metadata={op_name=\"x\"}}"),
+                 std::string("P('data')"));
+        // Not a spec: one device, manual, 3 devices, an order no spec gives, a bad rank.
+        QVERIFY(has(hloSpec("{maximal device=3}"), "error: all of it on device 3 (maximal)"));
+        QVERIFY(has(hloSpec("{manual}"), "error: manual"));
+        QVERIFY(has(hloSpec("{devices=[3,1]0,1,2}"), "error: it spans 3 devices"));
+        QVERIFY(has(hloSpec("{devices=[2,4]0,2,1,3,4,6,5,7}"), "error: no PartitionSpec on"));
+        QVERIFY(has(hloSpec("{devices=[2,4]<=[8]}", 3), "the tile assignment has 2 dimensions for a tensor of rank 3"));
+        // Malformed strings.
+        QVERIFY(has(hloSpec("{devices=[2,2]0,1,2}"),
+                    "parse error: '{devices=[2,2]0,1,2}' at offset 19: 3 devices listed "
+                    "for 4 tiles"));
+        QVERIFY(has(hloSpec("{{replicated}, {manual}}"), "tuple sharding"));
+        QVERIFY(has(hloSpec("{devices=[8]<=[4,2]T(0,0)}", 1), "not a permutation"));
+        QVERIFY(has(hloSpec("{devices=[2,4]<=[8] extra}"), "expected '}'"));
     }
 
     void annotateTheMlpSample()

@@ -54,6 +54,41 @@ private slots:
         QVERIFY2(e.out.contains("\"data\"") && e.out.contains("\"model\""), qPrintable(e.out));
     }
 
+    void existingMhloShardingsAreReportedAndKeptOnRequest()
+    {
+        // %arg0 has {devices=[2,1,4]<=[8] last_tile_dim_replicate} = P('data') on data=2, model=4;
+        // the rule says P('model'): the rules win with a warning naming both, or --keep-existing
+        // keeps P('data') as an sdy.sharding.
+        const QString module = m_dir.filePath("mhlo.mlir");
+        QFile f(module);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"(module attributes {mhlo.num_partitions = 8 : i32} {
+  func.func public @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"} loc("w")) -> tensor<8x8xf32> {
+    return %arg0 : tensor<8x8xf32>
+  }
+})");
+        f.close();
+        const QString rules = m_dir.filePath("model.json");
+        QFile g(rules);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(R"({"mesh": {"axis_dims": [2, -1], "axis_names": ["data", "model"]},
+                    "rules": [{"kind": "tree_path", "patterns": [["^w$", ["model"]]]}]})");
+        g.close();
+        Result r = cli({"annotate", module, "--rules", rules});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("warning: argument 0 of @main ('w'): the rules replace its mhlo.sharding "
+                                "{devices=[2,1,4]<=[8] last_tile_dim_replicate} (P('data')) with P('model')"),
+                 qPrintable(r.err));
+        QVERIFY(r.out.contains("sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>"));
+        QVERIFY(!r.out.contains("mhlo.sharding"));
+        r = cli({"annotate", module, "--rules", rules, "--keep-existing"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("@main %arg0 w tensor<8x8xf32>: kept as <@mesh, [{\"data\"}, {}]> (mhlo.sharding "
+                                "{devices=[2,1,4]<=[8] last_tile_dim_replicate} = P('data'))"),
+                 qPrintable(r.err));
+        QVERIFY(r.out.contains("sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>"));
+    }
+
     void errors()
     {
         // A strict rule that matches nothing: exit 1, the argument named.

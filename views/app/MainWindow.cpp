@@ -37,8 +37,10 @@
 #include "views/panels/FactorTablePanel.h"
 #include "views/panels/InspectorPanel.h"
 #include "views/panels/ReplicatedPanel.h"
+#include "views/panels/RulesPanel.h"
 #include "views/panels/SourcePanel.h"
 #include "views/panels/StepTreePanel.h"
+#include "views/panels/TypesPanel.h"
 #include "views/panels/WhyPanel.h"
 #include "views/session/SessionContext.h"
 
@@ -154,6 +156,9 @@ void MainWindow::buildPanels()
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
     auto* source = addPanel(QStringLiteral("source"), tr("Source"), new SourcePanel(*m_context),
                             Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_9);
+    // How users write shardings: JAX's explicit-mode types and scalax-style rules (typed when shown).
+    auto* types = addPanel(QStringLiteral("types"), tr("Types"), new TypesPanel(*m_context), Qt::BottomDockWidgetArea);
+    auto* rules = addPanel(QStringLiteral("rules"), tr("Rules"), new RulesPanel(*m_context), Qt::BottomDockWidgetArea);
     // Left: steps over breakpoints. Centre: the graph, the inspector and why beside it. Bottom:
     // factor table | mesh, collectives, devices, why replicated, problems and source tabbed.
     splitDockWidget(steps, graph, Qt::Horizontal);
@@ -167,6 +172,8 @@ void MainWindow::buildPanels()
     tabifyDockWidget(devices, replicated);
     tabifyDockWidget(replicated, problems);
     tabifyDockWidget(problems, source);
+    tabifyDockWidget(source, types);
+    tabifyDockWidget(types, rules);
     mesh->raise();
     applyDefaultDockSizes();
     // A file that does not open shows its problems first.
@@ -645,6 +652,9 @@ int MainWindow::start(const StartupOptions& options)
         d->show();
         d->raise();
     }
+    if (!options.rules.isEmpty())
+        if (auto* rules = qobject_cast<RulesPanel*>(dock(QStringLiteral("rules"))->widget()))
+            rules->loadRules(QFileInfo(options.rules).absoluteFilePath());
     if (!options.strategy.isEmpty())
         for (QAction* a : m_strategyGroup->actions())
             a->setChecked(a->data().toString() == options.strategy);

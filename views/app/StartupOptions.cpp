@@ -38,12 +38,16 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
     QCommandLineOption light(QStringLiteral("light"), QStringLiteral("Use the light palette."));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                             QStringLiteral("WxH"));
-    QCommandLineOption show(QStringLiteral("show"),
-                            QStringLiteral("Show the panel DOCK in front of its tab group (repeatable): graph, steps, "
-                                           "breakpoints, inspector, why, factorTable, mesh, collectives, devices, "
-                                           "whyReplicated, problems, source, or its title (\"Why Replicated?\")."),
-                            QStringLiteral("DOCK"));
-    parser.addOptions({step, select, screenshot, strategy, strict, dark, light, size, show});
+    QCommandLineOption show(
+        QStringLiteral("show"),
+        QStringLiteral("Show the panel DOCK in front of its tab group (repeatable): graph, steps, "
+                       "breakpoints, inspector, why, factorTable, mesh, collectives, devices, "
+                       "whyReplicated, problems, source, types, rules, or its title (\"Why Replicated?\")."),
+        QStringLiteral("DOCK"));
+    QCommandLineOption rules(QStringLiteral("rules"),
+                             QStringLiteral("Load RULES.json (scalax-style sharding rules) into the Rules panel."),
+                             QStringLiteral("RULES.json"));
+    parser.addOptions({step, select, screenshot, strategy, strict, dark, light, size, show, rules});
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "shardx: error: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -73,6 +77,7 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
     }
     options.select = parser.value(select);
     options.show = parser.values(show);
+    options.rules = parser.value(rules);
     options.screenshot = parser.value(screenshot);
     options.strategy = parser.value(strategy);
     options.strict = parser.isSet(strict);

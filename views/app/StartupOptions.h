@@ -19,6 +19,7 @@ struct StartupOptions {
     bool light = false;             ///< force the light palette
     QStringList layout;             ///< panels to show for the screenshot (default: all)
     QStringList show;               ///< docks to show and bring to the front (object names: `devices`)
+    QString rules;                  ///< a scalax-style rule file to load into the Rules panel
     int width = 1600;               ///< screenshot size
     int height = 1000;
 };
