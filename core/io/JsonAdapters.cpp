@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
 #include "core/io/MlirReaderImpl.h"
 #include "core/support/Arithmetic.h"
@@ -644,9 +645,26 @@ AttrPtr attrFromKind(const std::string& kind, const json& j)
                                           readField(j, "type", [](const json& t) { return t.get<Type>(); })});
     if (kind == "dictionary")
         return makeAttr(DictionaryAttr{readField(j, "entries", attrListFromJson)});
-    if (kind == "opaque")
-        return io::detail::opaque(readField(j, "dialect", readString), readField(j, "mnemonic", readString),
-                                  readField(j, "body", readString));
+    if (kind == "opaque") {
+        AttrPtr a = io::detail::opaque(readField(j, "dialect", readString), readField(j, "mnemonic", readString),
+                                       readField(j, "body", readString));
+        // An opaque attribute is MLIR text kept as written: one whose text does not read back as
+        // that attribute (a body that ends in '-' and so makes `->` of the closing '>', unbalanced
+        // brackets or quotes) could never have been read from MLIR and would print a module that
+        // does not read back.
+        const std::string text = io::printAttribute(*a);
+        DiagnosticList diags;
+        io::ReadOptions syntaxOnly; // whether the dialect is known is not the document's to say
+        syntaxOnly.allowUnregisteredDialects = true;
+        AttrPtr again = io::parseAttribute(text, diags, syntaxOnly);
+        if (!again || !(*again == *a)) {
+            JsonPathError e("'" + text + "' does not read back as MLIR" +
+                            (diags.all().empty() ? std::string() : ": " + diags.all().front().message));
+            e.prependKey("body");
+            throw e;
+        }
+        return a;
+    }
     if (kind == "mesh")
         return makeAttr(MeshAttr{j.get<Mesh>()});
     if (kind == "sharding")

@@ -550,9 +550,9 @@ std::unique_ptr<ir::Module> parseMlir(std::string_view text, const std::string& 
     return m;
 }
 
-ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags)
+ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags, const ReadOptions& options)
 {
-    detail::Parser parser(text, "<attribute>", diags, ReadOptions{});
+    detail::Parser parser(text, "<attribute>", diags, options);
     return parser.parseStandaloneAttr();
 }
 

@@ -36,7 +36,7 @@ std::unique_ptr<ir::Module> parseMlir(std::string_view text, const std::string& 
                                       const ReadOptions& options = {});
 
 /// Parses one attribute written alone (e.g. `#sdy.sharding<@m, [{"a"}]>`), for tests and tools.
-ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags);
+ir::AttrPtr parseAttribute(std::string_view text, DiagnosticList& diags, const ReadOptions& options = {});
 /// Parses one type written alone (e.g. `tensor<8x?xf32>`).
 bool parseType(std::string_view text, ir::Type& out, DiagnosticList& diags, const ReadOptions& options = {});
 

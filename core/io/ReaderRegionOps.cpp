@@ -1,5 +1,6 @@
 // Parser (MlirReaderImpl.h): the StableHLO ops with regions, reduce (full and `applies` forms) and while.
 #include "core/io/MlirReaderImpl.h"
+#include "core/ir/OpRegistry.h"
 
 namespace shardx::io::detail {
 
@@ -27,6 +28,14 @@ std::unique_ptr<Op> Parser::parseReduce(std::unique_ptr<Op> op, const SourcePos&
     if (consumeKeyword("applies")) {
         bodyPos = pos();
         bodyOp = resolveOpName(expectBareId("(reduction op name)"));
+        // The body op is an op like any other: one of a dialect that is not registered needs
+        // -allow-unregistered-dialect here too, as it does in the generic form the printer writes.
+        const size_t dot = bodyOp.find('.');
+        const std::string dialect = dot == std::string::npos ? std::string() : bodyOp.substr(0, dot);
+        if (!ir::OpRegistry::instance().isRegisteredDialect(dialect) && !m_opts.allowUnregisteredDialects &&
+            !m_opts.keepUnknownOps)
+            error(bodyPos, "unregistered operation '" + bodyOp +
+                               "' found (use -allow-unregistered-dialect to keep operations of unknown dialects)");
     }
     expectKeyword("across", "in reduce");
     expectKeyword("dimensions", "in reduce");

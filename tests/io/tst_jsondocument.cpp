@@ -477,6 +477,48 @@ private slots:
                  qPrintable(error));
     }
 
+    void opaqueAttributesMustReadBack()
+    {
+        // Fuzz finding (fuzz_json): an fft_type body `fft_type FF-` was accepted, and printed as
+        // `#stablehlo<fft_type FF->`, whose `->` the MLIR reader takes for an arrow.
+        DiagnosticList diags;
+        auto m = io::parseMlir("func.func @f(%a: tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> {\n"
+                               "  %0 = stablehlo.fft %a, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> "
+                               "tensor<8xcomplex<f32>>\n"
+                               "  return %0 : tensor<8xcomplex<f32>>\n}\n",
+                               "t.mlir", diags);
+        QVERIFY2(m, diags.formatAll().c_str());
+        json doc = json::parse(io::writeJsonDocument(*m));
+        std::function<bool(json&, const std::string&)> rebody = [&](json& j, const std::string& body) {
+            if (j.is_object() && j.value("kind", "") == "opaque" && j.value("body", "").rfind("fft_type", 0) == 0) {
+                j["body"] = body;
+                return true;
+            }
+            if (j.is_object() || j.is_array())
+                for (auto& child : j)
+                    if (rebody(child, body))
+                        return true;
+            return false;
+        };
+        for (const char* body : {"fft_type FF-", "fft_type <FFT", "fft_type \"FFT"}) {
+            json bad = doc;
+            QVERIFY(rebody(bad, body));
+            const QString error = readError(bad);
+            QVERIFY2(error.contains("/body: ") && error.contains("does not read back as MLIR"),
+                     qPrintable(QString::fromLatin1(body) + ": " + error));
+        }
+        json good = doc;
+        QVERIFY(rebody(good, "fft_type IFFT"));
+        DiagnosticList d2;
+        auto fromJson = io::parseJsonDocument(good.dump(), "t.json", d2);
+        QVERIFY2(fromJson, d2.formatAll().c_str());
+        const std::string printed = io::printModule(*fromJson);
+        DiagnosticList d3;
+        auto again = io::parseMlir(printed, "t2.mlir", d3);
+        QVERIFY2(again, d3.formatAll().c_str());
+        QCOMPARE(io::printModule(*again), printed);
+    }
+
     void gatherDimensionNumbersPrintAsStablehloDoes()
     {
         // Fuzz finding (fuzz_json): a document whose #stablehlo.gather body says index_vector_dim = 0

@@ -62,6 +62,13 @@ void TestMlirReaderErrors::malformed_data()
         "element type is one of i1, i8, i16, i32, i64, f32, f64, not 'i26'");
     row("unregistered generic", f + "  %0 = \"foo.bar\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n}", 2, 3,
         "unregistered operation 'foo.bar'");
+    // Fuzz finding (fuzz_mlir): the reduce body of `applies stablehi32lo.add` was made without the
+    // check the generic form has, so the printed module did not read back.
+    row("unregistered reduce body",
+        "func.func @f(%a: tensor<4x8xf32>, %z: tensor<f32>) -> tensor<4xf32> {\n"
+        "  %0 = stablehlo.reduce(%a init: %z) applies stablehi32lo.add across dimensions = [1] : "
+        "(tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n}",
+        2, 46, "unregistered operation 'stablehi32lo.add'");
     row("missing colon", f + "  %0 = stablehlo.abs %arg0 tensor<8xf32>\n}", 2, 28, "expected ':'");
     row("unterminated region", f + "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n", 3, 1, "expected '}'");
     row("unterminated string", "sdy.mesh @m = <[\"a=2]>\n", 1, 17, "terminate string");
