@@ -249,9 +249,43 @@ private:
     size_t m_pos = 0;
 };
 
-/// Reads one step record. With `out` the step is filled in; the changes are always applied to
-/// `state` (sized numValues; value indices are checked against it).
-void decodeStep(BinCursor& c, const std::vector<std::string_view>& strings, TraceStep* out, std::vector<int>& state)
+/// The STRS section decoded: each string shares a prefix with one of the two before it.
+class BinStringTable {
+public:
+    /// Reads only the count (enough to check the string ids of steps).
+    static size_t countOf(BinCursor& c) { return static_cast<size_t>(c.varint()); }
+    explicit BinStringTable(BinCursor& c)
+    {
+        const size_t n = c.count("string");
+        m_spans.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t head = c.varint();
+            const uint64_t shared = head >> 1;
+            const size_t ref = static_cast<size_t>(head & 1) + 1;
+            if (ref > i ? shared != 0 : shared > m_spans[i - ref].second)
+                c.fail("string " + std::to_string(i) + " shares more than the string it refers to");
+            const std::string_view suffix = c.bytes(static_cast<size_t>(c.varint()));
+            const size_t start = m_arena.size();
+            if (shared)
+                m_arena.append(m_arena, m_spans[i - ref].first, static_cast<size_t>(shared));
+            m_arena.append(suffix);
+            m_spans.emplace_back(start, m_arena.size() - start);
+        }
+    }
+    size_t size() const { return m_spans.size(); }
+    std::string_view operator[](size_t i) const
+    {
+        return std::string_view(m_arena).substr(m_spans[i].first, m_spans[i].second);
+    }
+
+private:
+    std::string m_arena;
+    std::vector<std::pair<size_t, size_t>> m_spans;
+};
+
+/// Reads one step record. With `out` the step is filled in (its strings from `strings`); the
+/// changes are always applied to `state` (sized numValues; value indices are checked against it).
+void decodeStep(BinCursor& c, size_t numStrings, const BinStringTable* strings, TraceStep* out, std::vector<int>& state)
 {
     const uint64_t at = c.offset();
     const uint8_t kind = c.u8();
@@ -262,9 +296,9 @@ void decodeStep(BinCursor& c, const std::vector<std::string_view>& strings, Trac
         throw TraceBinError{at, "unknown step fields"};
     auto str = [&]() -> std::string_view {
         const uint64_t id = c.varint();
-        if (id >= strings.size())
+        if (id >= numStrings)
             c.fail("string " + std::to_string(id) + " out of range");
-        return strings[id];
+        return strings ? (*strings)[static_cast<size_t>(id)] : std::string_view();
     };
     TraceStep scratch;
     TraceStep& s = out ? *out : scratch;
@@ -415,9 +449,13 @@ void TraceBinaryWriter::step(const TraceStep& s)
     if (m_chunkSteps == 0) {
         m_chunkFirst = m_numSteps;
         m_chunkFrame.clear();
-        putVarint(m_chunkFrame, m_state.size());
-        for (int id : m_state)
-            putVarint(m_chunkFrame, static_cast<uint64_t>(static_cast<int64_t>(id) + 1));
+        // Values without a sharding at the end are left out (they read back as -1).
+        size_t n = m_state.size();
+        while (n > 0 && m_state[n - 1] == -1)
+            --n;
+        putVarint(m_chunkFrame, n);
+        for (size_t i = 0; i < n; ++i)
+            putVarint(m_chunkFrame, static_cast<uint64_t>(static_cast<int64_t>(m_state[i]) + 1));
     }
     encodeStep(m_chunk, s, [this](const std::string& str) { return stringId(str); });
     for (const TraceChange& c : s.changes) {
@@ -453,20 +491,28 @@ bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKey
     flushChunk();
     auto sid = [this](const std::string& s) { return stringId(s); };
     std::string vals, ops, scop, node, init, pool;
+    // Every field of a value or op is the difference to the same field of the one before:
+    // neighbours have neighbouring strings and scopes.
+    int64_t prev[5] = {0, 0, 0, 0, 0};
+    auto delta = [&prev](std::string& o, int field, int64_t v) {
+        putZ(o, v - prev[field]);
+        prev[field] = v;
+    };
     putVarint(vals, d.values.size());
     for (const TraceValue& v : d.values) {
-        putVarint(vals, sid(v.id));
-        putVarint(vals, sid(v.displayName));
-        putZ(vals, v.scope);
-        putZ(vals, v.op);
-        putZ(vals, v.derivedFrom);
+        delta(vals, 0, sid(v.id));
+        delta(vals, 1, sid(v.displayName));
+        delta(vals, 2, v.scope);
+        delta(vals, 3, v.op);
+        delta(vals, 4, v.derivedFrom);
     }
+    std::fill(std::begin(prev), std::end(prev), 0);
     putVarint(ops, d.ops.size());
     for (const TraceOp& o : d.ops) {
-        putVarint(ops, sid(o.id));
-        putVarint(ops, sid(o.name));
-        putZ(ops, o.scope);
-        putVarint(ops, sid(o.displayName));
+        delta(ops, 0, sid(o.id));
+        delta(ops, 1, sid(o.name));
+        delta(ops, 2, o.scope);
+        delta(ops, 3, sid(o.displayName));
     }
     putVarint(scop, d.scopes.size());
     for (const std::string& s : d.scopes)
@@ -494,9 +540,24 @@ bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKey
     }
     std::string strs;
     putVarint(strs, m_strings.size());
-    for (const std::string& s : m_strings) {
-        putVarint(strs, s.size());
-        strs += s;
+    for (size_t i = 0; i < m_strings.size(); ++i) {
+        // Front coding: the longest prefix shared with one of the two strings before (a value's
+        // id follows the previous value's id, a scope the previous scope).
+        const std::string& str = m_strings[i];
+        size_t best = 0, ref = 1;
+        for (size_t r = 1; r <= 2 && r <= i; ++r) {
+            const std::string& prev = m_strings[i - r];
+            size_t n = 0;
+            while (n < str.size() && n < prev.size() && str[n] == prev[n])
+                ++n;
+            if (n > best) {
+                best = n;
+                ref = r;
+            }
+        }
+        putVarint(strs, (static_cast<uint64_t>(best) << 1) | (ref - 1));
+        putVarint(strs, str.size() - best);
+        strs.append(str, best, std::string::npos);
     }
     uint64_t offsets[7];
     const std::pair<const char*, const std::string*> sections[7] = {{"STRS", &strs}, {"VALS", &vals}, {"OPS_", &ops},
@@ -593,12 +654,14 @@ Expected<TraceFile> TraceFile::fromBytes(std::string_view bytes, const std::stri
     const uint64_t version = getLe(bytes.data() + 8, 4);
     if (version != TraceBinaryWriter::kFormatVersion)
         return errorAt(name, 8, "unsupported binary trace version " + std::to_string(version));
+    if (getLe(bytes.data() + 12, 4) != 0)
+        return errorAt(name, 12, "unknown header flags");
     if (size < kHeaderSize + kTrailerSize ||
         std::memcmp(bytes.data() + size - sizeof kTraceEndMagic, kTraceEndMagic, sizeof kTraceEndMagic) != 0)
         return errorAt(name, size, "truncated: the trailer (SHXTEND) is missing at the end of the file");
     const char* trailer = bytes.data() + size - kTrailerSize;
     const uint64_t trailerOffset = size - kTrailerSize;
-    if (traceCrc32(trailer, 16) != getLe(trailer + 16, 4))
+    if (traceCrc32(trailer, 16) != getLe(trailer + 16, 4) || getLe(trailer + 20, 4) != 0)
         return errorAt(name, trailerOffset, "trailer checksum mismatch");
     if (getLe(trailer + 8, 8) != size)
         return errorAt(name, trailerOffset,
@@ -669,16 +732,6 @@ Expected<TraceFile::Section> TraceFile::section(uint64_t headerOffset, const cha
 
 namespace {
 
-std::vector<std::string_view> readStringTable(BinCursor& c)
-{
-    const size_t n = c.count("string");
-    std::vector<std::string_view> out;
-    out.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-        out.push_back(c.bytes(static_cast<size_t>(c.varint())));
-    return out;
-}
-
 /// Reads the keyframe at the cursor into `state` (numValues entries; the rest -1).
 void readKeyframe(BinCursor& c, size_t numValues, std::vector<int>& state)
 {
@@ -706,35 +759,50 @@ Status TraceFile::readNames(TraceData& d, bool withPools) const
             return BinCursor(m_bytes.substr(s->offset, s->size), s->offset);
         };
         BinCursor sc = open(m_strs, "STRS");
-        const std::vector<std::string_view> strings = readStringTable(sc);
-        auto str = [&strings](BinCursor& c) {
-            const uint64_t id = c.varint();
-            if (id >= strings.size())
+        const BinStringTable strings(sc);
+        int64_t prev[5] = {0, 0, 0, 0, 0};
+        auto field = [&prev](BinCursor& c, int f, const char* what) {
+            const int64_t v = prev[f] + c.zvarint();
+            if (v < -1 || v > INT32_MAX)
+                c.fail(std::string(what) + " " + std::to_string(v) + " out of range");
+            prev[f] = v;
+            return static_cast<int>(v);
+        };
+        auto str = [&](BinCursor& c, int f) {
+            const int id = field(c, f, "string");
+            if (id < 0 || static_cast<size_t>(id) >= strings.size())
                 c.fail("string " + std::to_string(id) + " out of range");
-            return std::string(strings[id]);
+            return std::string(strings[static_cast<size_t>(id)]);
         };
         BinCursor vc = open(m_vals, "VALS");
         const size_t nv = vc.count("value");
         d.values.resize(nv);
         for (TraceValue& v : d.values) {
-            v.id = str(vc);
-            v.displayName = str(vc);
-            v.scope = vc.index("scope");
-            v.op = vc.index("op");
-            v.derivedFrom = vc.index("value");
+            v.id = str(vc, 0);
+            v.displayName = str(vc, 1);
+            v.scope = field(vc, 2, "scope");
+            v.op = field(vc, 3, "op");
+            v.derivedFrom = field(vc, 4, "value");
         }
-        BinCursor oc = open(m_ops, "OPS_");
-        d.ops.resize(oc.count("op"));
-        for (TraceOp& o : d.ops) {
-            o.id = str(oc);
-            o.name = str(oc);
-            o.scope = oc.index("scope");
-            o.displayName = str(oc);
+        std::fill(std::begin(prev), std::end(prev), 0);
+        if (withPools) {
+            BinCursor oc = open(m_ops, "OPS_");
+            d.ops.resize(oc.count("op"));
+            for (TraceOp& o : d.ops) {
+                o.id = str(oc, 0);
+                o.name = str(oc, 1);
+                o.scope = field(oc, 2, "scope");
+                o.displayName = str(oc, 3);
+            }
         }
         BinCursor pc = open(m_scop, "SCOP");
         d.scopes.resize(pc.count("scope"));
-        for (std::string& s : d.scopes)
-            s = str(pc);
+        for (std::string& s : d.scopes) {
+            const uint64_t id = pc.varint();
+            if (id >= strings.size())
+                pc.fail("string " + std::to_string(id) + " out of range");
+            s = std::string(strings[static_cast<size_t>(id)]);
+        }
         BinCursor ic = open(m_init, "INIT");
         d.initial.resize(ic.count("initial sharding"));
         for (int& id : d.initial)
@@ -762,7 +830,10 @@ Status TraceFile::readNames(TraceData& d, bool withPools) const
                 if (n.parent >= static_cast<int>(i))
                     nc.fail("parent " + std::to_string(n.parent) + " of node " + std::to_string(i) +
                             " must be -1 or an earlier node");
-                n.label = str(nc);
+                const uint64_t label = nc.varint();
+                if (label >= strings.size())
+                    nc.fail("string " + std::to_string(label) + " out of range");
+                n.label = std::string(strings[static_cast<size_t>(label)]);
                 n.number = nc.zvarint();
                 const uint64_t first = nc.varint(), endStep = nc.varint();
                 if (first > m_numSteps || endStep > m_numSteps)
@@ -803,7 +874,7 @@ Expected<Trace> TraceFile::load() const
         return strsSection.error();
     try {
         BinCursor sc(m_bytes.substr(strsSection->offset, strsSection->size), strsSection->offset);
-        const std::vector<std::string_view> strings = readStringTable(sc);
+        const BinStringTable strings(sc);
         d.steps.reserve(m_numSteps);
         std::vector<int> state = d.initial, frame;
         for (const auto& [first, offset] : m_chunks) {
@@ -824,7 +895,7 @@ Expected<Trace> TraceFile::load() const
                 throw TraceBinError{frameAt, "keyframe does not match the steps before it"};
             for (uint64_t i = 0; i < n; ++i) {
                 d.steps.emplace_back();
-                decodeStep(c, strings, &d.steps.back(), state);
+                decodeStep(c, strings.size(), &strings, &d.steps.back(), state);
             }
             if (!c.atEnd())
                 c.fail("unexpected bytes after the last step of the chunk");
@@ -866,7 +937,7 @@ Expected<std::vector<int>> TraceFile::stateAfter(size_t step) const
         if (!strs)
             return strs.error();
         BinCursor sc(m_bytes.substr(strs->offset, strs->size), strs->offset);
-        const std::vector<std::string_view> strings = readStringTable(sc);
+        const size_t numStrings = BinStringTable::countOf(sc);
         Expected<Section> s = section(offset, "CHNK");
         if (!s)
             return s.error();
@@ -878,7 +949,7 @@ Expected<std::vector<int>> TraceFile::stateAfter(size_t step) const
             c.fail("chunk holds too few steps");
         readKeyframe(c, m_numValues, state);
         for (uint64_t i = first; i < step; ++i)
-            decodeStep(c, strings, nullptr, state);
+            decodeStep(c, numStrings, nullptr, nullptr, state);
     } catch (const TraceBinError& e) {
         return errorAt(m_name, e.offset, e.what);
     }

@@ -15,11 +15,14 @@
 //        of steps, the keyframe (varint n, then n varints of sharding id + 1: the state before
 //        the first step), then the step records. A chunk holds at most keyframeSteps steps, so
 //        seeking replays at most that many.
-//   STRS strings: varint count, then per string varint length and its UTF-8 bytes. Every name,
-//        id, label, mesh name and note is an index into it (each distinct string stored once).
-//   VALS varint count, per value: varint id, varint display name (strings), zvarint scope,
-//        zvarint op, zvarint derivedFrom.
-//   OPS_ varint count, per op: varint id, varint name, zvarint scope, varint display name.
+//   STRS strings: varint count, then per string varint (shared << 1 | r), varint suffix length
+//        and the suffix's UTF-8 bytes: the string is the first `shared` bytes of the string r + 1
+//        before it, then the suffix (front coding). Every name, id, label, mesh name and note is
+//        an index into it (each distinct string stored once).
+//   VALS varint count, per value five zvarints, each the difference to the same field of the
+//        value before (0 before the first): id and display name (strings), scope, op,
+//        derivedFrom.
+//   OPS_ varint count, per op four such zvarints: id, name, scope, display name.
 //   SCOP varint count, varint string per scope.
 //   NODE varint count, per node: u8 kind, zvarint parent, varint label, zvarint number,
 //        varint first step, varint end step.
@@ -115,8 +118,8 @@ public:
     int keyframeSteps() const { return m_keyframeSteps; }
     /// The whole trace, validated as Trace::fromJson validates.
     Expected<Trace> load() const;
-    /// The trace without its steps and nodes: values, ops, scopes, shardings and the initial
-    /// state (what naming values and printing shardings needs).
+    /// The trace without its steps, nodes, ops and pools but the shardings: values, scopes,
+    /// shardings and the initial state (what naming values and printing shardings needs).
     Expected<TraceData> loadNames() const;
     /// Sharding id per value after the first `step` steps: the keyframe at or before it, then
     /// at most keyframeSteps() steps replayed from the mapped file (no step is materialised).
