@@ -97,7 +97,7 @@ private:
     std::string m_chunkFrame; ///< its keyframe, encoded
     size_t m_numSteps = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_chunks; ///< (first step, offset)
-    std::vector<std::string> m_strings;
+    std::vector<const std::string*> m_strings;           ///< by id: the keys of m_stringIds
     std::unordered_map<std::string, uint32_t> m_stringIds;
 };
 
