@@ -114,11 +114,14 @@ bool openVerified(Session& session, const std::string& path, const Args& args, c
     return openPart(session, file, index, args);
 }
 
-bool propagate(Session& session, const std::string& strategy, bool record)
+bool propagate(Session& session, const std::string& strategy, bool record, const std::string& traceFile)
 {
     PropagationRequest request;
     request.strategy = strategy;
     request.record = record;
+    // A binary trace is streamed to its file as propagation runs and not kept in memory.
+    request.traceFile = traceFile;
+    request.keepTrace = traceFile.empty();
     PropagationResult result = session.propagate(request);
     std::cerr << result.diagnostics.formatAll();
     return result.ok;

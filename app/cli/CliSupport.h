@@ -63,8 +63,9 @@ bool openPart(Session& session, const InputFile& file, size_t index, const Args&
 /// of a split file. A split file of several parts needs `--part`.
 bool openVerified(Session& session, const std::string& path, const Args& args, const char* command);
 
-/// Runs `strategy` in `session`, printing the diagnostics; false on failure.
-bool propagate(Session& session, const std::string& strategy, bool record);
+/// Runs `strategy` in `session`, printing the diagnostics; false on failure. With `traceFile` the
+/// trace is streamed there in the binary format instead of being kept in the session.
+bool propagate(Session& session, const std::string& strategy, bool record, const std::string& traceFile = {});
 
 // Subcommands in their own files.
 int cmdInterpret(int argc, char** argv); ///< CliRun.cpp

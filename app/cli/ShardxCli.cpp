@@ -17,6 +17,7 @@
 #include "core/io/SplitInput.h"
 #include "core/partition/PartitionDiff.h"
 #include "core/session/Session.h"
+#include "core/trace/TraceBinary.h"
 #include "core/trace/TracePrinter.h"
 
 #include <nlohmann/json.hpp>
@@ -150,7 +151,7 @@ int cmdPropagate(int argc, char** argv)
     const bool known = findPropagationStrategy(strategy) != nullptr;
     if (!args.error.empty() || args.positional.size() != 1 || !known) {
         std::cerr << "usage: shardx-cli propagate FILE [--strategy " << propagationStrategyList()
-                  << "] [--trace TRACE.json] [-o FILE] [--no-split-input-file]\n";
+                  << "] [--trace TRACE] [-o FILE] [--no-split-input-file]\n";
         if (!known)
             std::cerr << "shardx-cli propagate: error: unknown strategy '" << strategy << "'\n";
         return 2;
@@ -160,16 +161,20 @@ int cmdPropagate(int argc, char** argv)
         return 1;
     // As shardx-opt -split-input-file: every part is propagated on its own, a part that fails
     // prints nothing (its markers stay), and the exit status is 1 when any part failed.
+    // A trace whose name ends in .json is written from memory after propagation; any other is
+    // the binary trace, streamed to its file while propagation runs.
+    const bool record = args.has("trace");
+    const bool json = record && isJsonTracePath(args.get("trace"));
     std::vector<std::string> outputs(file.parts.size());
     bool ok = true;
     for (size_t i = 0; i < file.parts.size(); ++i) {
         Session session;
-        if (!openPart(session, file, i, args) || !propagate(session, strategy, args.has("trace"))) {
+        const std::string tracePath = record ? partTracePath(args.get("trace"), i, file.parts.size()) : "";
+        if (!openPart(session, file, i, args) || !propagate(session, strategy, record, json ? "" : tracePath)) {
             ok = false;
             continue;
         }
-        if (args.has("trace")) {
-            const std::string tracePath = partTracePath(args.get("trace"), i, file.parts.size());
+        if (json) {
             if (Status s = session.saveTrace(tracePath); !s) {
                 std::cerr << "shardx-cli: error: " << s.error().message << "\n";
                 ok = false;
@@ -499,16 +504,100 @@ int cmdDiff(int argc, char** argv)
     return writeOutput(args, out) ? 0 : 1;
 }
 
-/// `trace print TRACE.json` and `trace seek TRACE.json STEP [--value ID]`.
+/// `trace seek` on a binary trace: the state from the nearest keyframe of the mapped file, and
+/// only the names and shardings read (the steps are never loaded).
+int seekBinaryTrace(const Args& args, const std::string& path, int64_t step)
+{
+    Expected<TraceFile> file = TraceFile::open(path);
+    if (!file) {
+        std::cerr << file.error().format() << "\n";
+        return 1;
+    }
+    if (step < 0 || static_cast<size_t>(step) > file->numSteps()) {
+        std::cerr << "shardx-cli trace seek: error: STEP must be between 0 and " << file->numSteps() << "\n";
+        return 2;
+    }
+    Expected<TraceData> names = file->loadNames();
+    Expected<std::vector<int>> state =
+        names ? file->stateAfter(static_cast<size_t>(step)) : Expected<std::vector<int>>(names.error());
+    if (!state) {
+        std::cerr << state.error().format() << "\n";
+        return 1;
+    }
+    const Trace trace(std::move(*names));
+    std::string out = "after step " + std::to_string(step) + " of " + std::to_string(file->numSteps()) + "\n";
+    std::vector<int> values;
+    if (args.has("value")) {
+        Expected<int> v = findTraceValue(trace, args.get("value"));
+        if (!v) {
+            std::cerr << "shardx-cli trace seek: error: " << v.error().message << "\n";
+            return 1;
+        }
+        values.push_back(*v);
+    } else {
+        for (size_t v = 0; v < trace.values().size(); ++v)
+            values.push_back(static_cast<int>(v));
+    }
+    for (int v : values) {
+        const TraceValue& tv = trace.values()[static_cast<size_t>(v)];
+        const TensorSharding* s = trace.sharding((*state)[static_cast<size_t>(v)]);
+        out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
+    }
+    return writeOutput(args, out) ? 0 : 1;
+}
+
+/// `trace export --json|--binary TRACE OUT`: the trace in the other (or the same) format.
+int exportTrace(const Args& args)
+{
+    Expected<Trace> trace = readTraceFile(args.positional[1]);
+    if (!trace) {
+        std::cerr << trace.error().format() << "\n";
+        return 1;
+    }
+    const bool json = args.has("json");
+    Status s = writeFileAtomically(args.positional[2], [&](std::ostream& out) {
+        if (json)
+            trace->writeJson(out);
+        else
+            writeTraceBinary(*trace, out);
+    });
+    if (!s) {
+        std::cerr << "shardx-cli: error: " << s.error().message << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+/// `trace print TRACE`, `trace seek TRACE STEP [--value ID]` and `trace export --json|--binary
+/// TRACE OUT`; TRACE in either format.
 int cmdTrace(int argc, char** argv)
 {
     Args args = parseArgs(argc, argv, 2, {"value", "output", "o"});
     const std::string verb = args.positional.empty() ? std::string() : args.positional[0];
     if (!args.error.empty() ||
-        !((verb == "print" && args.positional.size() == 2) || (verb == "seek" && args.positional.size() == 3))) {
-        std::cerr << "usage: shardx-cli trace print TRACE.json [-o FILE]\n"
-                     "       shardx-cli trace seek TRACE.json STEP [--value ID]\n";
+        !((verb == "print" && args.positional.size() == 2) || (verb == "seek" && args.positional.size() == 3) ||
+          (verb == "export" && args.positional.size() == 3 && args.has("json") != args.has("binary")))) {
+        std::cerr << "usage: shardx-cli trace print TRACE [-o FILE]\n"
+                     "       shardx-cli trace seek TRACE STEP [--value ID]\n"
+                     "       shardx-cli trace export --json|--binary TRACE OUT\n";
         return 2;
+    }
+    if (verb == "export")
+        return exportTrace(args);
+    int64_t step = 0;
+    if (verb == "seek" && !parseInt(args.positional[2], step)) {
+        std::cerr << "shardx-cli trace seek: error: STEP must be a number\n";
+        return 2;
+    }
+    if (verb == "seek") {
+        std::string head;
+        if (std::ifstream f(args.positional[1], std::ios::binary); f) {
+            head.resize(8);
+            f.read(head.data(), 8);
+            head.resize(static_cast<size_t>(f.gcount()));
+        }
+        if (isBinaryTrace(head))
+            return seekBinaryTrace(args, args.positional[1], step);
     }
     Session session;
     if (!session.openTrace(args.positional[1])) {
@@ -519,8 +608,7 @@ int cmdTrace(int argc, char** argv)
     if (verb == "print")
         return writeOutput(args, printTrace(trace)) ? 0 : 1;
 
-    int64_t step = 0;
-    if (!parseInt(args.positional[2], step) || static_cast<size_t>(step) > trace.numSteps()) {
+    if (step < 0 || static_cast<size_t>(step) > trace.numSteps()) {
         std::cerr << "shardx-cli trace seek: error: STEP must be between 0 and " << trace.numSteps() << "\n";
         return 2;
     }
@@ -556,9 +644,10 @@ void printUsage(std::ostream& os)
           "  propagate FILE [--strategy "
        << propagationStrategyList()
        << "]\n"
-          "           [--trace TRACE.json] [-o FILE]\n"
-          "                     propagate shardings as Shardy does, optionally recording the trace\n"
-          "                     (each part of a split file on its own: one trace per part, TRACE.partN.json)\n"
+          "           [--trace TRACE] [-o FILE]\n"
+          "                     propagate shardings as Shardy does, optionally recording the trace:\n"
+          "                     binary (streamed as it runs) unless TRACE ends in .json (each part of a\n"
+          "                     split file on its own: one trace per part, TRACE.partN.json)\n"
           "  explain FILE VALUE [--axis A] [--strategy S] [--json] [--part N]\n"
           "                     why each axis of VALUE's sharding is there, and why a neighbour's is not\n"
           "                     (VALUE as the file names it: %5, @main:%cst_0, result 0, or a loc name)\n"
@@ -585,9 +674,11 @@ void printUsage(std::ostream& os)
           "                     policy) matched on the names JAX gives them (results by jax.result_info,\n"
           "                     named sharding constraints by named rules); lists which rule matched each\n"
           "                     and the mhlo.sharding each had; --keep-existing keeps existing shardings\n"
-          "  trace print TRACE.json            every step and decision of a recorded trace\n"
-          "  trace seek TRACE.json STEP [--value VALUE]\n"
+          "  trace print TRACE                 every step and decision of a recorded trace\n"
+          "  trace seek TRACE STEP [--value VALUE]\n"
           "                     the sharding of every value (or one) after STEP steps\n"
+          "  trace export --json|--binary TRACE OUT\n"
+          "                     convert a trace (TRACE in either format; binary is read memory-mapped)\n"
           "  check FILE...      parse and verify MLIR or shardx JSON files, reporting every problem\n"
           "                     (one line per part of a split file)\n"
           "  convert FILE --to json|mlir [--part N] [-o FILE]\n"

@@ -81,7 +81,9 @@ public:
         (void)groupId, (void)conflict, (void)members;
     }
     /// A stage that changes shardings outside propagation steps begins (`name`: what it does,
-    /// such as "lift inlined meshes" or "-canonicalize") / ends. Stages do not nest.
+    /// such as "lift inlined meshes" or "-canonicalize") / ends. Stages do not nest. Between the
+    /// end of a stage or pass and the next event no code changes shardings (a recorder that
+    /// compared the module at the end does not compare it again before the next stage).
     virtual void stageBegin(const std::string& name, StageKind kind) { (void)name, (void)kind; }
     virtual void stageEnd() {}
     /// A value's sharding was copied to another member of its sharding group.

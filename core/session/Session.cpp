@@ -19,9 +19,27 @@
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
 #include "core/trace/Explain.h"
+#include "core/trace/TraceBinary.h"
 #include "core/trace/TraceRecorder.h"
 
 namespace shardx {
+
+/// A file written under a temporary name beside `path` and renamed over it by commit(); removed
+/// when destroyed uncommitted.
+class SessionAtomicFile {
+public:
+    explicit SessionAtomicFile(const std::string& path);
+    ~SessionAtomicFile();
+    SessionAtomicFile(const SessionAtomicFile&) = delete;
+    SessionAtomicFile& operator=(const SessionAtomicFile&) = delete;
+    std::ostream& stream() { return m_out; }
+    Status commit();
+
+private:
+    std::string m_path, m_temp;
+    std::ofstream m_out;
+    bool m_committed = false;
+};
 
 namespace {
 
@@ -174,14 +192,9 @@ bool Session::openTrace(const std::string& path)
 {
     close();
     m_path = path;
-    std::string text;
-    if (!io::readFileText(path, text)) {
-        m_diagnostics.error(SourcePos{path, 0, 0}, "cannot open trace file '" + path + "'");
-        return false;
-    }
-    Expected<Trace> trace = Trace::fromJson(text);
+    Expected<Trace> trace = readTraceFile(path);
     if (!trace) {
-        m_diagnostics.error(SourcePos{path, 0, 0}, trace.error().message);
+        m_diagnostics.error(trace.error().pos, trace.error().message);
         return false;
     }
     m_trace = std::make_unique<Trace>(std::move(*trace));
@@ -213,6 +226,8 @@ public:
     ir::VerifyOptions verify;
     PropagationResult result;
     std::unique_ptr<Trace> trace;
+    std::unique_ptr<SessionAtomicFile> traceFile; ///< request.traceFile while it is written
+    std::unique_ptr<TraceBinaryWriter> traceWriter;
     std::atomic<bool> cancel{false};
     std::atomic<bool>* cancelFlag = &cancel; ///< Session::propagate points it at the session's flag
     bool ran = false;
@@ -260,8 +275,18 @@ void runPropagation(PropagationRun& run, const ProgressFn& progress)
         return;
     PropagationResult& result = run.result;
     std::unique_ptr<TraceRecorder> recorder;
-    if (run.request.record)
+    if (run.request.record) {
         recorder = std::make_unique<TraceRecorder>(*run.work);
+        if (!run.request.traceFile.empty()) {
+            run.traceFile = std::make_unique<SessionAtomicFile>(run.request.traceFile);
+            if (!run.traceFile->stream()) {
+                result.diagnostics.error(SourcePos{}, "cannot write '" + run.request.traceFile + "'");
+                return;
+            }
+            run.traceWriter = std::make_unique<TraceBinaryWriter>(run.traceFile->stream(), recorder->data().initial);
+            recorder->streamTo(run.traceWriter.get(), run.request.keepTrace);
+        }
+    }
     Progress state;
     state.numPasses = run.passes.size();
     state.opsInModule = countOps(*run.work);
@@ -281,10 +306,23 @@ void runPropagation(PropagationRun& run, const ProgressFn& progress)
     result.cancelled = run.cancelFlag->load();
     result.steps = state.steps;
     result.ok = ok && !result.cancelled;
-    if (result.ok && recorder) {
-        run.trace = std::make_unique<Trace>(recorder->takeTrace(run.request.keyframeInterval));
-        result.steps = run.trace->numSteps();
+    if (result.ok && recorder && run.traceWriter) {
+        // The file is complete only once propagation succeeded: otherwise it is removed.
+        Status written = recorder->finishStream(run.request.keyframeInterval)
+                             ? run.traceFile->commit()
+                             : Status(Error{"cannot write '" + run.request.traceFile + "'", {}});
+        if (!written) {
+            result.diagnostics.error(SourcePos{}, written.error().message);
+            result.ok = false;
+        }
     }
+    if (result.ok && recorder) {
+        result.steps = recorder->numSteps();
+        if (!run.traceWriter || run.request.keepTrace)
+            run.trace = std::make_unique<Trace>(recorder->takeTrace(run.request.keyframeInterval));
+    }
+    run.traceWriter.reset();
+    run.traceFile.reset();
 }
 
 void cancelPropagation(PropagationRun& run) { run.cancelFlag->store(true); }
@@ -737,8 +775,12 @@ Status Session::saveTrace(const std::string& path) const
 {
     if (!m_trace)
         return Error{"no trace to save: propagate with recording first", {}};
-    return writeFileAtomically(path, [&](std::ostream& out) { m_trace->writeJson(out); });
+    if (isJsonTracePath(path))
+        return writeFileAtomically(path, [&](std::ostream& out) { m_trace->writeJson(out); });
+    return writeFileAtomically(path, [&](std::ostream& out) { writeTraceBinary(*m_trace, out); });
 }
+
+bool isJsonTracePath(const std::string& path) { return std::filesystem::path(path).extension() == ".json"; }
 
 Status writeFileAtomically(const std::string& path, std::string_view text)
 {
@@ -746,30 +788,44 @@ Status writeFileAtomically(const std::string& path, std::string_view text)
         path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
-Status writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write)
+SessionAtomicFile::SessionAtomicFile(const std::string& path) : m_path(path)
 {
     namespace fs = std::filesystem;
     const fs::path target(path);
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    const fs::path temp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
-    {
-        std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-        if (f)
-            write(f);
-        if (!f || !f.flush()) {
-            std::error_code ignored;
-            fs::remove(temp, ignored);
-            return Error{"cannot write '" + path + "'", {}};
-        }
-    }
-    std::error_code ec;
-    fs::rename(temp, target, ec);
-    if (ec) {
+    m_temp = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+    m_out.open(m_temp, std::ios::binary | std::ios::trunc);
+}
+
+SessionAtomicFile::~SessionAtomicFile()
+{
+    if (!m_committed) {
+        m_out.close();
         std::error_code ignored;
-        fs::remove(temp, ignored);
-        return Error{"cannot write '" + path + "': " + ec.message(), {}};
+        std::filesystem::remove(m_temp, ignored);
     }
+}
+
+Status SessionAtomicFile::commit()
+{
+    namespace fs = std::filesystem;
+    if (!m_out || !m_out.flush())
+        return Error{"cannot write '" + m_path + "'", {}};
+    m_out.close();
+    std::error_code ec;
+    fs::rename(m_temp, m_path, ec);
+    if (ec)
+        return Error{"cannot write '" + m_path + "': " + ec.message(), {}};
+    m_committed = true;
     return Status::success();
+}
+
+Status writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write)
+{
+    SessionAtomicFile f(path);
+    if (f.stream())
+        write(f.stream());
+    return f.commit();
 }
 
 } // namespace shardx

@@ -58,6 +58,13 @@ struct PropagationRequest {
     bool record = true;
     /// Keyframe interval of the trace (0: chosen by the trace).
     int keyframeInterval = 0;
+    /// With `record`: the trace is also streamed to this file in the binary format
+    /// (TraceBinary.h) while propagation runs; the file appears, atomically, only when
+    /// propagation succeeds.
+    std::string traceFile;
+    /// With `traceFile`: keep the trace in memory as well (trace()). Off, memory does not grow
+    /// with the trace, and trace() is null after propagation: the file is the trace.
+    bool keepTrace = true;
     /// Verify the module after each pass (as shardx-opt does).
     bool verifyAfterEachPass = true;
 };
@@ -236,7 +243,8 @@ public:
     /// Writes text() to `path` atomically (a temporary file next to it, renamed over it). `Auto`
     /// picks JSON for a `.json` path, else MLIR.
     Status save(const std::string& path, Format format = Format::Auto, bool source = false) const;
-    /// Writes trace() as a JSON trace document, atomically.
+    /// Writes trace() atomically: a JSON trace document when `path` ends in `.json`, else the
+    /// binary trace (TraceBinary.h).
     Status saveTrace(const std::string& path) const;
 
 private:
@@ -260,6 +268,9 @@ private:
 /// Writes `text` to `path` atomically: a temporary file in the same folder, renamed over `path`
 /// (a reader sees the old file or the new one, never a part).
 Status writeFileAtomically(const std::string& path, std::string_view text);
+/// A trace path that names a JSON trace (it ends in `.json`); any other is a binary trace.
+bool isJsonTracePath(const std::string& path);
+
 /// The same with what `write` writes.
 Status writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 

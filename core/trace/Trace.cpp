@@ -62,13 +62,18 @@ Status Trace::validate(const TraceData& d)
     return Status::success();
 }
 
-Trace::Trace(TraceData data, int keyframeInterval) : m_data(std::move(data))
+int Trace::keyframeIntervalFor(size_t numSteps, size_t numValues, int requested)
 {
     // Never more keyframe cells than the budget, whatever interval was asked for.
-    const int64_t cells = static_cast<int64_t>(m_data.steps.size()) * static_cast<int64_t>(m_data.values.size());
+    const int64_t cells = static_cast<int64_t>(numSteps) * static_cast<int64_t>(numValues);
     const int64_t minimum = std::max<int64_t>(1, (cells + kKeyframeBudget - 1) / kKeyframeBudget);
-    m_interval = static_cast<int>(std::max<int64_t>(keyframeInterval > 0 ? keyframeInterval : 256, minimum));
+    return static_cast<int>(std::max<int64_t>(requested > 0 ? requested : 256, minimum));
 }
+
+Trace::Trace(TraceData data, int keyframeInterval)
+    : m_data(std::move(data)),
+      m_interval(keyframeIntervalFor(m_data.steps.size(), m_data.values.size(), keyframeInterval))
+{}
 
 const std::vector<std::vector<int>>& Trace::keyframes() const
 {

@@ -21,6 +21,10 @@ public:
     /// they hold at most about kKeyframeBudget sharding ids in all.
     static constexpr int64_t kKeyframeBudget = int64_t(1) << 22;
 
+    /// The keyframe interval a trace of `numSteps` steps over `numValues` values takes when
+    /// `requested` (0: 256) is asked for.
+    static int keyframeIntervalFor(size_t numSteps, size_t numValues, int requested);
+
     Trace() = default;
     /// `keyframeInterval` 0 means 256; either way it is raised where needed to keep the keyframes
     /// within kKeyframeBudget sharding ids.

@@ -8,6 +8,7 @@
 #include "core/io/JsonAdapters.h"
 #include "core/support/JsonText.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TracePoolJson.h"
 
 namespace shardx {
 
@@ -465,6 +466,52 @@ void Trace::writeJson(std::ostream& out) const
     out << " \"initial\": " << json(m_data.initial).dump() << ",\n";
     writeArray(out, "steps", m_data.steps, stepJson, true);
     out << "}\n";
+}
+
+size_t tracePoolSize(const TraceData& d, TracePool p)
+{
+    switch (p) {
+    case TracePool::Shardings: return d.shardings.size();
+    case TracePool::Rules: return d.rules.size();
+    case TracePool::Tables: return d.tables.size();
+    case TracePool::DecisionSets: return d.decisionSets.size();
+    case TracePool::FactorChangeSets: return d.factorChangeSets.size();
+    }
+    return 0;
+}
+
+std::string tracePoolEntryJson(const TraceData& d, TracePool p, size_t i)
+{
+    switch (p) {
+    case TracePool::Shardings: return shardingJson(d.shardings[i]).dump();
+    case TracePool::Rules: return ruleJson(d.rules[i]).dump();
+    case TracePool::Tables: return projectionJson(d.tables[i]).dump();
+    case TracePool::DecisionSets: return decisionSetJson(d.decisionSets[i]).dump();
+    case TracePool::FactorChangeSets: return factorChangesJson(d.factorChangeSets[i]).dump();
+    }
+    return {};
+}
+
+Status appendTracePoolEntry(TraceData& d, TracePool p, std::string_view text)
+{
+    Expected<json> parsed = parseJsonText(std::string(text), "");
+    if (!parsed)
+        return Error{"invalid JSON: " + parsed.error().message, {}};
+    try {
+        const json& j = *parsed;
+        switch (p) {
+        case TracePool::Shardings: d.shardings.push_back(readSharding(j)); break;
+        case TracePool::Rules: d.rules.push_back(readRule(j)); break;
+        case TracePool::Tables: d.tables.push_back(readProjection(j)); break;
+        case TracePool::DecisionSets: d.decisionSets.push_back(io::readArray<FactorDecision>(j, readDecision)); break;
+        case TracePool::FactorChangeSets: d.factorChangeSets.push_back(readFactorChanges(j)); break;
+        }
+    } catch (const JsonPathError& e) {
+        return Error{(e.path().empty() ? std::string("/") : e.path()) + ": " + e.message(), {}};
+    } catch (const std::exception& e) {
+        return Error{std::string("invalid entry: ") + e.what(), {}};
+    }
+    return Status::success();
 }
 
 std::string Trace::toJson() const

@@ -268,6 +268,14 @@ void TraceRecorder::fillNames(TraceData& data) const
 
 // ---- events -------------------------------------------------------------------------------
 
+void TraceRecorder::rescanUnlessJustScanned(DecisionKind kind, const std::string& note)
+{
+    // Right after a stage or pass ended (and was scanned) no code runs until the next event
+    // (PropagationObserver's contract): nothing can differ from the recorded state.
+    if (!m_justScanned)
+        rescan(kind, note);
+}
+
 void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
 {
     // Only values still in the module (a walk never reaches erased ops); changes in index order.
@@ -320,15 +328,16 @@ void TraceRecorder::beginNode(TraceNodeKind kind, const std::string& label, int6
     n.parent = m_open.empty() ? -1 : m_open.back();
     n.label = label;
     n.number = number;
-    n.firstStep = n.endStep = static_cast<int>(m_data.steps.size());
+    n.firstStep = n.endStep = static_cast<int>(m_numSteps);
     m_open.push_back(static_cast<int>(m_data.nodes.size()));
     m_data.nodes.push_back(std::move(n));
+    m_justScanned = false;
 }
 
 void TraceRecorder::endNodesFrom(TraceNodeKind kind)
 {
     while (!m_open.empty() && m_data.nodes[static_cast<size_t>(m_open.back())].kind >= kind) {
-        m_data.nodes[static_cast<size_t>(m_open.back())].endStep = static_cast<int>(m_data.steps.size());
+        m_data.nodes[static_cast<size_t>(m_open.back())].endStep = static_cast<int>(m_numSteps);
         m_open.pop_back();
     }
 }
@@ -343,13 +352,21 @@ TraceStep TraceRecorder::newStep(TraceStepKind kind)
     return s;
 }
 
-void TraceRecorder::pushStep(TraceStep step) { m_data.steps.push_back(std::move(step)); }
+void TraceRecorder::pushStep(TraceStep step)
+{
+    m_justScanned = false;
+    ++m_numSteps;
+    if (m_writer)
+        m_writer->step(step);
+    if (m_keepSteps)
+        m_data.steps.push_back(std::move(step));
+}
 
 void TraceRecorder::passBegin(const std::string& passName, const std::string& strategy)
 {
     m_round = -1;
     m_priority = -1;
-    rescan(DecisionKind::External, "changed before " + passName + " began");
+    rescanUnlessJustScanned(DecisionKind::External, "changed before " + passName + " began");
     m_pass = passName;
     beginNode(TraceNodeKind::Pass, passName + (strategy.empty() ? "" : " " + strategy), 0);
 }
@@ -361,11 +378,12 @@ void TraceRecorder::passEnd(const std::string& passName)
     m_round = -1;
     m_priority = -1;
     m_pass.clear();
+    m_justScanned = true;
 }
 
 void TraceRecorder::stageBegin(const std::string& name, StageKind kind)
 {
-    rescan(DecisionKind::External, "changed before stage " + name + " began");
+    rescanUnlessJustScanned(DecisionKind::External, "changed before stage " + name + " began");
     m_stage = std::make_pair(name, kind);
     beginNode(TraceNodeKind::Stage, name, 0);
 }
@@ -380,6 +398,7 @@ void TraceRecorder::stageEnd()
     rescan(kind, m_stage->first);
     endNodesFrom(TraceNodeKind::Stage);
     m_stage.reset();
+    m_justScanned = true;
 }
 
 void TraceRecorder::userPriorityBegin(int64_t priority)
@@ -395,16 +414,13 @@ void TraceRecorder::userPriorityBegin(int64_t priority)
 
 void TraceRecorder::opPriorityRoundBegin(int level)
 {
+    // No scan: inside a pass only its driver changes shardings, and it reports every change as a
+    // step (or a group sync or copy); passEnd's scan would still catch one that was not.
     m_round = level;
-    rescan(DecisionKind::External, "changed in " + m_pass + " before op-priority round " + std::to_string(level));
     beginNode(TraceNodeKind::OpPriorityRound, "", level);
 }
 
-void TraceRecorder::runBegin(const std::string& strategy)
-{
-    rescan(DecisionKind::External, "changed in " + m_pass + " before a " + strategy + " run");
-    beginNode(TraceNodeKind::Run, strategy, 0);
-}
+void TraceRecorder::runBegin(const std::string& strategy) { beginNode(TraceNodeKind::Run, strategy, 0); }
 
 void TraceRecorder::shardingGroupSync(int64_t groupId, bool conflict, const std::vector<Value*>& members)
 {
@@ -607,11 +623,39 @@ void TraceRecorder::recordEdgeFamily(TraceStep& s, Value* changed, TraceChange l
     }
 }
 
+void TraceRecorder::streamTo(TraceBinaryWriter* writer, bool keepSteps)
+{
+    m_writer = writer;
+    m_keepSteps = keepSteps || !writer;
+}
+
+bool TraceRecorder::finishStream(int keyframeInterval)
+{
+    if (!m_writer)
+        return false;
+    TraceData data;
+    // Everything but the steps (streamed already): a copy without them is small.
+    data.nodes = m_data.nodes;
+    for (int n : m_open)
+        data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
+    data.shardings = m_data.shardings;
+    data.rules = m_data.rules;
+    data.tables = m_data.tables;
+    data.decisionSets = m_data.decisionSets;
+    data.factorChangeSets = m_data.factorChangeSets;
+    data.initial = m_data.initial;
+    fillNames(data);
+    const int interval = Trace::keyframeIntervalFor(m_numSteps, data.values.size(), keyframeInterval);
+    const bool ok = m_writer->finish(data, m_numSteps, interval);
+    m_writer = nullptr;
+    return ok;
+}
+
 Trace TraceRecorder::trace(int keyframeInterval) const
 {
     TraceData data = m_data;
     for (int n : m_open)
-        data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(data.steps.size());
+        data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
     fillNames(data);
     return Trace(std::move(data), keyframeInterval);
 }
@@ -619,7 +663,7 @@ Trace TraceRecorder::trace(int keyframeInterval) const
 Trace TraceRecorder::takeTrace(int keyframeInterval)
 {
     for (int n : m_open)
-        m_data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_data.steps.size());
+        m_data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
     m_open.clear();
     fillNames(m_data);
     TraceData data = std::move(m_data);

@@ -11,6 +11,7 @@
 #include "core/ir/Module.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TraceBinary.h"
 #include "core/trace/TraceInterner.h"
 
 namespace shardx {
@@ -50,6 +51,17 @@ public:
     void opSkipped(ir::Op* op, const std::string& reason) override;
     void step(const PropagationStep& step) override;
 
+    /// Streams every step to `writer` as it is recorded (a binary trace written while
+    /// propagation runs); with `keepSteps` false the recorder keeps no step itself, so that
+    /// memory does not grow with the trace (trace() and takeTrace() then hold no steps). Call
+    /// before the first event; `writer` must outlive the recording and be made with data().initial.
+    void streamTo(TraceBinaryWriter* writer, bool keepSteps);
+    /// Ends the stream: writes the values, ops, nodes and pools of everything recorded so far
+    /// (`keyframeInterval` as for trace()). False when the stream failed.
+    bool finishStream(int keyframeInterval = 0);
+    /// Steps recorded so far (kept or streamed).
+    size_t numSteps() const { return m_numSteps; }
+
     /// What was recorded so far (values and ops are filled in by trace() / takeTrace()).
     const TraceData& data() const { return m_data; }
     /// The immutable trace of everything recorded so far (open nodes end at the last step);
@@ -86,6 +98,8 @@ private:
     /// Records every sharding that differs from the recorded state as one Stage step (`note`:
     /// what changed them, each change of kind `kind`). Walks the module.
     void rescan(DecisionKind kind, const std::string& note);
+    /// rescan() unless the last event was the end of a stage or pass (which scanned).
+    void rescanUnlessJustScanned(DecisionKind kind, const std::string& note);
     void beginNode(TraceNodeKind kind, const std::string& label, int64_t number);
     void endNodesFrom(TraceNodeKind kind);
     TraceStep newStep(TraceStepKind kind);
@@ -106,6 +120,10 @@ private:
     std::unordered_map<FactorChangeKey, int, FactorChangeKeyHash> m_factorChangeIndex;
     std::vector<ir::Op*> m_liveOps; ///< by op index: ops seen in events, null once erased
     std::vector<int> m_state;       ///< sharding id per value index as recorded so far
+    size_t m_numSteps = 0;
+    bool m_justScanned = false; ///< nothing happened since a stage or pass ended and was scanned
+    TraceBinaryWriter* m_writer = nullptr;
+    bool m_keepSteps = true;
 };
 
 } // namespace shardx

@@ -227,6 +227,62 @@ private slots:
         QCOMPARE(run("shardx-cli", {"trace", "seek", trace, QString::number(total + 1)}).exitCode, 2);
     }
 
+    void binaryTraceIsStreamedSeekableAndExported()
+    {
+        // --trace without .json writes the binary trace; seek, print and export read it and give
+        // what the JSON trace gives.
+        QString sample = QStringLiteral(SHARDX_SOURCE_DIR "/samples/attention.mlir");
+        QString json = m_dir.filePath("bt.json"), bin = m_dir.filePath("bt.shxtrace"),
+                exported = m_dir.filePath("bt.exported.json"), back = m_dir.filePath("bt.back");
+        Result r = run("shardx-cli", {"propagate", sample, "--strategy", "pipeline", "--trace", json});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        Result rb = run("shardx-cli", {"propagate", sample, "--strategy", "pipeline", "--trace", bin});
+        QVERIFY2(rb.exitCode == 0, qPrintable(rb.err));
+        QCOMPARE(rb.out, r.out);
+        auto bytes = [](const QString& path) {
+            QFile file(path);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        QVERIFY(bytes(bin).startsWith("SHXTRACE"));
+        QVERIFY(bytes(bin).size() < bytes(json).size());
+
+        QCOMPARE(run("shardx-cli", {"trace", "export", "--json", bin, exported}).exitCode, 0);
+        QCOMPARE(readFile(exported), readFile(json));
+        QCOMPARE(run("shardx-cli", {"trace", "export", "--binary", json, back}).exitCode, 0);
+        QVERIFY(bytes(back).startsWith("SHXTRACE"));
+        QCOMPARE(run("shardx-cli", {"trace", "export", "--json", back, exported}).exitCode, 0);
+        QCOMPARE(readFile(exported), readFile(json));
+        QCOMPARE(run("shardx-cli", {"trace", "print", bin}).out, run("shardx-cli", {"trace", "print", json}).out);
+
+        Result first = run("shardx-cli", {"trace", "seek", json, "0"});
+        const int total = QRegularExpression("of (\\d+)\n").match(first.out).captured(1).toInt();
+        QVERIFY(total > 2);
+        for (int step : {0, 1, total / 2, total - 1, total}) {
+            Result a = run("shardx-cli", {"trace", "seek", json, QString::number(step)});
+            Result b = run("shardx-cli", {"trace", "seek", bin, QString::number(step)});
+            QCOMPARE(a.exitCode, 0);
+            QCOMPARE(b.out, a.out);
+            Result av = run("shardx-cli", {"trace", "seek", json, QString::number(step), "--value", "%arg0"});
+            Result bv = run("shardx-cli", {"trace", "seek", bin, QString::number(step), "--value", "%arg0"});
+            QCOMPARE(bv.out, av.out);
+        }
+        QCOMPARE(run("shardx-cli", {"trace", "seek", bin, QString::number(total + 1)}).exitCode, 2);
+
+        // A truncated binary trace is an error that names the file and the offset.
+        QFile f(bin);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(f.resize(f.size() - 5));
+        f.close();
+        for (const char* verb : {"print", "seek"}) {
+            QStringList a = {"trace", verb, bin};
+            if (QByteArray(verb) == "seek")
+                a << "1";
+            Result t = run("shardx-cli", a);
+            QCOMPARE(t.exitCode, 1);
+            QVERIFY2(t.err.contains(bin + ": error: offset ") && t.err.contains("truncated"), qPrintable(t.err));
+        }
+    }
+
     void explainSaysWhyAndWhyNot()
     {
         // dot(lhs [{"a"}, {}], rhs [{}, {"a"}]): factors i (lhs rows) and j (rhs columns) both want

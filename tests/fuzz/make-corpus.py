@@ -149,6 +149,12 @@ def main():
                     data = trace.read_bytes()
                     if len(data) <= 256 * 1024:
                         write_seed(args.out / 'trace', data)
+                # The binary form of the same trace: fuzz_trace reads both.
+                binary = pathlib.Path(tmp) / 'trace.shxtrace'
+                if run_tool([str(args.cli), 'propagate', str(piece), '--trace', str(binary), '-o', str(out)]) == 0:
+                    data = binary.read_bytes()
+                    if len(data) <= 256 * 1024:
+                        write_seed(args.out / 'trace', data)
     for name in ('mlir', 'propagation', 'json', 'trace', 'rules'):
         folder = args.out / name
         count = len(list(folder.iterdir())) if folder.is_dir() else 0

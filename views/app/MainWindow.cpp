@@ -512,8 +512,10 @@ void MainWindow::exportTrace()
 {
     if (!m_context->session() || !m_context->session()->trace())
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Trace"), QStringLiteral("trace.json"),
-                                                      tr("shardx traces (*.json)"));
+    // Session::saveTrace writes JSON for a .json name and the compact binary trace otherwise.
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export Trace"), QStringLiteral("trace.json"),
+                                     tr("shardx JSON traces (*.json);;shardx binary traces (*.shxtrace)"));
     if (path.isEmpty())
         return;
     Status s = m_context->session()->saveTrace(path.toStdString());

@@ -1,0 +1,986 @@
+// TraceBinary: writing and reading the binary trace format (the layout is in TraceBinary.h).
+#include "core/trace/TraceBinary.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <ostream>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/io/ModuleLoader.h"
+#include "core/trace/TracePoolJson.h"
+
+namespace shardx {
+
+namespace {
+
+constexpr char kTraceMagic[8] = {'S', 'H', 'X', 'T', 'R', 'A', 'C', 'E'};
+constexpr char kTraceEndMagic[8] = {'S', 'H', 'X', 'T', 'E', 'N', 'D', '\0'};
+constexpr size_t kHeaderSize = 16;
+constexpr size_t kSectionHeaderSize = 16;
+constexpr size_t kTrailerSize = 32;
+constexpr int kNumStepKinds = 11;
+constexpr int kNumNodeKinds = 5;
+constexpr int kNumDecisionKinds = 19;
+
+// ---- CRC-32, slicing by 8 ---------------------------------------------------------------
+
+using CrcTables = std::array<std::array<uint32_t, 256>, 8>;
+
+constexpr CrcTables makeCrcTables()
+{
+    CrcTables t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; ++k)
+            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i)
+        for (size_t s = 1; s < 8; ++s)
+            t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
+    return t;
+}
+
+constexpr CrcTables kCrcTables = makeCrcTables();
+
+// ---- encoding -----------------------------------------------------------------------------
+
+void putVarint(std::string& o, uint64_t v)
+{
+    while (v >= 0x80) {
+        o.push_back(static_cast<char>((v & 0x7F) | 0x80));
+        v >>= 7;
+    }
+    o.push_back(static_cast<char>(v));
+}
+
+void putZ(std::string& o, int64_t v) { putVarint(o, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+
+void putLe(std::string& o, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; ++i)
+        o.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+uint64_t getLe(const char* p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i)
+        v |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+    return v;
+}
+
+// Bits of a step record's field mask, and of a change's.
+constexpr uint32_t kNode = 1u << 0;
+constexpr uint32_t kOp = 1u << 1;
+constexpr uint32_t kFuncResult = 1u << 2;
+constexpr uint32_t kMesh = 1u << 3;
+constexpr uint32_t kAggressive = 1u << 4;
+constexpr uint32_t kRound = 1u << 5;
+constexpr uint32_t kUserPriority = 1u << 6;
+constexpr uint32_t kGroup = 1u << 7;
+constexpr uint32_t kNote = 1u << 8;
+constexpr uint32_t kNumOperands = 1u << 9;
+constexpr uint32_t kTensorValues = 1u << 10;
+constexpr uint32_t kRule = 1u << 11;
+constexpr uint32_t kBefore = 1u << 12;
+constexpr uint32_t kAfter = 1u << 13;
+constexpr uint32_t kDecisions = 1u << 14;
+constexpr uint32_t kChanges = 1u << 15;
+constexpr uint32_t kAllStepFields = (1u << 16) - 1;
+constexpr uint32_t kChTensor = 1u << 0;
+constexpr uint32_t kChBefore = 1u << 1;
+constexpr uint32_t kChAfter = 1u << 2;
+constexpr uint32_t kChKind = 1u << 3;
+constexpr uint32_t kChFactors = 1u << 4;
+constexpr uint32_t kAllChangeFields = (1u << 5) - 1;
+
+template <typename StringId> void encodeStep(std::string& o, const TraceStep& s, StringId&& stringId)
+{
+    uint32_t mask = 0;
+    auto bit = [&mask](bool present, uint32_t b) { mask |= present ? b : 0; };
+    bit(s.node != -1, kNode);
+    bit(s.op != -1, kOp);
+    bit(s.funcResult != -1, kFuncResult);
+    bit(!s.meshName.empty(), kMesh);
+    bit(s.aggressive, kAggressive);
+    bit(s.round != -1, kRound);
+    bit(s.userPriority != -1, kUserPriority);
+    bit(s.group != -1, kGroup);
+    bit(!s.note.empty(), kNote);
+    bit(s.numOperands != 0, kNumOperands);
+    bit(!s.tensorValues.empty(), kTensorValues);
+    bit(s.rule != -1, kRule);
+    bit(s.before != -1, kBefore);
+    bit(s.after != -1, kAfter);
+    bit(s.decisions != -1, kDecisions);
+    bit(!s.changes.empty(), kChanges);
+    o.push_back(static_cast<char>(s.kind));
+    putVarint(o, mask);
+    if (mask & kNode)
+        putZ(o, s.node);
+    if (mask & kOp)
+        putZ(o, s.op);
+    if (mask & kFuncResult)
+        putZ(o, s.funcResult);
+    if (mask & kMesh)
+        putVarint(o, stringId(s.meshName));
+    if (mask & kRound)
+        putZ(o, s.round);
+    if (mask & kUserPriority)
+        putZ(o, s.userPriority);
+    if (mask & kGroup)
+        putZ(o, s.group);
+    if (mask & kNote)
+        putVarint(o, stringId(s.note));
+    if (mask & kNumOperands)
+        putZ(o, s.numOperands);
+    if (mask & kTensorValues) {
+        putVarint(o, s.tensorValues.size());
+        for (int v : s.tensorValues)
+            putZ(o, v);
+    }
+    if (mask & kRule)
+        putZ(o, s.rule);
+    if (mask & kBefore)
+        putZ(o, s.before);
+    if (mask & kAfter)
+        putZ(o, s.after);
+    if (mask & kDecisions)
+        putZ(o, s.decisions);
+    if (mask & kChanges) {
+        putVarint(o, s.changes.size());
+        for (const TraceChange& c : s.changes) {
+            putZ(o, c.value);
+            uint32_t cm = 0;
+            cm |= c.tensor != -1 ? kChTensor : 0;
+            cm |= c.before != -1 ? kChBefore : 0;
+            cm |= c.after != -1 ? kChAfter : 0;
+            cm |= c.kind != DecisionKind::CompatiblePrefix ? kChKind : 0;
+            cm |= c.factors != -1 ? kChFactors : 0;
+            o.push_back(static_cast<char>(cm));
+            if (cm & kChTensor)
+                putZ(o, c.tensor);
+            if (cm & kChBefore)
+                putZ(o, c.before);
+            if (cm & kChAfter)
+                putZ(o, c.after);
+            if (cm & kChKind)
+                o.push_back(static_cast<char>(c.kind));
+            if (cm & kChFactors)
+                putZ(o, c.factors);
+        }
+    }
+}
+
+// ---- decoding -----------------------------------------------------------------------------
+
+/// A malformed file: the byte offset and what is wrong there.
+struct TraceBinError {
+    uint64_t offset;
+    std::string what;
+};
+
+/// Reads a section payload; every read is bounds-checked and throws TraceBinError.
+class BinCursor {
+public:
+    BinCursor(std::string_view bytes, uint64_t base) : m_bytes(bytes), m_base(base) {}
+
+    uint64_t offset() const { return m_base + m_pos; }
+    bool atEnd() const { return m_pos == m_bytes.size(); }
+    size_t remaining() const { return m_bytes.size() - m_pos; }
+    [[noreturn]] void fail(const std::string& what) const { throw TraceBinError{offset(), what}; }
+
+    uint8_t u8()
+    {
+        if (m_pos >= m_bytes.size())
+            fail("unexpected end of section");
+        return static_cast<uint8_t>(m_bytes[m_pos++]);
+    }
+    uint64_t varint()
+    {
+        uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            const uint8_t b = u8();
+            v |= static_cast<uint64_t>(b & 0x7F) << shift;
+            if (!(b & 0x80))
+                return v;
+        }
+        fail("malformed variable-length integer");
+    }
+    int64_t zvarint()
+    {
+        const uint64_t v = varint();
+        return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+    }
+    /// A signed number that must fit an int and be at least -1.
+    int index(const char* what)
+    {
+        const int64_t v = zvarint();
+        if (v < -1 || v > INT32_MAX)
+            fail(std::string(what) + " " + std::to_string(v) + " out of range");
+        return static_cast<int>(v);
+    }
+    /// A count of elements that take at least one byte each.
+    size_t count(const char* what)
+    {
+        const uint64_t n = varint();
+        if (n > remaining())
+            fail(std::string(what) + " count " + std::to_string(n) + " exceeds the section");
+        return static_cast<size_t>(n);
+    }
+    std::string_view bytes(size_t n)
+    {
+        if (n > remaining())
+            fail("unexpected end of section");
+        std::string_view v = m_bytes.substr(m_pos, n);
+        m_pos += n;
+        return v;
+    }
+
+private:
+    std::string_view m_bytes;
+    uint64_t m_base;
+    size_t m_pos = 0;
+};
+
+/// The STRS section decoded: each string shares a prefix with one of the two before it.
+class BinStringTable {
+public:
+    /// Reads only the count (enough to check the string ids of steps).
+    static size_t countOf(BinCursor& c) { return static_cast<size_t>(c.varint()); }
+    explicit BinStringTable(BinCursor& c)
+    {
+        const size_t n = c.count("string");
+        m_spans.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t head = c.varint();
+            const uint64_t shared = head >> 1;
+            const size_t ref = static_cast<size_t>(head & 1) + 1;
+            if (ref > i ? shared != 0 : shared > m_spans[i - ref].second)
+                c.fail("string " + std::to_string(i) + " shares more than the string it refers to");
+            const std::string_view suffix = c.bytes(static_cast<size_t>(c.varint()));
+            const size_t start = m_arena.size();
+            if (shared)
+                m_arena.append(m_arena, m_spans[i - ref].first, static_cast<size_t>(shared));
+            m_arena.append(suffix);
+            m_spans.emplace_back(start, m_arena.size() - start);
+        }
+    }
+    size_t size() const { return m_spans.size(); }
+    std::string_view operator[](size_t i) const
+    {
+        return std::string_view(m_arena).substr(m_spans[i].first, m_spans[i].second);
+    }
+
+private:
+    std::string m_arena;
+    std::vector<std::pair<size_t, size_t>> m_spans;
+};
+
+/// Reads one step record. With `out` the step is filled in (its strings from `strings`); the
+/// changes are always applied to `state` (sized numValues; value indices are checked against it).
+void decodeStep(BinCursor& c, size_t numStrings, const BinStringTable* strings, TraceStep* out, std::vector<int>& state)
+{
+    const uint64_t at = c.offset();
+    const uint8_t kind = c.u8();
+    if (kind >= kNumStepKinds)
+        c.fail("unknown step kind " + std::to_string(kind));
+    const uint64_t mask = c.varint();
+    if (mask & ~static_cast<uint64_t>(kAllStepFields))
+        throw TraceBinError{at, "unknown step fields"};
+    auto str = [&]() -> std::string_view {
+        const uint64_t id = c.varint();
+        if (id >= numStrings)
+            c.fail("string " + std::to_string(id) + " out of range");
+        return strings ? (*strings)[static_cast<size_t>(id)] : std::string_view();
+    };
+    TraceStep scratch;
+    TraceStep& s = out ? *out : scratch;
+    s.kind = static_cast<TraceStepKind>(kind);
+    if (mask & kNode)
+        s.node = c.index("node");
+    if (mask & kOp)
+        s.op = c.index("op");
+    if (mask & kFuncResult)
+        s.funcResult = c.index("function result");
+    if (mask & kMesh) {
+        std::string_view m = str();
+        if (out)
+            s.meshName = std::string(m);
+    }
+    s.aggressive = (mask & kAggressive) != 0;
+    if (mask & kRound)
+        s.round = c.index("round");
+    if (mask & kUserPriority)
+        s.userPriority = c.zvarint();
+    if (mask & kGroup)
+        s.group = c.zvarint();
+    if (mask & kNote) {
+        std::string_view n = str();
+        if (out)
+            s.note = std::string(n);
+    }
+    if (mask & kNumOperands)
+        s.numOperands = c.index("operand count");
+    if (mask & kTensorValues) {
+        const size_t n = c.count("tensor value");
+        if (out)
+            s.tensorValues.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            const int v = c.index("tensor value");
+            if (out)
+                s.tensorValues.push_back(v);
+        }
+    }
+    if (mask & kRule)
+        s.rule = c.index("rule");
+    if (mask & kBefore)
+        s.before = c.index("table");
+    if (mask & kAfter)
+        s.after = c.index("table");
+    if (mask & kDecisions)
+        s.decisions = c.index("decision set");
+    if (mask & kChanges) {
+        const size_t n = c.count("change");
+        if (out)
+            s.changes.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            TraceChange ch;
+            ch.value = c.index("value");
+            const uint8_t cm = c.u8();
+            if (cm & ~kAllChangeFields)
+                c.fail("unknown change fields");
+            if (cm & kChTensor)
+                ch.tensor = c.index("tensor");
+            if (cm & kChBefore)
+                ch.before = c.index("sharding");
+            if (cm & kChAfter)
+                ch.after = c.index("sharding");
+            if (cm & kChKind) {
+                const uint8_t k = c.u8();
+                if (k >= kNumDecisionKinds)
+                    c.fail("unknown decision kind " + std::to_string(k));
+                ch.kind = static_cast<DecisionKind>(k);
+            }
+            if (cm & kChFactors)
+                ch.factors = c.index("factor change set");
+            if (ch.value >= 0) {
+                if (static_cast<size_t>(ch.value) >= state.size())
+                    c.fail("value " + std::to_string(ch.value) + " out of range");
+                state[static_cast<size_t>(ch.value)] = ch.after;
+            }
+            if (out)
+                s.changes.push_back(ch);
+        }
+    }
+}
+
+/// "FILE: error: offset N: what" once formatted.
+Error errorAt(const std::string& name, uint64_t offset, const std::string& what)
+{
+    return Error{"offset " + std::to_string(offset) + ": " + what, SourcePos{name, 0, 0}};
+}
+
+} // namespace
+
+uint32_t traceCrc32(const void* data, size_t size, uint32_t crc)
+{
+    const auto* p = static_cast<const unsigned char*>(data);
+    const CrcTables& t = kCrcTables;
+    crc = ~crc;
+    while (size >= 8) {
+        const uint32_t lo = crc ^ (static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+                                   static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24);
+        crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][p[4]] ^
+              t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+        p += 8;
+        size -= 8;
+    }
+    while (size--)
+        crc = t[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
+
+bool isBinaryTrace(std::string_view data)
+{
+    return data.size() >= sizeof kTraceMagic && std::memcmp(data.data(), kTraceMagic, sizeof kTraceMagic) == 0;
+}
+
+// ---- writer -------------------------------------------------------------------------------
+
+TraceBinaryWriter::TraceBinaryWriter(std::ostream& out, const std::vector<int>& initial, int keyframeSteps)
+    : m_out(out),
+      m_keyframeSteps(keyframeSteps > 0 ? keyframeSteps : std::max(4096, static_cast<int>(initial.size() / 4))),
+      m_state(initial)
+{
+    std::string header(kTraceMagic, sizeof kTraceMagic);
+    putLe(header, kFormatVersion, 4);
+    putLe(header, 0, 4);
+    m_out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    m_offset = header.size();
+}
+
+uint32_t TraceBinaryWriter::stringId(const std::string& s)
+{
+    auto [it, added] = m_stringIds.emplace(s, static_cast<uint32_t>(m_strings.size()));
+    if (added)
+        m_strings.push_back(&it->first); // map keys do not move
+    return it->second;
+}
+
+void TraceBinaryWriter::writeSection(const char tag[4], const std::string& payload)
+{
+    std::string head(tag, 4);
+    putLe(head, traceCrc32(payload.data(), payload.size()), 4);
+    putLe(head, payload.size(), 8);
+    m_out.write(head.data(), static_cast<std::streamsize>(head.size()));
+    m_out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
+    m_offset += head.size() + payload.size();
+}
+
+void TraceBinaryWriter::step(const TraceStep& s)
+{
+    if (m_chunkSteps == 0) {
+        m_chunkFirst = m_numSteps;
+        m_chunkFrame.clear();
+        // Values without a sharding at the end are left out (they read back as -1).
+        size_t n = m_state.size();
+        while (n > 0 && m_state[n - 1] == -1)
+            --n;
+        putVarint(m_chunkFrame, n);
+        for (size_t i = 0; i < n; ++i)
+            putVarint(m_chunkFrame, static_cast<uint64_t>(static_cast<int64_t>(m_state[i]) + 1));
+    }
+    encodeStep(m_chunk, s, [this](const std::string& str) { return stringId(str); });
+    for (const TraceChange& c : s.changes) {
+        if (c.value < 0)
+            continue;
+        if (static_cast<size_t>(c.value) >= m_state.size())
+            m_state.resize(static_cast<size_t>(c.value) + 1, -1);
+        m_state[static_cast<size_t>(c.value)] = c.after;
+    }
+    ++m_numSteps;
+    if (++m_chunkSteps == static_cast<size_t>(m_keyframeSteps))
+        flushChunk();
+}
+
+void TraceBinaryWriter::flushChunk()
+{
+    if (m_chunkSteps == 0)
+        return;
+    std::string payload;
+    payload.reserve(m_chunkFrame.size() + m_chunk.size() + 16);
+    putVarint(payload, m_chunkFirst);
+    putVarint(payload, m_chunkSteps);
+    payload += m_chunkFrame;
+    payload += m_chunk;
+    m_chunks.emplace_back(m_chunkFirst, m_offset);
+    writeSection("CHNK", payload);
+    m_chunk.clear();
+    m_chunkSteps = 0;
+}
+
+bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKeyframeInterval)
+{
+    flushChunk();
+    m_stringIds.reserve(m_strings.size() + 2 * d.values.size() + d.ops.size() + d.scopes.size());
+    auto sid = [this](const std::string& s) { return stringId(s); };
+    std::string vals, ops, scop, node, init, pool;
+    // Every field of a value or op is the difference to the same field of the one before:
+    // neighbours have neighbouring strings and scopes.
+    int64_t prev[5] = {0, 0, 0, 0, 0};
+    auto delta = [&prev](std::string& o, int field, int64_t v) {
+        putZ(o, v - prev[field]);
+        prev[field] = v;
+    };
+    putVarint(vals, d.values.size());
+    for (const TraceValue& v : d.values) {
+        delta(vals, 0, sid(v.id));
+        delta(vals, 1, sid(v.displayName));
+        delta(vals, 2, v.scope);
+        delta(vals, 3, v.op);
+        delta(vals, 4, v.derivedFrom);
+    }
+    std::fill(std::begin(prev), std::end(prev), 0);
+    putVarint(ops, d.ops.size());
+    for (const TraceOp& o : d.ops) {
+        delta(ops, 0, sid(o.id));
+        delta(ops, 1, sid(o.name));
+        delta(ops, 2, o.scope);
+        delta(ops, 3, sid(o.displayName));
+    }
+    putVarint(scop, d.scopes.size());
+    for (const std::string& s : d.scopes)
+        putVarint(scop, sid(s));
+    putVarint(node, d.nodes.size());
+    for (const TraceNode& n : d.nodes) {
+        node.push_back(static_cast<char>(n.kind));
+        putZ(node, n.parent);
+        putVarint(node, sid(n.label));
+        putZ(node, n.number);
+        putVarint(node, static_cast<uint64_t>(std::max(0, n.firstStep)));
+        putVarint(node, static_cast<uint64_t>(std::max(0, n.endStep)));
+    }
+    putVarint(init, d.initial.size());
+    for (int id : d.initial)
+        putZ(init, id);
+    for (int p = 0; p < kNumTracePools; ++p) {
+        const size_t n = tracePoolSize(d, static_cast<TracePool>(p));
+        putVarint(pool, n);
+        for (size_t i = 0; i < n; ++i) {
+            const std::string text = tracePoolEntryJson(d, static_cast<TracePool>(p), i);
+            putVarint(pool, text.size());
+            pool += text;
+        }
+    }
+    std::string strs;
+    putVarint(strs, m_strings.size());
+    for (size_t i = 0; i < m_strings.size(); ++i) {
+        // Front coding: the longest prefix shared with one of the two strings before (a value's
+        // id follows the previous value's id, a scope the previous scope).
+        const std::string& str = *m_strings[i];
+        size_t best = 0, ref = 1;
+        for (size_t r = 1; r <= 2 && r <= i; ++r) {
+            const std::string& prev = *m_strings[i - r];
+            size_t n = 0;
+            while (n < str.size() && n < prev.size() && str[n] == prev[n])
+                ++n;
+            if (n > best) {
+                best = n;
+                ref = r;
+            }
+        }
+        putVarint(strs, (static_cast<uint64_t>(best) << 1) | (ref - 1));
+        putVarint(strs, str.size() - best);
+        strs.append(str, best, std::string::npos);
+    }
+    uint64_t offsets[7];
+    const std::pair<const char*, const std::string*> sections[7] = {{"STRS", &strs}, {"VALS", &vals}, {"OPS_", &ops},
+                                                                    {"SCOP", &scop}, {"NODE", &node}, {"INIT", &init},
+                                                                    {"POOL", &pool}};
+    for (int i = 0; i < 7; ++i) {
+        offsets[i] = m_offset;
+        writeSection(sections[i].first, *sections[i].second);
+    }
+    std::string index;
+    putVarint(index, static_cast<uint64_t>(traceKeyframeInterval));
+    putVarint(index, numSteps);
+    putVarint(index, static_cast<uint64_t>(m_keyframeSteps));
+    for (uint64_t o : offsets)
+        putVarint(index, o);
+    putVarint(index, m_chunks.size());
+    for (const auto& [first, offset] : m_chunks) {
+        putVarint(index, first);
+        putVarint(index, offset);
+    }
+    const uint64_t indexOffset = m_offset;
+    writeSection("INDX", index);
+    std::string trailer;
+    putLe(trailer, indexOffset, 8);
+    putLe(trailer, m_offset + kTrailerSize, 8);
+    putLe(trailer, traceCrc32(trailer.data(), trailer.size()), 4);
+    putLe(trailer, 0, 4);
+    trailer.append(kTraceEndMagic, sizeof kTraceEndMagic);
+    m_out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
+    m_offset += trailer.size();
+    m_out.flush();
+    return static_cast<bool>(m_out);
+}
+
+bool writeTraceBinary(const Trace& trace, std::ostream& out)
+{
+    const TraceData& d = trace.data();
+    TraceBinaryWriter w(out, d.initial);
+    for (const TraceStep& s : d.steps)
+        w.step(s);
+    return w.finish(d, d.steps.size(), trace.keyframeInterval());
+}
+
+// ---- reader -------------------------------------------------------------------------------
+
+struct TraceFile::Mapping {
+    void* addr = nullptr;
+    size_t size = 0;
+    ~Mapping()
+    {
+        if (addr)
+            ::munmap(addr, size);
+    }
+};
+
+Expected<TraceFile> TraceFile::open(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return Error{"cannot open trace file", SourcePos{path, 0, 0}};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error{"cannot read trace file", SourcePos{path, 0, 0}};
+    }
+    auto map = std::make_shared<Mapping>();
+    map->size = static_cast<size_t>(st.st_size);
+    if (map->size > 0) {
+        void* addr = ::mmap(nullptr, map->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (addr == MAP_FAILED) {
+            ::close(fd);
+            return Error{"cannot map trace file", SourcePos{path, 0, 0}};
+        }
+        map->addr = addr;
+    }
+    ::close(fd);
+    Expected<TraceFile> f =
+        fromBytes(std::string_view(static_cast<const char*>(map->addr), map->addr ? map->size : 0), path);
+    if (f)
+        f->m_map = std::move(map);
+    return f;
+}
+
+Expected<TraceFile> TraceFile::fromBytes(std::string_view bytes, const std::string& name)
+{
+    TraceFile f;
+    f.m_name = name;
+    f.m_bytes = bytes;
+    const uint64_t size = bytes.size();
+    if (!isBinaryTrace(bytes))
+        return errorAt(name, 0, "not a binary shardx trace (no SHXTRACE magic)");
+    if (size < kHeaderSize)
+        return errorAt(name, size, "truncated header");
+    const uint64_t version = getLe(bytes.data() + 8, 4);
+    if (version != TraceBinaryWriter::kFormatVersion)
+        return errorAt(name, 8, "unsupported binary trace version " + std::to_string(version));
+    if (getLe(bytes.data() + 12, 4) != 0)
+        return errorAt(name, 12, "unknown header flags");
+    if (size < kHeaderSize + kTrailerSize ||
+        std::memcmp(bytes.data() + size - sizeof kTraceEndMagic, kTraceEndMagic, sizeof kTraceEndMagic) != 0)
+        return errorAt(name, size, "truncated: the trailer (SHXTEND) is missing at the end of the file");
+    const char* trailer = bytes.data() + size - kTrailerSize;
+    const uint64_t trailerOffset = size - kTrailerSize;
+    if (traceCrc32(trailer, 16) != getLe(trailer + 16, 4) || getLe(trailer + 20, 4) != 0)
+        return errorAt(name, trailerOffset, "trailer checksum mismatch");
+    if (getLe(trailer + 8, 8) != size)
+        return errorAt(name, trailerOffset,
+                       "file is " + std::to_string(size) + " bytes, the trailer says " +
+                           std::to_string(getLe(trailer + 8, 8)));
+    Expected<Section> index = f.section(getLe(trailer, 8), "INDX");
+    if (!index)
+        return index.error();
+    try {
+        BinCursor c(bytes.substr(index->offset, index->size), index->offset);
+        const uint64_t interval = c.varint();
+        const uint64_t steps = c.varint();
+        const uint64_t keyframeSteps = c.varint();
+        if (interval == 0 || interval > INT32_MAX || keyframeSteps == 0 || keyframeSteps > INT32_MAX ||
+            steps > INT32_MAX)
+            c.fail("keyframe interval or step count out of range");
+        f.m_traceInterval = static_cast<int>(interval);
+        f.m_numSteps = static_cast<size_t>(steps);
+        f.m_keyframeSteps = static_cast<int>(keyframeSteps);
+        uint64_t* offsets[7] = {&f.m_strs, &f.m_vals, &f.m_ops, &f.m_scop, &f.m_node, &f.m_init, &f.m_pool};
+        for (uint64_t* o : offsets)
+            *o = c.varint();
+        const size_t chunks = c.count("chunk");
+        uint64_t expected = 0;
+        for (size_t i = 0; i < chunks; ++i) {
+            const uint64_t first = c.varint();
+            const uint64_t offset = c.varint();
+            if (first != expected || first >= steps)
+                c.fail("chunk " + std::to_string(i) + " starts at step " + std::to_string(first) + ", expected " +
+                       std::to_string(expected));
+            expected = std::min<uint64_t>(steps, first + keyframeSteps);
+            f.m_chunks.emplace_back(first, offset);
+        }
+        if (expected != steps)
+            c.fail("the chunks hold " + std::to_string(expected) + " of " + std::to_string(steps) + " steps");
+        // The value count is needed to size states; VALS starts with it.
+        Expected<Section> vals = f.section(f.m_vals, "VALS");
+        if (!vals)
+            return vals.error();
+        BinCursor vc(bytes.substr(vals->offset, vals->size), vals->offset);
+        f.m_numValues = vc.count("value");
+    } catch (const TraceBinError& e) {
+        return errorAt(name, e.offset, e.what);
+    }
+    return f;
+}
+
+Expected<TraceFile::Section> TraceFile::section(uint64_t headerOffset, const char tag[4]) const
+{
+    const uint64_t end = m_bytes.size() - kTrailerSize;
+    const std::string t(tag, 4);
+    if (headerOffset < kHeaderSize || headerOffset > end || end - headerOffset < kSectionHeaderSize)
+        return errorAt(m_name, headerOffset, "section " + t + " out of the file");
+    const char* h = m_bytes.data() + headerOffset;
+    if (std::memcmp(h, tag, 4) != 0)
+        return errorAt(m_name, headerOffset, "expected section " + t + ", found another");
+    const uint64_t size = getLe(h + 8, 8);
+    const uint64_t payload = headerOffset + kSectionHeaderSize;
+    if (size > end - payload)
+        return errorAt(m_name, headerOffset,
+                       "section " + t + " of " + std::to_string(size) + " bytes runs past the end of the file");
+    const uint32_t stored = static_cast<uint32_t>(getLe(h + 4, 4));
+    const uint32_t computed = traceCrc32(m_bytes.data() + payload, size);
+    if (stored != computed)
+        return errorAt(m_name, headerOffset, "section " + t + " checksum mismatch (corrupted)");
+    return Section{payload, size};
+}
+
+namespace {
+
+/// Reads the keyframe at the cursor into `state` (numValues entries; the rest -1).
+void readKeyframe(BinCursor& c, size_t numValues, std::vector<int>& state)
+{
+    const size_t n = c.count("keyframe value");
+    if (n > numValues)
+        c.fail("keyframe of " + std::to_string(n) + " values, the trace has " + std::to_string(numValues));
+    state.assign(numValues, -1);
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t v = c.varint();
+        if (v > INT32_MAX)
+            c.fail("sharding id out of range");
+        state[i] = static_cast<int>(v) - 1;
+    }
+}
+
+} // namespace
+
+Status TraceFile::readNames(TraceData& d, bool withPools) const
+{
+    try {
+        auto open = [this](uint64_t offset, const char* tag) {
+            Expected<Section> s = section(offset, tag);
+            if (!s)
+                throw s.error();
+            return BinCursor(m_bytes.substr(s->offset, s->size), s->offset);
+        };
+        BinCursor sc = open(m_strs, "STRS");
+        const BinStringTable strings(sc);
+        int64_t prev[5] = {0, 0, 0, 0, 0};
+        auto field = [&prev](BinCursor& c, int f, const char* what) {
+            const int64_t v = prev[f] + c.zvarint();
+            if (v < -1 || v > INT32_MAX)
+                c.fail(std::string(what) + " " + std::to_string(v) + " out of range");
+            prev[f] = v;
+            return static_cast<int>(v);
+        };
+        auto str = [&](BinCursor& c, int f) {
+            const int id = field(c, f, "string");
+            if (id < 0 || static_cast<size_t>(id) >= strings.size())
+                c.fail("string " + std::to_string(id) + " out of range");
+            return std::string(strings[static_cast<size_t>(id)]);
+        };
+        BinCursor vc = open(m_vals, "VALS");
+        const size_t nv = vc.count("value");
+        d.values.resize(nv);
+        for (TraceValue& v : d.values) {
+            v.id = str(vc, 0);
+            v.displayName = str(vc, 1);
+            v.scope = field(vc, 2, "scope");
+            v.op = field(vc, 3, "op");
+            v.derivedFrom = field(vc, 4, "value");
+        }
+        std::fill(std::begin(prev), std::end(prev), 0);
+        if (withPools) {
+            BinCursor oc = open(m_ops, "OPS_");
+            d.ops.resize(oc.count("op"));
+            for (TraceOp& o : d.ops) {
+                o.id = str(oc, 0);
+                o.name = str(oc, 1);
+                o.scope = field(oc, 2, "scope");
+                o.displayName = str(oc, 3);
+            }
+        }
+        BinCursor pc = open(m_scop, "SCOP");
+        d.scopes.resize(pc.count("scope"));
+        for (std::string& s : d.scopes) {
+            const uint64_t id = pc.varint();
+            if (id >= strings.size())
+                pc.fail("string " + std::to_string(id) + " out of range");
+            s = std::string(strings[static_cast<size_t>(id)]);
+        }
+        BinCursor ic = open(m_init, "INIT");
+        d.initial.resize(ic.count("initial sharding"));
+        for (int& id : d.initial)
+            id = ic.index("sharding id");
+        BinCursor poolc = open(m_pool, "POOL");
+        for (int p = 0; p < kNumTracePools && (withPools || p == 0); ++p) {
+            const size_t n = poolc.count("pool entry");
+            for (size_t i = 0; i < n; ++i) {
+                const uint64_t at = poolc.offset();
+                std::string_view text = poolc.bytes(static_cast<size_t>(poolc.varint()));
+                if (Status st = appendTracePoolEntry(d, static_cast<TracePool>(p), text); !st)
+                    throw TraceBinError{at, "pool entry " + std::to_string(i) + ": " + st.error().message};
+            }
+        }
+        BinCursor nc = open(m_node, "NODE");
+        if (withPools) {
+            d.nodes.resize(nc.count("node"));
+            for (size_t i = 0; i < d.nodes.size(); ++i) {
+                TraceNode& n = d.nodes[i];
+                const uint8_t kind = nc.u8();
+                if (kind >= kNumNodeKinds)
+                    nc.fail("unknown node kind " + std::to_string(kind));
+                n.kind = static_cast<TraceNodeKind>(kind);
+                n.parent = nc.index("parent");
+                if (n.parent >= static_cast<int>(i))
+                    nc.fail("parent " + std::to_string(n.parent) + " of node " + std::to_string(i) +
+                            " must be -1 or an earlier node");
+                const uint64_t label = nc.varint();
+                if (label >= strings.size())
+                    nc.fail("string " + std::to_string(label) + " out of range");
+                n.label = std::string(strings[static_cast<size_t>(label)]);
+                n.number = nc.zvarint();
+                const uint64_t first = nc.varint(), endStep = nc.varint();
+                if (first > m_numSteps || endStep > m_numSteps)
+                    nc.fail("node steps out of range");
+                n.firstStep = static_cast<int>(first);
+                n.endStep = static_cast<int>(endStep);
+            }
+        }
+    } catch (const TraceBinError& e) {
+        return errorAt(m_name, e.offset, e.what);
+    } catch (const Error& e) {
+        return e;
+    }
+    if (d.initial.size() != d.values.size())
+        return errorAt(m_name, m_init, "expected one initial sharding per value");
+    return Status::success();
+}
+
+Expected<TraceData> TraceFile::loadNames() const
+{
+    TraceData d;
+    if (Status st = readNames(d, false); !st)
+        return st.error();
+    for (size_t v = 0; v < d.values.size(); ++v)
+        if (d.initial[v] >= static_cast<int>(d.shardings.size()) ||
+            d.values[v].scope >= static_cast<int>(d.scopes.size()))
+            return errorAt(m_name, m_vals, "value " + std::to_string(v) + ": index out of range");
+    return d;
+}
+
+Expected<Trace> TraceFile::load() const
+{
+    TraceData d;
+    if (Status st = readNames(d, true); !st)
+        return st.error();
+    Expected<Section> strsSection = section(m_strs, "STRS");
+    if (!strsSection)
+        return strsSection.error();
+    try {
+        BinCursor sc(m_bytes.substr(strsSection->offset, strsSection->size), strsSection->offset);
+        const BinStringTable strings(sc);
+        d.steps.reserve(m_numSteps);
+        std::vector<int> state = d.initial, frame;
+        for (const auto& [first, offset] : m_chunks) {
+            Expected<Section> s = section(offset, "CHNK");
+            if (!s)
+                return s.error();
+            BinCursor c(m_bytes.substr(s->offset, s->size), s->offset);
+            const uint64_t at = c.offset();
+            if (c.varint() != first)
+                throw TraceBinError{at, "chunk starts at another step than the index says"};
+            const uint64_t n = c.varint();
+            if (n != std::min<uint64_t>(m_numSteps - first, static_cast<uint64_t>(m_keyframeSteps)))
+                throw TraceBinError{at, "chunk holds " + std::to_string(n) + " steps"};
+            const uint64_t frameAt = c.offset();
+            readKeyframe(c, d.values.size(), frame);
+            // The keyframe is what replaying the steps before it gives: a check of the whole file.
+            if (frame != state)
+                throw TraceBinError{frameAt, "keyframe does not match the steps before it"};
+            for (uint64_t i = 0; i < n; ++i) {
+                d.steps.emplace_back();
+                decodeStep(c, strings.size(), &strings, &d.steps.back(), state);
+            }
+            if (!c.atEnd())
+                c.fail("unexpected bytes after the last step of the chunk");
+        }
+    } catch (const TraceBinError& e) {
+        return errorAt(m_name, e.offset, e.what);
+    }
+    if (Status st = Trace::validate(d); !st)
+        return Error{st.error().message, SourcePos{m_name, 0, 0}};
+    return Trace(std::move(d), m_traceInterval);
+}
+
+Expected<std::vector<int>> TraceFile::stateAfter(size_t step) const
+{
+    if (step > m_numSteps)
+        return Error{"step " + std::to_string(step) + " is past the last step (" + std::to_string(m_numSteps) + ")",
+                     SourcePos{m_name, 0, 0}};
+    std::vector<int> state;
+    try {
+        if (m_chunks.empty() || step == 0) {
+            Expected<Section> s = section(m_init, "INIT");
+            if (!s)
+                return s.error();
+            BinCursor c(m_bytes.substr(s->offset, s->size), s->offset);
+            const size_t n = c.count("initial sharding");
+            if (n != m_numValues)
+                c.fail("expected one initial sharding per value");
+            state.resize(n);
+            for (int& id : state)
+                id = c.index("sharding id");
+            return state;
+        }
+        // The last chunk starting at or before `step` (a step at a chunk's end is replayed
+        // from that chunk's keyframe).
+        auto it = std::upper_bound(m_chunks.begin(), m_chunks.end(), step,
+                                   [](size_t s, const std::pair<uint64_t, uint64_t>& ch) { return s < ch.first; });
+        const auto& [first, offset] = *(it - 1);
+        Expected<Section> strs = section(m_strs, "STRS");
+        if (!strs)
+            return strs.error();
+        BinCursor sc(m_bytes.substr(strs->offset, strs->size), strs->offset);
+        const size_t numStrings = BinStringTable::countOf(sc);
+        Expected<Section> s = section(offset, "CHNK");
+        if (!s)
+            return s.error();
+        BinCursor c(m_bytes.substr(s->offset, s->size), s->offset);
+        if (c.varint() != first)
+            c.fail("chunk starts at another step than the index says");
+        const uint64_t n = c.varint();
+        if (first + n < step)
+            c.fail("chunk holds too few steps");
+        readKeyframe(c, m_numValues, state);
+        for (uint64_t i = first; i < step; ++i)
+            decodeStep(c, numStrings, nullptr, nullptr, state);
+    } catch (const TraceBinError& e) {
+        return errorAt(m_name, e.offset, e.what);
+    }
+    return state;
+}
+
+Expected<Trace> readTraceFile(const std::string& path)
+{
+    // The magic decides: a binary trace is mapped, anything else is read as JSON.
+    char head[sizeof kTraceMagic] = {};
+    size_t got = 0;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+        got = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+    } else {
+        return Error{"cannot open trace file", SourcePos{path, 0, 0}};
+    }
+    if (isBinaryTrace(std::string_view(head, got))) {
+        Expected<TraceFile> file = TraceFile::open(path);
+        if (!file)
+            return file.error();
+        return file->load();
+    }
+    std::string text;
+    if (!io::readFileText(path, text))
+        return Error{"cannot open trace file", SourcePos{path, 0, 0}};
+    Expected<Trace> trace = Trace::fromJson(text);
+    if (!trace)
+        return Error{trace.error().message, SourcePos{path, 0, 0}};
+    return trace;
+}
+
+} // namespace shardx
