@@ -9,7 +9,13 @@ namespace shardx::ir {
 
 Module::Module() : m_op(std::make_unique<Op>("builtin.module")) { m_op->addRegion()->addBlock(); }
 
-Module::~Module() = default;
+Module::~Module()
+{
+    // The whole program dies: its use lists need not be kept right op by op (which searches each
+    // operand's list), so they are emptied at once first.
+    if (m_op)
+        releaseReferencesForTeardown(*m_op);
+}
 
 std::unique_ptr<Module> Module::clone() const
 {
