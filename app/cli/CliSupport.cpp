@@ -67,6 +67,20 @@ bool parseInt(const std::string& text, int64_t& out)
     return true;
 }
 
+std::vector<void*>& objectsKeptUntilExit()
+{
+    static auto* kept = new std::vector<void*>;
+    return *kept;
+}
+
+Session& freshSession(int slot)
+{
+    static Session* sessions[2] = {};
+    delete sessions[slot];
+    sessions[slot] = new Session;
+    return *sessions[slot];
+}
+
 bool readInput(const std::string& path, const Args& args, InputFile& file)
 {
     file.path = path;

@@ -28,6 +28,25 @@ struct Args {
 
 Args parseArgs(int argc, char** argv, int first, const std::vector<std::string>& valueOptions);
 
+/// The objects kept until the process exits (see keepUntilExit): reachable from a static pointer, so
+/// leak checkers count them as in use rather than lost.
+std::vector<void*>& objectsKeptUntilExit();
+
+/// Moves `value` to the heap, where it stays until the process exits and is never destroyed: a command
+/// runs once and the process ends right after it, so tearing its programs down op by op (a tenth of a
+/// second for 100k ops, the partitioned program as much again) would be time spent for nothing.
+template <typename T> T& keepUntilExit(T value)
+{
+    T* kept = new T(std::move(value));
+    objectsKeptUntilExit().push_back(kept);
+    return *kept;
+}
+
+/// A session made fresh in `slot` (0 or 1) on each call and kept until the process exits: the one made
+/// before in the slot is destroyed then (a command that opens the parts of a split file one by one
+/// frees each part before the next), the last one never (keepUntilExit).
+Session& freshSession(int slot = 0);
+
 bool writeOutput(const Args& args, const std::string& text);
 
 bool parseInt(const std::string& text, int64_t& out);

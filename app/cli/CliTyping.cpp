@@ -39,7 +39,7 @@ int cmdExplicit(int argc, char** argv)
         options.axisTypes = *axes;
     }
     options.meshName = args.get("mesh");
-    Session session;
+    Session& session = freshSession();
     if (!openVerified(session, args.positional[0], args, "explicit"))
         return 1;
     if (!options.meshName.empty() && !session.sourceModule()->findMesh(options.meshName)) {
@@ -135,7 +135,7 @@ int cmdAnnotate(int argc, char** argv)
         std::cerr << rules.error().format() << "\n";
         return 1;
     }
-    Session session;
+    Session& session = freshSession();
     if (!openVerified(session, args.positional[0], args, "annotate"))
         return 1;
     std::unique_ptr<ir::Module> module = session.sourceModule()->clone();

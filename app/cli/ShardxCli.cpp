@@ -101,7 +101,7 @@ int cmdCheck(int argc, char** argv)
             continue;
         }
         for (size_t i = 0; i < file.parts.size(); ++i) {
-            Session session;
+            Session& session = freshSession();
             if (!openPart(session, file, i, args)) {
                 ++failures;
                 continue;
@@ -123,7 +123,7 @@ int cmdConvert(int argc, char** argv)
         std::cerr << "usage: shardx-cli convert FILE --to json|mlir [--part N] [-o FILE]\n";
         return 2;
     }
-    Session session;
+    Session& session = freshSession();
     if (!openVerified(session, args.positional[0], args, "convert"))
         return 1;
     return writeOutput(args, session.text(args.get("to") == "json" ? Session::Format::Json : Session::Format::Mlir))
@@ -168,7 +168,7 @@ int cmdPropagate(int argc, char** argv)
     std::vector<std::string> outputs(file.parts.size());
     bool ok = true;
     for (size_t i = 0; i < file.parts.size(); ++i) {
-        Session session;
+        Session& session = freshSession();
         const std::string tracePath = record ? partTracePath(args.get("trace"), i, file.parts.size()) : "";
         if (!openPart(session, file, i, args) || !propagate(session, strategy, record, json ? "" : tracePath)) {
             ok = false;
@@ -202,7 +202,7 @@ int cmdExplain(int argc, char** argv)
                      "         (@main:%3/%arg1 inside a region), or a loc name scope (layer_0/add)\n";
         return 2;
     }
-    Session session;
+    Session& session = freshSession();
     if (!openVerified(session, args.positional[0], args, "explain") || !propagate(session, strategy, true))
         return 1;
     Expected<int> value = session.findValue(args.positional[1]);
@@ -365,8 +365,8 @@ int cmdPartition(int argc, char** argv)
             std::cerr << "shardx-cli partition: error: --cost: " << costError << "\n";
         return 2;
     }
-    Session session;
-    Expected<PartitionModel> model = Error{};
+    Session& session = freshSession();
+    Expected<PartitionModel>& model = keepUntilExit(Expected<PartitionModel>(Error{}));
     std::vector<ReplicatedTensor> replicated;
     if (!partitionFile(session, args.positional[0], strategy, args, "partition", options, model, replicated))
         return 1;
@@ -423,8 +423,8 @@ int cmdLint(int argc, char** argv)
                "                          [--forbid all-gather,all-to-all,...]\n";
         return 2;
     }
-    Session session;
-    Expected<PartitionModel> model = Error{};
+    Session& session = freshSession();
+    Expected<PartitionModel>& model = keepUntilExit(Expected<PartitionModel>(Error{}));
     std::vector<ReplicatedTensor> replicated;
     if (!partitionFile(session, args.positional[0], args.get("strategy", "pipeline"), args, "lint", PartitionOptions{},
                        model, replicated))
@@ -485,8 +485,10 @@ int cmdDiff(int argc, char** argv)
             std::cerr << "shardx-cli diff: error: --cost: " << costError << "\n";
         return 2;
     }
-    Session sessionA, sessionB;
-    Expected<PartitionModel> modelA = Error{}, modelB = Error{};
+    Session& sessionA = freshSession(0);
+    Session& sessionB = freshSession(1);
+    Expected<PartitionModel>& modelA = keepUntilExit(Expected<PartitionModel>(Error{}));
+    Expected<PartitionModel>& modelB = keepUntilExit(Expected<PartitionModel>(Error{}));
     PartitionDiffSide a, b;
     if (!partitionFile(sessionA, args.positional[0], strategyA, args, "diff", options, modelA, a.replicated) ||
         !partitionFile(sessionB, args.positional[1], strategyB, args, "diff", options, modelB, b.replicated))
@@ -599,7 +601,7 @@ int cmdTrace(int argc, char** argv)
         if (isBinaryTrace(head))
             return seekBinaryTrace(args, args.positional[1], step);
     }
-    Session session;
+    Session& session = freshSession();
     if (!session.openTrace(args.positional[1])) {
         std::cerr << session.diagnostics().formatAll();
         return 1;

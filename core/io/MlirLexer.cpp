@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "core/support/StringUtil.h"
 
@@ -20,10 +21,17 @@ bool MlirLexer::isIdChar(char c) { return isAlpha(c) || isDigit(c) || c == '_' |
 
 MlirLexer::MlirLexer(std::string_view src) : m_src(src)
 {
+    m_lineStarts.reserve(src.size() / 64 + 1);
     m_lineStarts.push_back(0);
-    for (size_t i = 0; i < src.size(); ++i)
-        if (src[i] == '\n')
-            m_lineStarts.push_back(i + 1);
+    const char* const begin = src.data();
+    const char* const end = begin + src.size();
+    for (const char* p = begin; p < end;) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        if (!nl)
+            break;
+        p = static_cast<const char*>(nl) + 1;
+        m_lineStarts.push_back(static_cast<size_t>(p - begin));
+    }
 }
 
 void MlirLexer::lineCol(size_t pos, int& line, int& col) const

@@ -235,6 +235,11 @@ void Parser::parseOperation(ir::Block& block)
     unsigned idx = 0;
     for (const ResultDef& d : results) {
         std::vector<Value*> vs;
+        if (d.count == 1) {
+            Value* v = raw->result(idx++);
+            defineValues(d, &v, 1);
+            continue;
+        }
         for (unsigned k = 0; k < d.count; ++k)
             vs.push_back(raw->result(idx++));
         defineValues(d, vs);

@@ -165,7 +165,11 @@ public:
     std::vector<OperandRef> parseOperandRefs(); ///< comma list; empty if none
     Value* resolve(const OperandRef& ref, const Type* type);
     void addOperands(Op& op, const std::vector<OperandRef>& refs, const std::vector<Type>& types, const SourcePos& p);
-    void defineValues(const ResultDef& def, const std::vector<Value*>& values);
+    void defineValues(const ResultDef& def, const std::vector<Value*>& values)
+    {
+        defineValues(def, values.data(), values.size());
+    }
+    void defineValues(const ResultDef& def, Value* const* values, size_t count);
     void pushScope(bool isolated);
     void popScope();
 
@@ -226,9 +230,16 @@ public:
     std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
 
     // ---- state ------------------------------------------------------------------------------
+    /// The values one `%name` defines: one for most (kept inline, no allocation), several for `%name:N`.
+    struct DefinedValues {
+        Value* one = nullptr;
+        std::vector<Value*> many;
+        size_t size() const { return one ? 1 : many.size(); }
+        Value* operator[](size_t i) const { return one ? one : many[i]; }
+    };
     struct Scope {
         bool isolated = false;
-        std::unordered_map<std::string, std::vector<Value*>> values;
+        std::unordered_map<std::string, DefinedValues> values;
         std::unordered_map<std::string, std::pair<Op*, SourcePos>> forwardRefs; ///< placeholders
         std::map<std::string, ir::Block*> labels;
         std::map<std::string, SourcePos> pendingLabels;
@@ -259,6 +270,10 @@ public:
     std::set<std::string> m_aliasDefined;         ///< aliases whose definition has been passed
     std::set<std::string> m_aliasInProgress;
     std::map<std::string, Type> m_typeAliasValues; ///< `!name = type` definitions passed so far
+    /// Plain name locations (`loc("name")`) and `loc(unknown)` read so far, by their token's text: the
+    /// ops of one name scope share one immutable attribute rather than each holding a copy.
+    std::unordered_map<std::string_view, AttrPtr> m_nameLocs;
+    AttrPtr m_unknownLoc;
 };
 
 /// Builds an OpaqueAttr payload.

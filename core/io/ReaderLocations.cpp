@@ -71,9 +71,22 @@ AttrPtr Parser::parseLocationInner()
         next();
         return a;
     }
-    if (consumeKeyword("unknown"))
-        return makeAttr(l);
+    if (consumeKeyword("unknown")) {
+        if (!m_unknownLoc)
+            m_unknownLoc = makeAttr(l);
+        return m_unknownLoc;
+    }
     if (at(Kind::String)) {
+        // A plain name read before (the same token text reads the same) is shared.
+        const std::string_view quoted = m_tok.text;
+        auto known = m_nameLocs.find(quoted);
+        if (known != m_nameLocs.end()) {
+            Token after = peek();
+            if (after.kind != Kind::Colon && after.kind != Kind::LParen) {
+                next();
+                return known->second;
+            }
+        }
         std::string s = nameText(m_tok.text, m_tok.begin);
         next();
         if (at(Kind::Colon)) {
@@ -108,8 +121,11 @@ AttrPtr Parser::parseLocationInner()
         if (consumeIf(Kind::LParen)) {
             l.children.push_back(asLoc(parseLocationInner()));
             expect(Kind::RParen, "after child location");
+            return makeAttr(l);
         }
-        return makeAttr(l);
+        AttrPtr a = makeAttr(l);
+        m_nameLocs.emplace(quoted, a);
+        return a;
     }
     if (consumeKeyword("callsite")) {
         l.kind = LocationAttr::Kind::CallSite;

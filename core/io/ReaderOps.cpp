@@ -205,10 +205,10 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
 {
     next(); // op name
     auto op = std::make_unique<Op>(name);
-    const std::string shortName = name.substr(name.find('.') + 1);
+    const std::string_view shortName = std::string_view(name).substr(name.find('.') + 1);
 
     // `, key = value` clauses after the operands.
-    auto keywordArgs = [&](const std::function<void(const std::string&, const SourcePos&)>& handle) {
+    auto keywordArgs = [&](auto&& handle) {
         while (at(Kind::Comma) && peek().kind == Kind::BareId) {
             next();
             SourcePos kp = pos();

@@ -70,7 +70,7 @@ Value* Parser::resolve(const OperandRef& ref, const Type* type)
     return v;
 }
 
-void Parser::defineValues(const ResultDef& def, const std::vector<Value*>& values)
+void Parser::defineValues(const ResultDef& def, Value* const* values, size_t count)
 {
     for (size_t i = m_scopes.size(); i-- > 0;) {
         if (m_scopes[i].values.count(def.name))
@@ -82,18 +82,22 @@ void Parser::defineValues(const ResultDef& def, const std::vector<Value*>& value
     auto it = s.forwardRefs.find(def.name);
     if (it != s.forwardRefs.end()) {
         Op* ph = it->second.first;
-        if (ph->numResults() > values.size())
+        if (ph->numResults() > count)
             error(it->second.second, "reference to invalid result number of '%" + def.name + "'");
         for (unsigned i = 0; i < ph->numResults(); ++i)
             ph->result(i)->replaceAllUsesWith(values[i]);
         s.forwardRefs.erase(it);
     }
-    if (values.size() == 1)
+    DefinedValues defined;
+    if (count == 1) {
         values[0]->sourceName = def.name;
-    else
-        for (size_t i = 0; i < values.size(); ++i)
+        defined.one = values[0];
+    } else {
+        for (size_t i = 0; i < count; ++i)
             values[i]->sourceName = def.name + "#" + std::to_string(i);
-    s.values.emplace(def.name, values);
+        defined.many.assign(values, values + count);
+    }
+    s.values.emplace(def.name, std::move(defined));
 }
 
 OperandRef Parser::parseOperandRef()

@@ -155,6 +155,14 @@ static NamedAttrList::const_iterator lowerBound(const NamedAttrList& list, std::
 
 const Attribute* findAttr(const NamedAttrList& list, std::string_view name)
 {
+    // Most lists hold a handful of entries: a scan that compares lengths first beats a binary search
+    // whose every step compares strings.
+    if (list.size() <= 8) {
+        for (const NamedAttribute& a : list)
+            if (a.name.size() == name.size() && std::memcmp(a.name.data(), name.data(), name.size()) == 0)
+                return a.value.get();
+        return nullptr;
+    }
     auto it = lowerBound(list, name);
     if (it != list.end() && it->name == name)
         return it->value.get();

@@ -9,7 +9,26 @@ namespace shardx::ir {
 
 Module::Module() : m_op(std::make_unique<Op>("builtin.module")) { m_op->addRegion()->addBlock(); }
 
-Module::~Module() = default;
+Module::~Module()
+{
+    if (!m_op)
+        return;
+    // The whole program dies: its use lists need not be kept right op by op (which searches each
+    // operand's list), so they are emptied at once first.
+    releaseReferencesForTeardown(*m_op);
+    // Then the innermost ops go first: an op destroyed after its regions were emptied does not walk
+    // them again (an op and each block dropping references walk everything below them, once per
+    // level of nesting).
+    std::vector<Op*> withRegions;
+    m_op->walkPostOrder([&](Op* op) {
+        if (op->numRegions())
+            withRegions.push_back(op);
+    });
+    for (Op* op : withRegions)
+        for (const auto& region : op->regions())
+            for (const auto& block : region->blocks())
+                block->ops().clear();
+}
 
 std::unique_ptr<Module> Module::clone() const
 {

@@ -3,8 +3,59 @@
 
 #include <algorithm>
 #include <cassert>
+#include <deque>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
 
 namespace shardx::ir {
+
+// ---- OperationName ----------------------------------------------------------------------
+
+namespace {
+
+/// The process-wide table of op names. Never destroyed (ops may outlive static destructors in
+/// objects freed at exit); reachable from a static pointer, so leak checkers do not report it.
+struct OpNameTable {
+    std::shared_mutex mutex;
+    std::deque<std::string> storage;                                // stable addresses
+    std::unordered_map<std::string_view, const std::string*> index; // views of `storage`
+
+    const std::string* intern(std::string_view name)
+    {
+        {
+            std::shared_lock lock(mutex);
+            auto it = index.find(name);
+            if (it != index.end())
+                return it->second;
+        }
+        std::unique_lock lock(mutex);
+        auto it = index.find(name);
+        if (it != index.end())
+            return it->second;
+        const std::string& s = storage.emplace_back(name);
+        index.emplace(std::string_view(s), &s);
+        return &s;
+    }
+};
+
+OpNameTable& opNameTable()
+{
+    static OpNameTable* table = new OpNameTable;
+    return *table;
+}
+
+const std::string* emptyOpName()
+{
+    static const std::string* empty = opNameTable().intern({});
+    return empty;
+}
+
+} // namespace
+
+OperationName::OperationName() : m_name(emptyOpName()) {}
+
+OperationName::OperationName(std::string_view name) : m_name(opNameTable().intern(name)) {}
 
 // ---- Value ------------------------------------------------------------------------------
 
@@ -104,8 +155,8 @@ Op::~Op() { dropAllReferences(); }
 
 std::string Op::dialect() const
 {
-    size_t dot = m_name.find('.');
-    return dot == std::string::npos ? std::string() : m_name.substr(0, dot);
+    size_t dot = name().find('.');
+    return dot == std::string::npos ? std::string() : name().substr(0, dot);
 }
 
 void removeUseOf(Value* v, Op* user, unsigned index)
@@ -262,37 +313,24 @@ void Op::erase()
     m_parent->remove(this); // destroys `this` when the returned owner goes out of scope
 }
 
-void Op::walk(const std::function<void(Op*)>& fn)
+void Op::walk(const std::function<void(Op*)>& fn) { walk<const std::function<void(Op*)>&>(fn); }
+
+void Op::walkPreOrder(const std::function<bool(Op*)>& fn) { walkPreOrder<const std::function<bool(Op*)>&>(fn); }
+
+void Op::walkPostOrder(const std::function<void(Op*)>& fn) { walkPostOrder<const std::function<void(Op*)>&>(fn); }
+
+void releaseReferencesForTeardown(Op& root)
 {
-    walkPreOrder([&](Op* op) {
-        fn(op);
+    root.walkPreOrder([](Op* op) {
+        op->m_operands.clear();
+        for (auto& v : op->m_results)
+            v->m_uses.clear();
+        for (auto& r : op->m_regions)
+            for (auto& b : r->blocks())
+                for (auto& arg : b->m_args)
+                    arg->m_uses.clear();
         return true;
     });
-}
-
-void Op::walkPreOrder(const std::function<bool(Op*)>& fn)
-{
-    if (!fn(this))
-        return;
-    for (auto& r : m_regions)
-        for (auto& b : r->blocks()) {
-            // Collect first: `fn` may not erase, but nested walks must see a stable list.
-            for (auto& op : b->ops())
-                op->walkPreOrder(fn);
-        }
-}
-
-void Op::walkPostOrder(const std::function<void(Op*)>& fn)
-{
-    for (auto& r : m_regions)
-        for (auto& b : r->blocks()) {
-            std::vector<Op*> ops;
-            for (auto& op : b->ops())
-                ops.push_back(op.get());
-            for (Op* op : ops)
-                op->walkPostOrder(fn);
-        }
-    fn(this);
 }
 
 std::vector<TypeShape> operandTypeShapes(const Op& op)

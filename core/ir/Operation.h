@@ -6,6 +6,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ir/Attribute.h"
@@ -21,6 +22,26 @@ class Value;
 
 /// Internal: removes one use record of `v` (used by Op).
 void removeUseOf(Value* v, Op* user, unsigned index);
+void releaseReferencesForTeardown(Op& op);
+
+/// An interned op name ("stablehlo.add"): every OperationName made from the same spelling holds the
+/// same pointer into a process-wide table (as MLIR's OperationName), so ops share their name's
+/// storage and two names compare as one pointer. The table only grows (names are few: one per kind
+/// of op a program uses); it is safe to intern from several threads.
+class OperationName {
+public:
+    /// The empty name.
+    OperationName();
+    explicit OperationName(std::string_view name);
+
+    const std::string& str() const { return *m_name; }
+    operator std::string_view() const { return *m_name; }
+    bool operator==(const OperationName& o) const { return m_name == o.m_name; }
+    bool operator==(std::string_view s) const { return *m_name == s; }
+
+private:
+    const std::string* m_name;
+};
 
 /// One use of a value: operand `index` of `user`.
 struct Use {
@@ -68,6 +89,7 @@ public:
 private:
     friend class Op;
     friend void removeUseOf(Value* v, Op* user, unsigned index);
+    friend void releaseReferencesForTeardown(Op& op);
     Type m_type;
     Op* m_def = nullptr;
     Block* m_block = nullptr;
@@ -127,6 +149,7 @@ public:
 
 private:
     friend class Op;
+    friend void releaseReferencesForTeardown(Op& op);
     Region* m_parent;
     std::vector<std::unique_ptr<Value>> m_args;
     OpList m_ops;
@@ -147,14 +170,20 @@ struct OpaqueSyntax {
 /// attributes (`attrs`) are kept apart; both lists stay sorted by name.
 class Op {
 public:
-    explicit Op(std::string name) : m_name(std::move(name)) {}
+    explicit Op(const std::string& name) : m_name(name) {}
+    explicit Op(OperationName name) : m_name(name) {}
     ~Op();
     Op(const Op&) = delete;
     Op& operator=(const Op&) = delete;
 
     /// Full name, e.g. "stablehlo.add".
-    const std::string& name() const { return m_name; }
-    void setName(std::string n) { m_name = std::move(n); }
+    const std::string& name() const { return m_name.str(); }
+    /// The interned name: `op.opName() == kAdd` compares one pointer (for hot paths; name() == "..."
+    /// compares the spelling).
+    OperationName opName() const { return m_name; }
+    bool is(const OperationName& n) const { return m_name == n; }
+    void setName(const std::string& n) { m_name = OperationName(n); }
+    void setName(OperationName n) { m_name = n; }
     /// "stablehlo" for "stablehlo.add".
     std::string dialect() const;
 
@@ -222,16 +251,48 @@ public:
     std::shared_ptr<const OpaqueSyntax> opaqueSyntax;
 
     /// Pre-order walk over this op and every nested op. Return false from `fn` to skip
-    /// the op's regions.
+    /// the op's regions. The templates take any callable without wrapping it in a std::function
+    /// (one indirect call per op less; the hot walks of propagation and partitioning); the
+    /// std::function overloads stay for callers that hold one.
     void walk(const std::function<void(Op*)>& fn);
     void walkPreOrder(const std::function<bool(Op*)>& fn);
+    template <typename F> void walk(F&& fn)
+    {
+        walkPreOrder([&fn](Op* op) {
+            fn(op);
+            return true;
+        });
+    }
+    template <typename F> void walkPreOrder(F&& fn)
+    {
+        if (!fn(this))
+            return;
+        for (auto& r : m_regions)
+            for (auto& b : r->blocks())
+                for (auto& op : b->ops())
+                    op->walkPreOrder(fn);
+    }
     /// Post-order walk (nested ops before their parent). Each block's op list is taken before
     /// its ops are visited, so `fn` may insert ops next to the one it visits or erase it.
     void walkPostOrder(const std::function<void(Op*)>& fn);
+    template <typename F> void walkPostOrder(F&& fn)
+    {
+        std::vector<Op*> ops;
+        for (auto& r : m_regions)
+            for (auto& b : r->blocks()) {
+                ops.clear();
+                for (auto& op : b->ops())
+                    ops.push_back(op.get());
+                for (Op* op : ops)
+                    op->walkPostOrder(fn);
+            }
+        fn(this);
+    }
 
 private:
     friend class Block;
-    std::string m_name;
+    friend void releaseReferencesForTeardown(Op& op);
+    OperationName m_name;
     std::vector<Value*> m_operands;
     std::vector<std::unique_ptr<Value>> m_results;
     NamedAttrList m_props;
@@ -241,6 +302,11 @@ private:
     Block* m_parent = nullptr;
     Block::OpList::iterator m_self;
 };
+
+/// Internal (Module's destructor): empties the operand and use lists of `op` and of everything nested in it
+/// without searching the use lists one by one, for a program that is destroyed whole (every value it
+/// defines dies with it, so no use record needs to stay right).
+void releaseReferencesForTeardown(Op& op);
 
 /// Inserts `op` where every use of `v` sees it: right after `v`'s defining op, or first in its
 /// block for a block argument. `op` takes the defining op's source position when it has none.

@@ -113,27 +113,38 @@ void removeFuncResultSharding(Op& func, unsigned i) { removeFuncResultAttr(func,
 
 const TensorSharding* shardingOfValue(const Value* v)
 {
+    // Called for every operand and result at every propagation step: the names are compared as
+    // interned pointers.
+    static const OperationName kFunc("func.func"), kManual("sdy.manual_computation"), kNamed("sdy.named_computation"),
+        kConstraint("sdy.sharding_constraint"), kReshard("sdy.reshard"), kEdge("sdy.data_flow_edge");
+    static const OperationName kCollectives[] = {
+        OperationName("sdy.all_gather"),           OperationName("sdy.all_slice"),
+        OperationName("sdy.all_reduce"),           OperationName("sdy.reduce_scatter"),
+        OperationName("sdy.all_to_all"),           OperationName("sdy.collective_permute"),
+        OperationName("sdy.sharded_to_unreduced"), OperationName("sdy.replicated_to_unreduced")};
     if (!v)
         return nullptr;
     if (v->isBlockArgument()) {
         const Op* parent = v->ownerBlock()->parentOp();
         if (!parent)
             return nullptr;
-        if (parent->name() == "func.func")
+        const OperationName n = parent->opName();
+        if (n == kFunc)
             return funcArgSharding(*parent, v->index());
-        if (parent->name() == "sdy.manual_computation" || parent->name() == "sdy.named_computation")
+        if (n == kManual || n == kNamed)
             return nthOf(inShardings(*parent), v->index());
         return nullptr;
     }
     const Op* def = v->definingOp();
     if (!def)
         return nullptr;
-    const std::string& n = def->name();
-    if (n == "sdy.sharding_constraint" || n == "sdy.reshard" || n == "sdy.data_flow_edge")
+    const OperationName n = def->opName();
+    if (n == kConstraint || n == kReshard || n == kEdge)
         return opSharding(*def);
-    if (isCollectiveOp(n))
-        return outSharding(*def);
-    if (n == "sdy.manual_computation" || n == "sdy.named_computation")
+    for (const OperationName& c : kCollectives)
+        if (n == c)
+            return outSharding(*def);
+    if (n == kManual || n == kNamed)
         return nthOf(outShardings(*def), v->index());
     return nthOf(resultShardings(*def), v->index());
 }

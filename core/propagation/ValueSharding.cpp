@@ -70,9 +70,11 @@ int valueRank(const Value* v) { return v->type().isRankedTensor() ? v->type().ra
 
 bool isDataFlowOp(const Op& op)
 {
-    const std::string& n = op.name();
-    return n == "stablehlo.while" || n == "stablehlo.case" || n == "stablehlo.optimization_barrier" ||
-           isRegionDataFlowOp(n);
+    // Asked of every op at every propagation step: the names are compared as interned pointers.
+    static const ir::OperationName kWhile("stablehlo.while"), kCase("stablehlo.case"),
+        kBarrier("stablehlo.optimization_barrier"), kManual("sdy.manual_computation"), kNamed("sdy.named_computation");
+    const ir::OperationName n = op.opName();
+    return n == kWhile || n == kCase || n == kBarrier || n == kManual || n == kNamed;
 }
 
 std::vector<Value*> blockArgOwners(const Op& op)

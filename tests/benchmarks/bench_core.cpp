@@ -1,8 +1,10 @@
 // Benchmarks of the core on generated transformer modules: parse, print, propagate.
 #include <benchmark/benchmark.h>
 
+#include <malloc.h>
 #include <sys/resource.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +12,7 @@
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
+#include "core/ir/Verifier.h"
 #include "core/passes/PassRegistry.h"
 #include "core/propagation/PropagationPasses.h"
 #include "core/session/Session.h"
@@ -62,19 +65,93 @@ double peakRssMiB()
     return static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
 
+/// A line of /proc/self/status in KiB (`VmRSS`, `VmHWM`), -1 when unknown.
+int64_t procStatusKiB(const std::string& key)
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.compare(0, key.size() + 1, key + ":") == 0)
+            return std::stoll(line.substr(key.size() + 1));
+    return -1;
+}
+
+/// The peak memory of one benchmark row: what the process held at its start (freed heap pages given
+/// back first) and, at report(), how far above that the resident set went (VmHWM, reset at the start
+/// through /proc/self/clear_refs). ru_maxrss alone is the peak of every row run before this one.
+class PeakMemory {
+public:
+    PeakMemory()
+    {
+        malloc_trim(0);
+        m_before = procStatusKiB("VmRSS");
+        std::ofstream f("/proc/self/clear_refs");
+        m_resetOk = f && (f << "5").flush();
+    }
+    void report(benchmark::State& state) const
+    {
+        if (m_resetOk && m_before >= 0)
+            state.counters["peak_delta_MiB"] = static_cast<double>(procStatusKiB("VmHWM") - m_before) / 1024.0;
+        state.counters["peak_rss_MiB"] = peakRssMiB();
+    }
+
+private:
+    int64_t m_before = -1;
+    bool m_resetOk = false;
+};
+
 void BM_Parse(benchmark::State& state)
 {
     const std::string& text = moduleText(static_cast<int>(state.range(0)));
     int64_t ops = 0;
+    PeakMemory peak;
     for (auto _ : state) {
         auto m = parse(text);
+        state.PauseTiming();
         ops = countOps(*m);
         benchmark::DoNotOptimize(m.get());
+        m.reset(); // freeing the module is timed apart (BM_Teardown)
+        state.ResumeTiming();
     }
     state.counters["ops"] = static_cast<double>(ops);
     state.counters["MB/s"] =
         benchmark::Counter(static_cast<double>(text.size()) / 1e6, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["peak_rss_MiB"] = peakRssMiB();
+    peak.report(state);
+}
+
+/// Destroying a parsed module (what a front end pays when it closes a program).
+void BM_Teardown(benchmark::State& state)
+{
+    const std::string& text = moduleText(static_cast<int>(state.range(0)));
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto m = parse(text);
+        state.ResumeTiming();
+        m.reset();
+    }
+}
+
+/// Verifying a parsed module as shardx-opt does (first failure) and as the Session does (every op).
+void BM_Verify(benchmark::State& state)
+{
+    auto m = parse(moduleText(static_cast<int>(state.range(0))));
+    if (!m) {
+        state.SkipWithError("the generated module does not parse");
+        return;
+    }
+    const ir::VerifyScope scope = state.range(1) == 0 ? ir::VerifyScope::FirstFailure : ir::VerifyScope::EveryOp;
+    PeakMemory peak;
+    for (auto _ : state) {
+        DiagnosticList diags;
+        bool ok = ir::verifyModule(*m, diags, scope);
+        if (!ok) {
+            state.SkipWithError("the generated module does not verify");
+            return;
+        }
+        benchmark::DoNotOptimize(ok);
+    }
+    state.counters["ops"] = static_cast<double>(countOps(*m));
+    peak.report(state);
 }
 
 /// Parsing the chained-add module of tst_mlirreader's largeModule, range(0) MiB of text (about 7.6k sharded adds
@@ -100,11 +177,17 @@ void BM_ParseTextMB(benchmark::State& state)
 void BM_Print(benchmark::State& state)
 {
     auto m = parse(moduleText(static_cast<int>(state.range(0))));
+    PeakMemory peak;
+    size_t bytes = 0;
     for (auto _ : state) {
         std::string out = io::printModule(*m);
+        bytes = out.size();
         benchmark::DoNotOptimize(out.data());
     }
     state.counters["ops"] = static_cast<double>(countOps(*m));
+    state.counters["MB/s"] =
+        benchmark::Counter(static_cast<double>(bytes) / 1e6, benchmark::Counter::kIsIterationInvariantRate);
+    peak.report(state);
 }
 
 /// Runs one registered pass on a fresh parse each iteration (parsing excluded from the time).
@@ -228,7 +311,10 @@ void BM_Clone(benchmark::State& state)
     }
 }
 
-/// Session::propagate as the front ends run it: strategy range(1) (0 aggressive, 1 pipeline),
+/// The strategies of `shardx-cli propagate --strategy`, by the index BM_SessionPropagate takes.
+const char* const kStrategies[] = {"aggressive", "pipeline", "basic", "op-priority", "user-priority"};
+
+/// Session::propagate as the front ends run it: strategy range(1) (an index into kStrategies),
 /// recording the trace when range(2) is 1; verification after the pass is off (timed apart).
 void BM_SessionPropagate(benchmark::State& state)
 {
@@ -238,10 +324,11 @@ void BM_SessionPropagate(benchmark::State& state)
         return;
     }
     PropagationRequest request;
-    request.strategy = state.range(1) == 0 ? "aggressive" : "pipeline";
+    request.strategy = kStrategies[state.range(1)];
     request.record = state.range(2) == 1;
     request.verifyAfterEachPass = false;
     size_t steps = 0;
+    PeakMemory peak;
     for (auto _ : state) {
         PropagationResult r = session->propagate(request);
         if (!r.ok) {
@@ -251,7 +338,7 @@ void BM_SessionPropagate(benchmark::State& state)
         steps = r.steps;
     }
     state.counters["steps"] = static_cast<double>(steps);
-    state.counters["peak_rss_MiB"] = peakRssMiB();
+    peak.report(state);
 }
 
 /// Session::seek to pseudo-random steps of a recorded aggressive propagation.
@@ -291,14 +378,15 @@ BENCHMARK(BM_Open)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProgramIds)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Clone)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionPropagate)
-    ->Args({102, 0, 0})
+    ->ArgsProduct({{10, 102, 1020}, {0, 1, 2, 3, 4}, {0}})
     ->Args({102, 0, 1})
     ->Args({102, 1, 1})
-    ->Args({1020, 0, 0})
     ->Args({1020, 0, 1})
     ->Args({1020, 1, 1})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Parse)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Teardown)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Verify)->ArgsProduct({{10, 102, 1020}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseTextMB)->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Print)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AggressivePropagate)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);

@@ -1,6 +1,8 @@
 // Tests of the generic IR: use lists, block edits, func attributes, attributes and types.
 #include <QtTest>
 
+#include <functional>
+
 #include "core/ir/Module.h"
 
 using namespace shardx;
@@ -83,6 +85,111 @@ private slots:
                                              "func.return"};
         QCOMPARE(names, expected);
         QVERIFY(f->isProperAncestorOf(w->region(0).front().terminator()));
+    }
+
+    void opNamesAreInterned()
+    {
+        // One spelling, one interned name: ops compare names as pointers.
+        OperationName add("stablehlo.add");
+        OperationName add2(std::string("stablehlo.") + "add");
+        OperationName mul("stablehlo.multiply");
+        QVERIFY(add == add2);
+        QCOMPARE(&add.str(), &add2.str());
+        QVERIFY(!(add == mul));
+        QVERIFY(add == std::string_view("stablehlo.add"));
+        QVERIFY(OperationName() == std::string_view(""));
+        Op a("stablehlo.add");
+        Op b(add);
+        QCOMPARE(&a.name(), &b.name());
+        QVERIFY(a.is(add) && !a.is(mul));
+        QCOMPARE(a.dialect(), std::string("stablehlo"));
+        a.setName("stablehlo.multiply");
+        QVERIFY(a.opName() == mul);
+        QCOMPARE(a.name(), std::string("stablehlo.multiply"));
+    }
+
+    void walksWithAndWithoutStdFunctionAgree()
+    {
+        Module m;
+        Op* f = m.body().push_back(std::make_unique<Op>("func.func"));
+        Block& body = f->addRegion()->front();
+        Op* w = body.push_back(std::make_unique<Op>("stablehlo.while"));
+        w->addRegion()->front().push_back(std::make_unique<Op>("stablehlo.add"));
+        w->region(0).front().push_back(std::make_unique<Op>("stablehlo.return"));
+        body.push_back(std::make_unique<Op>("func.return"));
+
+        std::vector<std::string> pre, preFn, post, postFn, skipped;
+        m.op().walk([&](Op* op) { pre.push_back(op->name()); });
+        const std::function<void(Op*)> fn = [&](Op* op) { preFn.push_back(op->name()); };
+        m.op().walk(fn);
+        QCOMPARE(pre, preFn);
+        m.op().walkPostOrder([&](Op* op) { post.push_back(op->name()); });
+        const std::function<void(Op*)> postFnFn = [&](Op* op) { postFn.push_back(op->name()); };
+        m.op().walkPostOrder(postFnFn);
+        QCOMPARE(post, postFn);
+        const std::vector<std::string> expectedPost = {"stablehlo.add", "stablehlo.return", "stablehlo.while",
+                                                       "func.return",   "func.func",        "builtin.module"};
+        QCOMPARE(post, expectedPost);
+        // Returning false skips the op's regions.
+        m.op().walkPreOrder([&](Op* op) {
+            skipped.push_back(op->name());
+            return op != w;
+        });
+        const std::vector<std::string> expectedSkip = {"builtin.module", "func.func", "stablehlo.while", "func.return"};
+        QCOMPARE(skipped, expectedSkip);
+        // The post-order walk takes each block's list first: the visited op may erase itself.
+        m.op().walkPostOrder([&](Op* op) {
+            if (op->name() == "stablehlo.add")
+                op->erase();
+        });
+        QCOMPARE(w->region(0).front().ops().size(), size_t(1));
+    }
+
+    void findAttrInLongAndShortLists()
+    {
+        // Short lists are scanned, long ones searched: both find every entry and nothing else.
+        for (int n : {3, 8, 9, 40}) {
+            NamedAttrList list;
+            for (int i = 0; i < n; ++i)
+                setAttr(list, "attr_" + std::to_string(i), makeAttr(IntegerAttr{i, Type::scalar("i64")}));
+            for (int i = 0; i < n; ++i) {
+                const Attribute* a = findAttr(list, "attr_" + std::to_string(i));
+                QVERIFY(a);
+                QCOMPARE(a->as<IntegerAttr>()->value, int64_t(i));
+            }
+            QVERIFY(!findAttr(list, "attr_"));
+            QVERIFY(!findAttr(list, "attr_" + std::to_string(n)));
+            QVERIFY(!findAttr(list, "attr_00"));
+        }
+    }
+
+    void moduleTearsDownWithUsesAcrossRegions()
+    {
+        // A value used inside nested regions and by ops after them; the module frees it all at once
+        // (under the sanitizers this proves nothing reads a freed use list).
+        auto m = std::make_unique<Module>();
+        Op* f = m->body().push_back(std::make_unique<Op>("func.func"));
+        Block& body = f->addRegion()->front();
+        Value* a = body.addArgument(Type::tensor({8}, "f32"));
+        Value* last = a;
+        for (int i = 0; i < 100; ++i) {
+            auto w = std::make_unique<Op>("stablehlo.while");
+            w->addOperand(last);
+            Block& inner = w->addRegion()->front();
+            auto add = std::make_unique<Op>("stablehlo.add");
+            add->addOperand(a);
+            add->addOperand(last);
+            add->addResult(Type::tensor({8}, "f32"));
+            inner.push_back(std::move(add));
+            last = w->addResult(Type::tensor({8}, "f32"));
+            body.push_back(std::move(w));
+        }
+        auto ret = std::make_unique<Op>("func.return");
+        ret->addOperand(last);
+        body.push_back(std::move(ret));
+        QCOMPARE(a->uses().size(), size_t(102)); // the first loop and its add use it twice
+        m.reset();
+        QVERIFY(!m);
     }
 
     void funcArgumentAttributes()
