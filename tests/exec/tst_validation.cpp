@@ -215,6 +215,73 @@ func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x
         QVERIFY(!report.results.front().matches());
     }
 
+    void stagesAreReportedAndACancelStops()
+    {
+        auto module = readSample("mlp_dp_tp.mlir");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        QStringList stages;
+        options.progress = [&](const std::string& stage, int done, int total) {
+            QCOMPARE(total, 5);
+            QCOMPARE(done, int(stages.size()));
+            stages << QString::fromStdString(stage);
+        };
+        QVERIFY(run(*module, options).matches());
+        QCOMPARE(stages, QStringList({"propagating", "partitioning", "running the global program",
+                                      "running the per-device programs", "comparing"}));
+        // A cancel asked while a stage runs stops the validation before the next one.
+        std::atomic<bool> cancel{false};
+        options.cancel = &cancel;
+        stages.clear();
+        options.progress = [&](const std::string& stage, int, int) {
+            stages << QString::fromStdString(stage);
+            if (stage == "partitioning")
+                cancel = true;
+        };
+        exec::ReferenceExecutor backend;
+        auto stopped = exec::validate(*module, backend, options);
+        QVERIFY(!stopped);
+        QCOMPARE(QString::fromStdString(stopped.error().message), QString(exec::kValidationCancelled));
+        QCOMPARE(stages.size(), 2);
+        // Within a run, every process stops before its next op.
+        cancel = false;
+        exec::RunHooks hooks;
+        hooks.cancel = &cancel;
+        backend.setHooks(hooks);
+        auto small = parseProgram("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                                  "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n");
+        QVERIFY(small);
+        QVERIFY(backend.runFunction(*small, "main", {tensorOf("f32", {4}, {1, 2, 3, 4})}));
+        cancel = true;
+        auto interrupted = backend.runFunction(*small, "main", {tensorOf("f32", {4}, {1, 2, 3, 4})});
+        QVERIFY(!interrupted);
+        QVERIFY2(interrupted.error().message.find("cancelled") != std::string::npos,
+                 interrupted.error().message.c_str());
+    }
+
+    void theFirstDivergenceNamesItsValueInTheModule()
+    {
+        // The GUI selects the value the divergence stands for by its ProgramIds index in the module validated.
+        auto module = readSample("mlp_dp_tp.mlir");
+        QVERIFY(module);
+        const ir::ProgramIds& ids = module->programIds();
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        options.fault = exec::InjectedFaultKind::Collective;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY(report.firstDivergence);
+        const int gv = report.firstDivergence->globalValue;
+        QVERIFY(gv >= 0 && static_cast<size_t>(gv) < ids.values().size());
+        // %6.all_reduce moves (reduces) the partial sums of %6, the second dot_general.
+        QCOMPARE(QString::fromStdString(ids.values()[static_cast<size_t>(gv)].name), QString("%6"));
+        for (const auto& r : report.results)
+            QCOMPARE(QString::fromStdString(ids.values()[static_cast<size_t>(r.globalValue)].name), QString("%8"));
+        options.fault = exec::InjectedFaultKind::SwapShards;
+        const exec::ValidationReport swapped = run(*module, options);
+        QCOMPARE(QString::fromStdString(ids.values()[static_cast<size_t>(swapped.firstDivergence->globalValue)].name),
+                 QString("%arg0"));
+    }
+
     void aFaultWithNothingToCorruptIsAnError()
     {
         // Every value replicated: no collective runs, and no two devices hold different shards.
