@@ -8,6 +8,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -39,6 +40,7 @@
 #include "views/panels/ReplicatedPanel.h"
 #include "views/panels/SourcePanel.h"
 #include "views/panels/StepTreePanel.h"
+#include "views/panels/ValidationPanel.h"
 #include "views/panels/WhyPanel.h"
 #include "views/session/SessionContext.h"
 
@@ -154,6 +156,8 @@ void MainWindow::buildPanels()
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
     auto* source = addPanel(QStringLiteral("source"), tr("Source"), new SourcePanel(*m_context),
                             Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_9);
+    auto* validation = addPanel(QStringLiteral("validation"), tr("Validation"), new ValidationPanel(*m_context),
+                                Qt::BottomDockWidgetArea);
     // Left: steps over breakpoints. Centre: the graph, the inspector and why beside it. Bottom:
     // factor table | mesh, collectives, devices, why replicated, problems and source tabbed.
     splitDockWidget(steps, graph, Qt::Horizontal);
@@ -167,6 +171,7 @@ void MainWindow::buildPanels()
     tabifyDockWidget(devices, replicated);
     tabifyDockWidget(replicated, problems);
     tabifyDockWidget(problems, source);
+    tabifyDockWidget(source, validation);
     mesh->raise();
     applyDefaultDockSizes();
     // A file that does not open shows its problems first.
@@ -645,6 +650,9 @@ int MainWindow::start(const StartupOptions& options)
         d->show();
         d->raise();
     }
+    if (!options.injectFault.isEmpty())
+        if (auto* v = findChild<ValidationPanel*>())
+            v->faultBox()->setCurrentIndex(std::max(0, v->faultBox()->findData(options.injectFault)));
     if (!options.strategy.isEmpty())
         for (QAction* a : m_strategyGroup->actions())
             a->setChecked(a->data().toString() == options.strategy);
@@ -654,6 +662,11 @@ int MainWindow::start(const StartupOptions& options)
         auto apply = [this, options] {
             if (options.step)
                 m_context->setStep(static_cast<size_t>(*options.step));
+            // Queued: the propagation's moduleChanged, which clears the panel's results, comes after this.
+            if (options.validate)
+                if (auto* v = findChild<ValidationPanel*>())
+                    QMetaObject::invokeMethod(
+                        v, [v] { v->run(); }, Qt::QueuedConnection);
             if (!options.select.isEmpty() && m_context->session()) {
                 Expected<int> v = m_context->session()->findValue(options.select.toStdString());
                 if (v)
