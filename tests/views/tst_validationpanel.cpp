@@ -184,6 +184,24 @@ private slots:
         QCOMPARE(panel.model()->rowCount(), 0);
     }
 
+    void theVulkanBackEndOrWhyNot()
+    {
+        // With a Vulkan driver (lavapipe in CI) the per-device programs run there and the summary says where ops
+        // ran; without one the reference's verdict comes with a note saying why. Either way the sample matches.
+        ValidationPanel panel(*m_context);
+        panel.show();
+        open("mlp_dp_tp.mlir");
+        chooseData(panel.backendBox(), "vulkan");
+        runToEnd(*m_context, panel);
+        const QString verdict = panel.verdictText();
+        QVERIFY2(verdict.startsWith(QStringLiteral("Match: ")), qPrintable(verdict));
+        const bool ranOnVulkan = verdict.contains(QStringLiteral("vulkan back end"));
+        if (ranOnVulkan)
+            QVERIFY2(verdict.contains(QStringLiteral("\nvulkan: ")), qPrintable(verdict));
+        else
+            QVERIFY2(verdict.contains(QStringLiteral("the verdict is the reference's")), qPrintable(verdict));
+    }
+
     void cancelAndChangesClearResults()
     {
         ValidationPanel panel(*m_context);
