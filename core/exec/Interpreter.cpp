@@ -133,6 +133,8 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
             }
             return out;
         }
+        if (m_hooks.cancel && m_hooks.cancel->load(std::memory_order_relaxed))
+            throw ExecError{"cancelled", posOf(op)};
         std::vector<Tensor> results = evalOp(op, frame, proc);
         if (results.size() != op.numResults())
             throw ExecError{"'" + name + "': produced " + std::to_string(results.size()) + " results, expected " +

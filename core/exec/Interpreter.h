@@ -5,6 +5,7 @@
 // which returns them as shardx::Error; no exception leaves core/exec.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -132,10 +133,13 @@ struct InjectedFault {
     const ir::Op* op = nullptr;
 };
 
-/// What an Interpreter does besides evaluating: observe, inject a fault. Both off by default.
+/// What an Interpreter does besides evaluating: observe, inject a fault, stop when asked. All off by default.
 struct RunHooks {
     OpObserver* observer = nullptr;
     std::optional<CollectiveFault> fault;
+    /// When set and true, every process stops before its next op with the ExecError "cancelled" (the GUI's
+    /// cancel button; the flag is read, never written, by the run).
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 /// A failed check of the interpreter conventions (`check.expect_eq` and kin).

@@ -314,6 +314,7 @@ Divergence valDivergenceOf(const ValueComparison& row)
 {
     Divergence d;
     d.value = row.name;
+    d.globalValue = row.globalValue;
     d.opName = row.opName;
     d.pos = row.pos;
     if (!row.devices.empty()) {
@@ -385,6 +386,17 @@ std::string valDiagText(const DiagnosticList& diags)
 Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor& backend,
                                     const ValidationOptions& options)
 {
+    // Stages: propagation (when asked), partitioning, the global program, the per-device programs, comparing.
+    const int stages = (options.strategy.empty() ? 0 : 1) + 4;
+    int stagesDone = 0;
+    auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
+    auto stage = [&](const char* what) {
+        if (options.progress)
+            options.progress(what, stagesDone, stages);
+        ++stagesDone;
+        return !cancelled();
+    };
+    const Error cancelError{kValidationCancelled, {}};
     ValidationReport report;
     report.backend = backend.name();
     report.strategy = options.strategy;
@@ -400,6 +412,8 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             return Error{"the module does not verify with --mesh " + options.mesh + ":\n" + valDiagText(diags), {}};
     }
     if (!options.strategy.empty()) {
+        if (!stage("propagating"))
+            return cancelError;
         const PropagationStrategy* strategy = findPropagationStrategy(options.strategy);
         if (!strategy)
             return Error{"unknown strategy '" + options.strategy + "' (" + propagationStrategyList() + ")", {}};
@@ -430,6 +444,8 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     report.mesh = deviceMesh->toString();
     report.devices = numDevices;
 
+    if (!stage("partitioning"))
+        return cancelError;
     PartitionOptions partitionOptions;
     partitionOptions.partitionCount = numDevices;
     partitionOptions.shards = ShardListing::None;
@@ -471,11 +487,14 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     }
 
     // The global program, on the reference executor.
+    if (!stage("running the global program"))
+        return cancelError;
     ReferenceExecutor reference;
     ValRecorder globalValues(globalFunc, 1);
-    if (options.intermediates)
-        reference.setHooks(RunHooks{&globalValues, std::nullopt});
+    reference.setHooks(RunHooks{options.intermediates ? &globalValues : nullptr, std::nullopt, options.cancel});
     Expected<std::vector<Tensor>> globalResults = reference.runFunction(*work, options.entry, inputs);
+    if (cancelled())
+        return cancelError;
     if (!globalResults)
         return Error{"the global program did not run: " + globalResults.error().message, globalResults.error().pos};
     std::unordered_map<int, const Tensor*> globalById;
@@ -534,8 +553,11 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             flatArgs.push_back(t);
 
     // The per-device programs, on the back end.
+    if (!stage("running the per-device programs"))
+        return cancelError;
     ValRecorder localValues(localFunc, static_cast<size_t>(numDevices));
     RunHooks hooks;
+    hooks.cancel = options.cancel;
     if (options.intermediates)
         hooks.observer = &localValues;
     if (options.fault == InjectedFaultKind::Collective) {
@@ -551,6 +573,8 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
         local, {std::vector<std::string>(static_cast<size_t>(numDevices), options.entry)}, flatArgs);
     backend.setHooks(RunHooks{});
     const InjectedFault struck = backend.lastInjectedFault();
+    if (cancelled())
+        return cancelError;
     if (!localResults)
         return Error{"the per-device program did not run: " + localResults.error().message, localResults.error().pos};
     if (options.fault == InjectedFaultKind::Collective) {
@@ -569,6 +593,8 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
                        ") corrupted on device " + std::to_string(struck.process);
     }
 
+    if (!stage("comparing"))
+        return cancelError;
     // What each value of the program before convert-global-to-local stands for.
     std::unordered_map<int, ValGlobalInfo> info;
     const ir::Block& preBody = preFunc->region(0).front();
@@ -629,6 +655,8 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             row.order = a;
             const ir::Value* arg = localBody.arg(a);
             row.name = row.globalName = arg->programId >= 0 ? nameOf(arg->programId) : "%arg" + std::to_string(a);
+            row.globalValue =
+                arg->programId >= 0 && static_cast<size_t>(arg->programId) < userValues ? arg->programId : -1;
             row.pos = valPos(module, arg->pos.isKnown() ? arg->pos : globalFunc->pos);
             const TensorSharding* s = ir::funcArgSharding(*preFunc, a);
             const std::string why =
@@ -662,6 +690,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
                 row.order = static_cast<int64_t>(numArgs) + position;
                 row.name = name;
                 row.globalName = nameOf(it->second.logical);
+                row.globalValue = it->second.logical;
                 row.opName = op.name();
                 row.pos = valPos(module, op.pos);
                 const TensorSharding* s = it->second.sharding;
@@ -681,7 +710,11 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
         row.name = row.globalName = "result " + std::to_string(r);
         // Where the user's program computes it: the op defining the returned value.
         const ir::Op& ret = *globalFunc->region(0).front().ops().back();
-        const ir::Op* def = r < ret.numOperands() ? ret.operand(static_cast<unsigned>(r))->definingOp() : nullptr;
+        const ir::Value* returned = r < ret.numOperands() ? ret.operand(static_cast<unsigned>(r)) : nullptr;
+        const ir::Op* def = returned ? returned->definingOp() : nullptr;
+        row.globalValue = returned && returned->programId >= 0 && static_cast<size_t>(returned->programId) < userValues
+                              ? returned->programId
+                              : -1;
         row.pos = valPos(module, def ? def->pos : globalFunc->pos);
         row.opName = def ? def->name() : std::string();
         const TensorSharding* s = ir::funcResultSharding(*preFunc, static_cast<unsigned>(r));

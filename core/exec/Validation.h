@@ -4,7 +4,9 @@
 // back shard by shard and compared under a tolerance per element type.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,7 +71,15 @@ struct ValidationOptions {
     /// collective it runs (0-based, in program order).
     int64_t faultDevice = -1;
     int64_t faultCollective = 0;
+    /// Called (on the validating thread) as each stage starts: `stage` says what runs (`partitioning`), `done`
+    /// stages of `total` are behind it. Optional.
+    std::function<void(const std::string& stage, int done, int total)> progress;
+    /// When set and true, validation stops at the next stage or op with the Error kValidationCancelled.
+    const std::atomic<bool>* cancel = nullptr;
 };
+
+/// The message of the Error validate() returns when ValidationOptions::cancel stopped it.
+inline constexpr const char* kValidationCancelled = "validation cancelled";
 
 /// One value compared: the global program's against every device's shard of it.
 struct ValueComparison {
@@ -79,14 +89,17 @@ struct ValueComparison {
     /// (`%4.all_gather`).
     std::string name;
     std::string globalName; ///< the global program's value it is compared with (`%4`)
-    std::string opName;     ///< the per-device program's op defining it (`stablehlo.all_gather`); empty for
-                            ///< arguments and results
-    SourcePos pos;          ///< where that op (or argument) is in the user's file
-    std::string type;       ///< the global type, `tensor<16x64xf32>`
-    std::string localType;  ///< each device's, `tensor<8x16xf32>`
-    std::string sharding;   ///< `<@mesh, [{"data"}, {}]>`, `<replicated>`
-    int64_t order = 0;      ///< program order in the per-device program (arguments first, results last)
-    int64_t elements = 0;   ///< elements compared, over every device
+    /// That value's ProgramIds index in the module validated (the ids of `module` as given; for a result, the
+    /// value returned); -1 where none.
+    int globalValue = -1;
+    std::string opName;    ///< the per-device program's op defining it (`stablehlo.all_gather`); empty for
+                           ///< arguments and results
+    SourcePos pos;         ///< where that op (or argument) is in the user's file
+    std::string type;      ///< the global type, `tensor<16x64xf32>`
+    std::string localType; ///< each device's, `tensor<8x16xf32>`
+    std::string sharding;  ///< `<@mesh, [{"data"}, {}]>`, `<replicated>`
+    int64_t order = 0;     ///< program order in the per-device program (arguments first, results last)
+    int64_t elements = 0;  ///< elements compared, over every device
     double maxAbsError = 0;
     double maxRelError = 0; ///< over elements whose global value is not zero
     double nmse = 0;        ///< sum of squared errors / sum of squared global values (0 when both are 0)
@@ -103,8 +116,9 @@ struct ValueComparison {
 
 /// The first value (in program order) whose per-device data differ from the global program's.
 struct Divergence {
-    std::string value;  ///< its name
-    std::string opName; ///< the op that computed it (`stablehlo.all_gather`), empty for an argument or result
+    std::string value;    ///< its name
+    int globalValue = -1; ///< ValueComparison::globalValue of the value
+    std::string opName;   ///< the op that computed it (`stablehlo.all_gather`), empty for an argument or result
     SourcePos pos;
     int64_t device = -1;
     std::string what; ///< `max abs error 1 (tolerance 1e-05 + 0.0001*|x|)`, `replicas [0, 4] disagree`

@@ -275,6 +275,128 @@ bool Converter::namedComputation(ir::Op* op)
     return true;
 }
 
+namespace {
+
+/// The axes of each dimension of `s` (none for a replicated value).
+std::vector<AxisList> g2lDimAxes(const TensorSharding* s)
+{
+    std::vector<AxisList> axes;
+    if (s)
+        for (const DimSharding& d : s->dims)
+            axes.push_back(d.axes);
+    return axes;
+}
+
+} // namespace
+
+// A while's loop-carried value i is one value with one sharding, the op's result sharding S_i: the operand and
+// the body's return operand were resharded to S_i (insert-explicit-reshards, SDY.md 4.9), so each device enters
+// and leaves an iteration with its S_i shard. Shardy leaves the cond and body arguments global (PARTITION.md
+// 7.8.6: a sharded loop-carried value is not supported), which makes the local loop ill-typed. The passes before
+// this one read those arguments as unsharded (ShardingAccess gives a while's block argument no sharding), so the
+// ops of the regions expect the whole value: the arguments get their local type under S_i and are gathered back
+// to the whole value at the start of each region. An sdy.all_slice of an argument to exactly S_i (the reshard the
+// body's first use of the argument got) takes the local argument as it is instead of gathering and slicing.
+bool Converter::whileLoop(ir::Op* op)
+{
+    if (!localizeResults(*op))
+        return false;
+    for (unsigned r = 0; r < op->numRegions(); ++r) {
+        if (op->region(r).empty())
+            continue;
+        ir::Block& block = op->region(r).front();
+        for (unsigned i = 0; i < block.numArgs() && i < op->numResults(); ++i) {
+            const TensorSharding* s = sharding(op->result(i));
+            ir::Value* arg = block.arg(i);
+            if (fullyReplicated(s) || !arg->type().isRankedTensor())
+                continue;
+            const Mesh* mesh = meshOf(*s);
+            if (!mesh)
+                return fail(*op, "the mesh of the sharding of this while's result " + std::to_string(i) +
+                                     " cannot be found");
+            std::optional<ir::Type> local = localType(arg->type(), s, *op);
+            if (!local)
+                return false;
+            arg->setType(*local);
+            m_shardings[arg] = *s;
+            const std::vector<AxisList> axes = g2lDimAxes(s);
+            std::vector<ir::Use> wholeUses;
+            std::vector<ir::Op*> slices;
+            for (const ir::Use& u : arg->uses()) {
+                const TensorSharding* out = u.user->name() == "sdy.all_slice" ? ir::outSharding(*u.user) : nullptr;
+                bool same = out && out->mesh == s->mesh && out->dims.size() == axes.size();
+                for (size_t d = 0; same && d < axes.size(); ++d)
+                    same = out->dims[d].axes == axes[d];
+                if (same)
+                    slices.push_back(u.user);
+                else
+                    wholeUses.push_back(u);
+            }
+            for (ir::Op* slice : slices) {
+                slice->result(0)->replaceAllUsesWith(arg);
+                slice->dropAllReferences();
+                m_erased.insert(slice);
+                slice->erase();
+            }
+            if (wholeUses.empty())
+                continue;
+            ir::Builder b;
+            b.setInsertionPointToStart(block);
+            b.setLocationOf(*op);
+            ir::Value* whole = gatherAxes(b, arg, *mesh, s->mesh, axes);
+            for (const ir::Use& u : wholeUses)
+                u.user->setOperand(u.index, whole);
+        }
+    }
+    return true;
+}
+
+// The value a branch of a case or if, or a while body, returns as result j of its op must be laid out as that
+// result (its local type is the result's). Propagation gives an `if` no data-flow edges, so nothing reshards its
+// branches' results: a branch may compute a sharded value the op returns unsharded (or the other way round).
+// The value is made whole (all-gathered) where it is sharded and then sliced to the result's sharding. The
+// predicate of a user's case or if is a scalar, the same on every device, so every device of a group runs the
+// gather; the single-device ifs of -sdy-resolve-single-device-sharding return unsharded values to unsharded
+// results and get nothing.
+bool Converter::regionReturn(ir::Op* op)
+{
+    const ir::Op* parent = op->parentOp();
+    if (!parent)
+        return true;
+    const std::string& name = parent->name();
+    const bool whileBody = name == "stablehlo.while" && parent->numRegions() > 1 && !parent->region(1).empty() &&
+                           op->parentBlock() == &parent->region(1).front();
+    if (!whileBody && name != "stablehlo.case" && name != "stablehlo.if")
+        return true;
+    for (unsigned j = 0; j < op->numOperands() && j < parent->numResults(); ++j) {
+        const TensorSharding* from = fullyReplicated(operandSharding(*op, j)) ? nullptr : operandSharding(*op, j);
+        const TensorSharding* to = fullyReplicated(sharding(parent->result(j))) ? nullptr : sharding(parent->result(j));
+        ir::Value* v = op->operand(j);
+        if (!v->type().isRankedTensor() || (!from && !to) ||
+            (from && to && from->mesh == to->mesh && g2lDimAxes(from) == g2lDimAxes(to)))
+            continue;
+        const Mesh* fromMesh = from ? meshOf(*from) : nullptr;
+        const Mesh* toMesh = to ? meshOf(*to) : nullptr;
+        if ((from && !fromMesh) || (to && !toMesh))
+            return fail(*op, "the mesh of the sharding of operand " + std::to_string(j) +
+                                 " or of the result it "
+                                 "returns cannot be found");
+        ir::Builder b;
+        b.setInsertionPoint(*op);
+        b.setLocationOf(*op);
+        if (from)
+            v = gatherAxes(b, v, *fromMesh, from->mesh, g2lDimAxes(from));
+        if (to) {
+            std::optional<ir::Type> local = localType(v->type(), to, *op);
+            if (!local)
+                return false;
+            v = sliceByAxes(b, v, *toMesh, g2lDimAxes(to), *local);
+        }
+        op->setOperand(j, v);
+    }
+    return true;
+}
+
 bool Converter::constant(ir::Op* op)
 {
     ir::Value* result = op->result(0);
@@ -338,6 +460,10 @@ bool Converter::convert(ir::Op* op)
         return manualComputation(op);
     if (name == "sdy.named_computation")
         return namedComputation(op);
+    if (name == "stablehlo.while")
+        return whileLoop(op);
+    if (name == "stablehlo.return")
+        return regionReturn(op);
     if (name == "sdy.return")
         return true;
     if (name.rfind("sdy.", 0) == 0)

@@ -34,22 +34,29 @@ bool Converter::allGather(ir::Op* op)
     if (!mesh)
         return fail(*op, "the mesh of this all_gather's out_sharding cannot be found");
     ir::Value* input = op->operand(0);
-    const std::vector<int64_t> local = input->type().shape();
-    const std::vector<AxisList> axes = perDim(*op, local.size());
-    std::vector<int> dims;
-    for (size_t i = 0; i < axes.size(); ++i)
-        if (!axes[i].empty())
-            dims.push_back(static_cast<int>(i));
-    if (dims.empty())
+    const std::vector<AxisList> axes = perDim(*op, input->type().shape().size());
+    if (std::all_of(axes.begin(), axes.end(), [](const AxisList& a) { return a.empty(); }))
         return fail(*op, "this all_gather gathers no axis");
     ir::Builder b;
     b.setInsertionPoint(*op);
     b.setLocationOf(*op);
+    replace(op, gatherAxes(b, input, *mesh, out->mesh, axes));
+    return true;
+}
+
+ir::Value* Converter::gatherAxes(ir::Builder& b, ir::Value* input, const Mesh& mesh, const MeshRef& meshRef,
+                                 const std::vector<AxisList>& axes)
+{
+    const std::vector<int64_t> local = input->type().shape();
+    std::vector<int> dims;
+    for (size_t i = 0; i < axes.size() && i < local.size(); ++i)
+        if (!axes[i].empty())
+            dims.push_back(static_cast<int>(i));
     ir::Value* cur = input;
     if (dims.size() == 1 || m_options.perDimAllGather) {
         for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
             int64_t size = 1;
-            ir::AttrPtr groups = replicaGroups(*mesh, out->mesh, axes[static_cast<size_t>(*it)], size);
+            ir::AttrPtr groups = replicaGroups(mesh, meshRef, axes[static_cast<size_t>(*it)], size);
             std::vector<int64_t> shape = cur->type().shape();
             if (shape[static_cast<size_t>(*it)] != ir::Type::kDynamic)
                 shape[static_cast<size_t>(*it)] *= size;
@@ -60,48 +67,46 @@ bool Converter::allGather(ir::Op* op)
                           {"use_global_device_ids", unit()}})
                       ->result(0);
         }
-    } else {
-        // One all-gather of a new leading dimension, then the pieces are moved into place.
-        const size_t k = dims.size();
-        AxisList all;
-        std::vector<int64_t> factors;
-        for (int d : dims) {
-            all.insert(all.end(), axes[static_cast<size_t>(d)].begin(), axes[static_cast<size_t>(d)].end());
-            factors.push_back(axesProduct(axes[static_cast<size_t>(d)], *mesh));
-        }
-        std::vector<int64_t> s0 = {1};
-        s0.insert(s0.end(), local.begin(), local.end());
-        ir::Value* t0 = reshape(b, cur, s0);
-        int64_t g = 1;
-        ir::AttrPtr groups = replicaGroups(*mesh, out->mesh, all, g);
-        std::vector<int64_t> s1 = s0;
-        s1[0] = g;
-        ir::Value* t1 = create(b, "stablehlo.all_gather", {t0}, {t0->type().withShape(s1)},
-                               {{"all_gather_dim", i64(0)},
-                                {"channel_handle", nextChannel()},
-                                {"replica_groups", groups},
-                                {"use_global_device_ids", unit()}})
-                            ->result(0);
-        std::vector<int64_t> s2 = factors;
-        s2.insert(s2.end(), local.begin(), local.end());
-        ir::Value* t2 = reshape(b, t1, s2);
-        std::vector<int64_t> perm;
-        size_t j = 0;
-        for (size_t i = 0; i < local.size(); ++i) {
-            if (j < k && static_cast<int>(i) == dims[j]) {
-                perm.push_back(static_cast<int64_t>(j));
-                ++j;
-            }
-            perm.push_back(static_cast<int64_t>(k + i));
-        }
-        ir::Value* t3 = transpose(b, t2, perm);
-        std::vector<int64_t> s4 = local;
-        for (size_t m = 0; m < k; ++m)
-            s4[static_cast<size_t>(dims[m])] *= factors[m];
-        cur = reshape(b, t3, s4);
+        return cur;
     }
-    replace(op, cur);
-    return true;
+    // One all-gather of a new leading dimension, then the pieces are moved into place.
+    const size_t k = dims.size();
+    AxisList all;
+    std::vector<int64_t> factors;
+    for (int d : dims) {
+        all.insert(all.end(), axes[static_cast<size_t>(d)].begin(), axes[static_cast<size_t>(d)].end());
+        factors.push_back(axesProduct(axes[static_cast<size_t>(d)], mesh));
+    }
+    std::vector<int64_t> s0 = {1};
+    s0.insert(s0.end(), local.begin(), local.end());
+    ir::Value* t0 = reshape(b, cur, s0);
+    int64_t g = 1;
+    ir::AttrPtr groups = replicaGroups(mesh, meshRef, all, g);
+    std::vector<int64_t> s1 = s0;
+    s1[0] = g;
+    ir::Value* t1 = create(b, "stablehlo.all_gather", {t0}, {t0->type().withShape(s1)},
+                           {{"all_gather_dim", i64(0)},
+                            {"channel_handle", nextChannel()},
+                            {"replica_groups", groups},
+                            {"use_global_device_ids", unit()}})
+                        ->result(0);
+    std::vector<int64_t> s2 = factors;
+    s2.insert(s2.end(), local.begin(), local.end());
+    ir::Value* t2 = reshape(b, t1, s2);
+    std::vector<int64_t> perm;
+    size_t j = 0;
+    for (size_t i = 0; i < local.size(); ++i) {
+        if (j < k && static_cast<int>(i) == dims[j]) {
+            perm.push_back(static_cast<int64_t>(j));
+            ++j;
+        }
+        perm.push_back(static_cast<int64_t>(k + i));
+    }
+    ir::Value* t3 = transpose(b, t2, perm);
+    std::vector<int64_t> s4 = local;
+    for (size_t m = 0; m < k; ++m)
+        s4[static_cast<size_t>(dims[m])] *= factors[m];
+    return reshape(b, t3, s4);
 }
 
 bool Converter::allSlice(ir::Op* op)

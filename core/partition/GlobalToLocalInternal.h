@@ -57,6 +57,10 @@ public:
     /// `dynamic_slice` of `x` to `local` by per-dimension axes (PARTITION.md 7.5.3).
     ir::Value* sliceByAxes(ir::Builder& b, ir::Value* x, const Mesh& mesh, const std::vector<AxisList>& axes,
                            const ir::Type& local);
+    /// The StableHLO all-gathers that make `input` (a local shard, sharded in dimension d on
+    /// `axes[d]`) whole in every dimension with axes (PARTITION.md 7.6.1).
+    ir::Value* gatherAxes(ir::Builder& b, ir::Value* input, const Mesh& mesh, const MeshRef& meshRef,
+                          const std::vector<AxisList>& axes);
     /// Replica groups of `axes` (PARTITION.md 7.5.4); `groupSize` receives the group size.
     ir::AttrPtr replicaGroups(const Mesh& mesh, const MeshRef& ref, const AxisList& axes, int64_t& groupSize);
     /// `#stablehlo.channel_handle<handle = n, type = 1>` with the next n.
@@ -101,6 +105,8 @@ private:
     bool func(ir::Op* op);
     bool manualComputation(ir::Op* op);
     bool namedComputation(ir::Op* op);
+    bool whileLoop(ir::Op* op);
+    bool regionReturn(ir::Op* op);
     bool constant(ir::Op* op);
 
     ir::Module& m_module;

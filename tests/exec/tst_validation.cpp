@@ -55,11 +55,6 @@ private slots:
             QVERIFY2(report.error().message.find("sub-axis") != std::string::npos, report.error().message.c_str());
             return;
         }
-        if (sample == "loop_argmax.mlir")
-            QEXPECT_FAIL("",
-                         "the partitioner leaves the while body's argument global (tensor<16x64xf32>) while "
-                         "the loop carries the local tensor<8x64xf32>: the per-device program does not run",
-                         Abort);
         QVERIFY2(report, report ? "" : report.error().format().c_str());
         QVERIFY2(report->matches(), reportText(*report).constData());
         QCOMPARE(report->devices, mesh.isEmpty() ? int64_t(8) : int64_t(4));
@@ -67,6 +62,71 @@ private slots:
         QVERIFY(!report->intermediates.empty());
         for (const auto& r : report->results)
             QVERIFY(r.elements > 0);
+    }
+
+    void loopsAndBranchesWithShardedValuesMatch_data()
+    {
+        QTest::addColumn<bool>("predicate");
+        QTest::newRow("then") << true;
+        QTest::newRow("else") << false;
+    }
+    void loopsAndBranchesWithShardedValuesMatch()
+    {
+        // A loop carrying a value sharded on both axes, read whole (reversed, summed) in its cond and body; an if
+        // whose branches compute values sharded unlike its result; a case after it. Reversing moves rows between
+        // devices, so a loop argument left global, or a branch result laid out unlike its op's, cannot match.
+        QFETCH(bool, predicate);
+        auto module = parseProgram(R"(
+sdy.mesh @mesh = <["x"=2, "y"=2]>
+func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}, %p: tensor<i1>) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %lim = stablehlo.constant dense<100.0> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0:2 = stablehlo.while(%i = %c, %v = %arg0) : tensor<i32>, tensor<8x4xf32> attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, []>, <@mesh, [{"x"}, {"y"}]>]>}
+   cond {
+    %s = stablehlo.reduce(%v init: %zero) applies stablehlo.add across dimensions = [0, 1] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, []>]>} : (tensor<8x4xf32>, tensor<f32>) -> tensor<f32>
+    %a = stablehlo.abs %s : tensor<f32>
+    %q = stablehlo.compare LT, %a, %lim, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %k = stablehlo.constant dense<3> : tensor<i32>
+    %n = stablehlo.compare LT, %i, %k, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %r = stablehlo.and %q, %n : tensor<i1>
+    stablehlo.return %r : tensor<i1>
+  } do {
+    %rev = stablehlo.reverse %v, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<8x4xf32>
+    %t = stablehlo.add %rev, %v {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<8x4xf32>
+    %n = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %n, %t : tensor<i32>, tensor<8x4xf32>
+  }
+  %1 = "stablehlo.if"(%p) ({
+    %a = stablehlo.abs %0#1 : tensor<8x4xf32>
+    stablehlo.return %a : tensor<8x4xf32>
+  }, {
+    %r = stablehlo.reverse %0#1, dims = [1] : tensor<8x4xf32>
+    stablehlo.return %r : tensor<8x4xf32>
+  }) : (tensor<i1>) -> tensor<8x4xf32>
+  %ci = stablehlo.convert %p : (tensor<i1>) -> tensor<i32>
+  %2 = "stablehlo.case"(%ci) ({
+    %a = stablehlo.negate %1 : tensor<8x4xf32>
+    stablehlo.return %a : tensor<8x4xf32>
+  }, {
+    %b = stablehlo.exponential %1 : tensor<8x4xf32>
+    stablehlo.return %b : tensor<8x4xf32>
+  }) : (tensor<i32>) -> tensor<8x4xf32>
+  return %2 : tensor<8x4xf32>
+})");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        std::vector<float> x(32);
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = static_cast<float>(i % 7) / 8.0f - 0.25f;
+        options.inputs = {tensorOf("f32", {8, 4}, std::vector<double>(x.begin(), x.end())),
+                          tensorOf("i1", {}, {predicate ? 1.0 : 0.0})};
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY2(report.matches(), reportText(report).constData());
+        QCOMPARE(report.devices, int64_t(4));
+        QCOMPARE(report.results.front().elements, int64_t(32));
     }
 
     void aTransformerMatches_data()
@@ -153,6 +213,73 @@ private slots:
         QCOMPARE(report.arguments.front().devices, (std::vector<int64_t>{0, 4}));
         QVERIFY(report.fault.find("devices 0 and 4") != std::string::npos);
         QVERIFY(!report.results.front().matches());
+    }
+
+    void stagesAreReportedAndACancelStops()
+    {
+        auto module = readSample("mlp_dp_tp.mlir");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        QStringList stages;
+        options.progress = [&](const std::string& stage, int done, int total) {
+            QCOMPARE(total, 5);
+            QCOMPARE(done, int(stages.size()));
+            stages << QString::fromStdString(stage);
+        };
+        QVERIFY(run(*module, options).matches());
+        QCOMPARE(stages, QStringList({"propagating", "partitioning", "running the global program",
+                                      "running the per-device programs", "comparing"}));
+        // A cancel asked while a stage runs stops the validation before the next one.
+        std::atomic<bool> cancel{false};
+        options.cancel = &cancel;
+        stages.clear();
+        options.progress = [&](const std::string& stage, int, int) {
+            stages << QString::fromStdString(stage);
+            if (stage == "partitioning")
+                cancel = true;
+        };
+        exec::ReferenceExecutor backend;
+        auto stopped = exec::validate(*module, backend, options);
+        QVERIFY(!stopped);
+        QCOMPARE(QString::fromStdString(stopped.error().message), QString(exec::kValidationCancelled));
+        QCOMPARE(stages.size(), 2);
+        // Within a run, every process stops before its next op.
+        cancel = false;
+        exec::RunHooks hooks;
+        hooks.cancel = &cancel;
+        backend.setHooks(hooks);
+        auto small = parseProgram("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                                  "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n");
+        QVERIFY(small);
+        QVERIFY(backend.runFunction(*small, "main", {tensorOf("f32", {4}, {1, 2, 3, 4})}));
+        cancel = true;
+        auto interrupted = backend.runFunction(*small, "main", {tensorOf("f32", {4}, {1, 2, 3, 4})});
+        QVERIFY(!interrupted);
+        QVERIFY2(interrupted.error().message.find("cancelled") != std::string::npos,
+                 interrupted.error().message.c_str());
+    }
+
+    void theFirstDivergenceNamesItsValueInTheModule()
+    {
+        // The GUI selects the value the divergence stands for by its ProgramIds index in the module validated.
+        auto module = readSample("mlp_dp_tp.mlir");
+        QVERIFY(module);
+        const ir::ProgramIds& ids = module->programIds();
+        exec::ValidationOptions options;
+        options.intermediates = true;
+        options.fault = exec::InjectedFaultKind::Collective;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY(report.firstDivergence);
+        const int gv = report.firstDivergence->globalValue;
+        QVERIFY(gv >= 0 && static_cast<size_t>(gv) < ids.values().size());
+        // %6.all_reduce moves (reduces) the partial sums of %6, the second dot_general.
+        QCOMPARE(QString::fromStdString(ids.values()[static_cast<size_t>(gv)].name), QString("%6"));
+        for (const auto& r : report.results)
+            QCOMPARE(QString::fromStdString(ids.values()[static_cast<size_t>(r.globalValue)].name), QString("%8"));
+        options.fault = exec::InjectedFaultKind::SwapShards;
+        const exec::ValidationReport swapped = run(*module, options);
+        QCOMPARE(QString::fromStdString(ids.values()[static_cast<size_t>(swapped.firstDivergence->globalValue)].name),
+                 QString("%arg0"));
     }
 
     void aFaultWithNothingToCorruptIsAnError()

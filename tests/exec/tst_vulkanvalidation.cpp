@@ -66,11 +66,6 @@ private slots:
         options.intermediates = true;
         const int64_t before = m_vk->stats().deviceCount();
         auto report = exec::validate(*module, *m_vk, options);
-        if (sample == "loop_argmax.mlir")
-            QEXPECT_FAIL("",
-                         "the partitioner leaves the while body's argument global: the per-device program "
-                         "does not run (see tst_validation)",
-                         Abort);
         QVERIFY2(report, report ? "" : report.error().format().c_str());
         QVERIFY2(report->matches(), reportText(*report).constData());
         QCOMPARE(report->backend, std::string("vulkan"));

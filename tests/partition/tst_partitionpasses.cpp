@@ -632,6 +632,76 @@ func.func @f(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}
                               "stablehlo.select %15, %13, %cst", "replica_groups = dense<[[0, 1]]>"}));
     }
 
+    void whileArgumentsTakeTheLoopsLocalType()
+    {
+        // The loop carries %v sharded [{"x"}, {}] on x=2 (4x2 per device): the operand and the body's result
+        // are 4x2, so the cond and body arguments are too. The body's ops were partitioned reading the argument
+        // as unsharded: the all_slice to the loop's own sharding takes the local argument as it is, the
+        // reverse (which needs the whole value) reads an all-gather of it made at the start of the body.
+        const std::string out = run(R"(sdy.mesh @m = <["x"=2]>
+func.func @f(%arg0: tensor<8x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) -> (tensor<8x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c, %v = %arg0) : tensor<i32>, tensor<8x2xf32> attributes {sdy.sharding = #sdy.sharding_per_value<[<@m, []>, <@m, [{"x"}, {}]>]>}
+   cond {
+    %k = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %k, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %s = sdy.all_slice [{"x"}, {}] %v out_sharding=<@m, [{"x"}, {}]> : tensor<8x2xf32>
+    %n = stablehlo.negate %s {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : tensor<8x2xf32>
+    %r = stablehlo.reverse %v, dims = [0] : tensor<8x2xf32>
+    %t = sdy.all_slice [{"x"}, {}] %r out_sharding=<@m, [{"x"}, {}]> : tensor<8x2xf32>
+    %a = stablehlo.add %n, %t {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : tensor<8x2xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %a : tensor<i32>, tensor<8x2xf32>
+  }
+  return %0#1 : tensor<8x2xf32>
+})",
+                                    {{"sdy-convert-global-to-local", {}}, {"sdy-drop-sharding-and-mesh", {}}});
+        QVERIFY(
+            inOrder(out, {"stablehlo.while(%iterArg = %c, %iterArg_0 = %arg0) : tensor<i32>, tensor<4x2xf32>", "} do {",
+                          "%1 = \"stablehlo.all_gather\"(%iterArg_0) <{all_gather_dim = 0 : i64",
+                          "(tensor<4x2xf32>) -> tensor<8x2xf32>", "%2 = stablehlo.negate %iterArg_0 : tensor<4x2xf32>",
+                          "%3 = stablehlo.reverse %1, dims = [0] : tensor<8x2xf32>",
+                          "stablehlo.return %10, %9 : tensor<i32>, tensor<4x2xf32>"}));
+        // Only the reversed value is sliced: the slice of the argument to its own sharding is gone.
+        size_t slices = 0;
+        for (const QString& line : QString::fromStdString(out).split('\n'))
+            if (line.contains("stablehlo.dynamic_slice %") && line.endsWith("-> tensor<4x2xf32>"))
+                ++slices;
+        QCOMPARE(slices, size_t(1));
+    }
+
+    void branchResultsAreLaidOutAsTheOpsResults()
+    {
+        // The if's result is unsharded (propagation gives an if no data-flow edges), its then-branch returns a
+        // value sharded [{"x"}, {}]: the branch gathers it, so both branches return the whole 8x2 the if's
+        // local type is. The else-branch's all_gather was there already.
+        const std::string out = run(R"(sdy.mesh @m = <["x"=2]>
+func.func @f(%arg0: tensor<8x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}, %p: tensor<i1>, %c: tensor<i32>) -> (tensor<8x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>}) {
+  %0 = "stablehlo.if"(%p) ({
+    %a = stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : tensor<8x2xf32>
+    stablehlo.return %a : tensor<8x2xf32>
+  }, {
+    %g = sdy.all_gather [{"x"}, {}] %arg0 out_sharding=<@m, [{}, {}]> : tensor<8x2xf32>
+    stablehlo.return %g : tensor<8x2xf32>
+  }) : (tensor<i1>) -> tensor<8x2xf32>
+  %1 = "stablehlo.case"(%c) ({
+    stablehlo.return %0 : tensor<8x2xf32>
+  }) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>} : (tensor<i32>) -> tensor<8x2xf32>
+  return %1 : tensor<8x2xf32>
+})",
+                                    {{"sdy-convert-global-to-local", {}}, {"sdy-drop-sharding-and-mesh", {}}});
+        QVERIFY(inOrder(out, {"%2 = stablehlo.abs %arg0 : tensor<4x2xf32>",
+                              "%3 = \"stablehlo.all_gather\"(%2) <{all_gather_dim = 0 : i64",
+                              "stablehlo.return %3 : tensor<8x2xf32>", "\"stablehlo.all_gather\"(%arg0)",
+                              "}) : (tensor<i1>) -> tensor<8x2xf32>",
+                              // The case's result is sharded, its branch returns the unsharded if: a slice.
+                              "stablehlo.dynamic_slice %0, %", "sizes = [4, 2] : (tensor<8x2xf32>",
+                              "}) : (tensor<i32>) -> tensor<4x2xf32>"}));
+    }
+
     void inlinedManualComputationKeepsEachSidesView()
     {
         // PARTITION.md 7.8.4 and 7.9.3-7.9.4 by hand. x=2; %arg0 8x2 sharded [{"x"}, {}] is 4x2 per

@@ -8,6 +8,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -41,6 +42,7 @@
 #include "views/panels/SourcePanel.h"
 #include "views/panels/StepTreePanel.h"
 #include "views/panels/TypesPanel.h"
+#include "views/panels/ValidationPanel.h"
 #include "views/panels/WhyPanel.h"
 #include "views/session/SessionContext.h"
 
@@ -159,6 +161,8 @@ void MainWindow::buildPanels()
     // How users write shardings: JAX's explicit-mode types and scalax-style rules (typed when shown).
     auto* types = addPanel(QStringLiteral("types"), tr("Types"), new TypesPanel(*m_context), Qt::BottomDockWidgetArea);
     auto* rules = addPanel(QStringLiteral("rules"), tr("Rules"), new RulesPanel(*m_context), Qt::BottomDockWidgetArea);
+    auto* validation = addPanel(QStringLiteral("validation"), tr("Validation"), new ValidationPanel(*m_context),
+                                Qt::BottomDockWidgetArea);
     // Left: steps over breakpoints. Centre: the graph, the inspector and why beside it. Bottom:
     // factor table | mesh, collectives, devices, why replicated, problems and source tabbed.
     splitDockWidget(steps, graph, Qt::Horizontal);
@@ -174,6 +178,7 @@ void MainWindow::buildPanels()
     tabifyDockWidget(problems, source);
     tabifyDockWidget(source, types);
     tabifyDockWidget(types, rules);
+    tabifyDockWidget(rules, validation);
     mesh->raise();
     applyDefaultDockSizes();
     // A file that does not open shows its problems first.
@@ -657,6 +662,9 @@ int MainWindow::start(const StartupOptions& options)
     if (!options.rules.isEmpty())
         if (auto* rules = qobject_cast<RulesPanel*>(dock(QStringLiteral("rules"))->widget()))
             rules->loadRules(QFileInfo(options.rules).absoluteFilePath());
+    if (!options.injectFault.isEmpty())
+        if (auto* v = findChild<ValidationPanel*>())
+            v->faultBox()->setCurrentIndex(std::max(0, v->faultBox()->findData(options.injectFault)));
     if (!options.strategy.isEmpty())
         for (QAction* a : m_strategyGroup->actions())
             a->setChecked(a->data().toString() == options.strategy);
@@ -666,6 +674,11 @@ int MainWindow::start(const StartupOptions& options)
         auto apply = [this, options] {
             if (options.step)
                 m_context->setStep(static_cast<size_t>(*options.step));
+            // Queued: the propagation's moduleChanged, which clears the panel's results, comes after this.
+            if (options.validate)
+                if (auto* v = findChild<ValidationPanel*>())
+                    QMetaObject::invokeMethod(
+                        v, [v] { v->run(); }, Qt::QueuedConnection);
             if (!options.select.isEmpty() && m_context->session()) {
                 Expected<int> v = m_context->session()->findValue(options.select.toStdString());
                 if (v)

@@ -40,14 +40,24 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
                             QStringLiteral("WxH"));
     QCommandLineOption show(
         QStringLiteral("show"),
-        QStringLiteral("Show the panel DOCK in front of its tab group (repeatable): graph, steps, "
-                       "breakpoints, inspector, why, factorTable, mesh, collectives, devices, "
-                       "whyReplicated, problems, source, types, rules, or its title (\"Why Replicated?\")."),
+        QStringLiteral(
+            "Show the panel DOCK in front of its tab group (repeatable): graph, steps, "
+            "breakpoints, inspector, why, factorTable, mesh, collectives, devices, "
+            "whyReplicated, problems, source, types, rules, validation, or its title (\"Why Replicated?\")."),
         QStringLiteral("DOCK"));
     QCommandLineOption rules(QStringLiteral("rules"),
                              QStringLiteral("Load RULES.json (scalax-style sharding rules) into the Rules panel."),
                              QStringLiteral("RULES.json"));
-    parser.addOptions({step, select, screenshot, strategy, strict, dark, light, size, show, rules});
+
+    QCommandLineOption validate(
+        QStringLiteral("validate"),
+        QStringLiteral("Validate the partitioned program once propagated (the Validation panel's "
+                       "Run); --screenshot waits for the verdict."));
+    QCommandLineOption injectFault(QStringLiteral("inject-fault"),
+                                   QStringLiteral("The Validation panel's fault to inject: collective or swap-shards."),
+                                   QStringLiteral("KIND"));
+    parser.addOptions(
+        {step, select, screenshot, strategy, strict, dark, light, size, show, rules, validate, injectFault});
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "shardx: error: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -78,6 +88,14 @@ int parseStartupOptions(const QStringList& arguments, StartupOptions& options)
     options.select = parser.value(select);
     options.show = parser.values(show);
     options.rules = parser.value(rules);
+    options.validate = parser.isSet(validate);
+    options.injectFault = parser.value(injectFault);
+    if (!options.injectFault.isEmpty() && options.injectFault != QStringLiteral("collective") &&
+        options.injectFault != QStringLiteral("swap-shards")) {
+        std::fprintf(stderr, "shardx: error: --inject-fault expects collective or swap-shards, got '%s'\n",
+                     qPrintable(options.injectFault));
+        return 2;
+    }
     options.screenshot = parser.value(screenshot);
     options.strategy = parser.value(strategy);
     options.strict = parser.isSet(strict);

@@ -20,6 +20,8 @@ struct StartupOptions {
     QStringList layout;             ///< panels to show for the screenshot (default: all)
     QStringList show;               ///< docks to show and bring to the front (object names: `devices`)
     QString rules;                  ///< a scalax-style rule file to load into the Rules panel
+    bool validate = false;          ///< run the Validation panel once propagated (--screenshot waits for it)
+    QString injectFault;            ///< the Validation panel's fault: `collective`, `swap-shards` (empty: none)
     int width = 1600;               ///< screenshot size
     int height = 1000;
 };
