@@ -477,6 +477,58 @@ private slots:
                  qPrintable(error));
     }
 
+    void operandsMustBeVisibleAtTheirUse()
+    {
+        // Fuzz finding (fuzz_json): a document's operand ids named a value defined inside another
+        // op's region and a case's own result inside its branch; the module verified, and its MLIR
+        // text did not read back. Every operand must be defined before its use, in the use's block
+        // or one around it.
+        DiagnosticList diags;
+        auto m = io::parseMlir("func.func @f(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {\n"
+                               "  %0 = \"stablehlo.case\"(%i) ({\n"
+                               "    %in = stablehlo.abs %a : tensor<4xf32>\n"
+                               "    stablehlo.return %in : tensor<4xf32>\n"
+                               "  }) : (tensor<i32>) -> tensor<4xf32>\n"
+                               "  %1 = stablehlo.negate %0 : tensor<4xf32>\n"
+                               "  %2 = stablehlo.abs %1 : tensor<4xf32>\n"
+                               "  return %2 : tensor<4xf32>\n}\n",
+                               "t.mlir", diags);
+        QVERIFY2(m, diags.formatAll().c_str());
+        const json doc = json::parse(io::writeJsonDocument(*m));
+        // Value ids by result name and the ops that use them.
+        std::map<std::string, int64_t> ids;
+        std::map<std::string, json*> users;
+        std::function<void(json&)> index = [&](json& j) {
+            if (j.is_object() && j.contains("name") && j["name"].is_string() && j.contains("results"))
+                for (const json& r : j["results"])
+                    if (r.contains("name"))
+                        ids[r["name"]] = r["id"];
+            if (j.is_object() && j.contains("name") && j["name"].is_string() && j.contains("operands")) {
+                const std::string name = j["name"];
+                users[name + "#" + std::to_string(users.count(name + "#0") + users.count(name + "#1"))] = &j;
+            }
+            if (j.is_object() || j.is_array())
+                for (auto& child : j)
+                    index(child);
+        };
+        auto expectRefused = [&](const char* user, int operand, const char* value) {
+            json bad = doc;
+            ids.clear();
+            users.clear();
+            index(bad);
+            QVERIFY2(users.count(user) && ids.count(value), user);
+            (*users[user])["operands"][operand] = ids[value];
+            const QString error = readError(bad);
+            QVERIFY2(error.contains("is not visible here"), qPrintable(QString::fromLatin1(user) + ": " + error));
+        };
+        expectRefused("func.return#0", 0, "in");     // defined in the case's branch
+        expectRefused("stablehlo.abs#0", 0, "0");    // the case's own result, inside its branch
+        expectRefused("stablehlo.negate#0", 0, "2"); // defined later in the block
+        expectRefused("stablehlo.abs#1", 0, "2");    // the op's own result
+        DiagnosticList d2;
+        QVERIFY2(io::parseJsonDocument(doc.dump(), "t.json", d2), d2.formatAll().c_str()); // the original reads
+    }
+
     void opaqueAttributesMustReadBack()
     {
         // Fuzz finding (fuzz_json): an fft_type body `fft_type FF-` was accepted, and printed as
