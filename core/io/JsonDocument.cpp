@@ -2,7 +2,6 @@
 #include "core/io/JsonDocument.h"
 
 #include <map>
-#include <unordered_map>
 
 #include "core/io/JsonAdapters.h"
 #include "core/ir/SdyOps.h"
@@ -420,50 +419,35 @@ private:
     }
 
     /// A document names operands by id, so it can name what MLIR text cannot: a value defined in
-    /// another op's region, later in the block, or by the op (or an op around it) itself. Each
-    /// operand must be defined before its user, in the user's block or one around it (in a region
-    /// of several blocks, any block of a region around the user: dominance is left to MLIR).
+    /// another op's region or another function. Each operand must be defined in the user's block or
+    /// in one around it (or, in a region of several blocks, in any block of a region around it), as
+    /// SSA names are scoped in MLIR text. Order within a block is not checked: the MLIR reader takes
+    /// forward references too, and dominance is a verifier's question.
     void checkOperandsVisible()
     {
         for (const Pending& p : m_pendingOperands) {
             const ir::Op* user = p.op;
             for (unsigned i = 0; i < user->numOperands(); ++i) {
-                if (!operandVisible(user->operand(i), user))
+                if (!operandInScope(user->operand(i), user))
                     throw ReadError{p.path + "/" + std::to_string(i),
                                     "value id " + std::to_string(p.list->at(i).get<int64_t>()) +
-                                        " is not visible here: an operand must be defined before its use, in the "
-                                        "same block or in one around it"};
+                                        " is not visible here: an operand must be defined in the same block as its "
+                                        "use or in one around it"};
             }
         }
     }
 
-    bool operandVisible(const ir::Value* v, const ir::Op* user)
+    static bool operandInScope(const ir::Value* v, const ir::Op* user)
     {
         const ir::Block* defBlock = v->isBlockArgument() ? v->ownerBlock() : v->definingOp()->parentBlock();
         if (!defBlock)
             return false;
-        const ir::Op* at = user; // the ancestor of `user` (or itself) whose block is defBlock
-        while (at && at->parentBlock() != defBlock)
-            at = at->parentOp();
-        if (!at) {
-            // Another block of a region around the user (a CFG of several blocks).
-            for (const ir::Op* a = user; a; a = a->parentOp())
-                if (a->parentBlock() && a->parentBlock()->parentRegion() == defBlock->parentRegion())
-                    return true;
-            return false;
+        for (const ir::Op* a = user; a; a = a->parentOp()) {
+            const ir::Block* b = a->parentBlock();
+            if (b == defBlock || (b && b->parentRegion() == defBlock->parentRegion()))
+                return true;
         }
-        if (v->isBlockArgument())
-            return true;
-        const ir::Op* def = v->definingOp();
-        if (def == at)
-            return false; // the user is the defining op or inside one of its regions
-        auto& order = m_order[defBlock];
-        if (order.empty()) {
-            size_t n = 0;
-            for (const auto& op : defBlock->ops())
-                order.emplace(op.get(), n++);
-        }
-        return order.at(def) < order.at(at);
+        return false;
     }
 
     struct Pending {
@@ -471,7 +455,6 @@ private:
         const json* list;
         std::string path;
     };
-    std::unordered_map<const ir::Block*, std::unordered_map<const ir::Op*, size_t>> m_order;
 
     ir::Module& m_module;
     PathStack m_path;

@@ -480,9 +480,9 @@ private slots:
     void operandsMustBeVisibleAtTheirUse()
     {
         // Fuzz finding (fuzz_json): a document's operand ids named a value defined inside another
-        // op's region and a case's own result inside its branch; the module verified, and its MLIR
-        // text did not read back. Every operand must be defined before its use, in the use's block
-        // or one around it.
+        // op's region; the module verified, and its MLIR text did not read back. Every operand must
+        // be defined in its use's block or one around it, as SSA names are scoped in MLIR text (a
+        // forward reference within the block reads in MLIR text, so it reads here too).
         DiagnosticList diags;
         auto m = io::parseMlir("func.func @f(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {\n"
                                "  %0 = \"stablehlo.case\"(%i) ({\n"
@@ -521,10 +521,16 @@ private slots:
             const QString error = readError(bad);
             QVERIFY2(error.contains("is not visible here"), qPrintable(QString::fromLatin1(user) + ": " + error));
         };
-        expectRefused("func.return#0", 0, "in");     // defined in the case's branch
-        expectRefused("stablehlo.abs#0", 0, "0");    // the case's own result, inside its branch
-        expectRefused("stablehlo.negate#0", 0, "2"); // defined later in the block
-        expectRefused("stablehlo.abs#1", 0, "2");    // the op's own result
+        expectRefused("func.return#0", 0, "in");      // defined in the case's branch
+        expectRefused("stablehlo.negate#0", 0, "in"); // the same, from the next op
+        // A value defined later in the block is in scope (MLIR text takes the forward reference).
+        json later = doc;
+        ids.clear();
+        users.clear();
+        index(later);
+        (*users["stablehlo.negate#0"])["operands"][0] = ids["2"];
+        DiagnosticList dl;
+        QVERIFY2(io::parseJsonDocument(later.dump(), "later.json", dl), dl.formatAll().c_str());
         DiagnosticList d2;
         QVERIFY2(io::parseJsonDocument(doc.dump(), "t.json", d2), d2.formatAll().c_str()); // the original reads
     }
