@@ -16,6 +16,7 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -23,6 +24,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -179,6 +181,13 @@ void MainWindow::buildPanels()
     tabifyDockWidget(source, types);
     tabifyDockWidget(types, rules);
     tabifyDockWidget(rules, validation);
+    // The tab bars exist once the layout has been laid out; made now, they elide before the window
+    // first takes its minimum size (nine tabs side by side would be wider than 1200 pixels).
+    layout()->activate();
+    for (QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+        bar->setUsesScrollButtons(true);
+        bar->setElideMode(Qt::ElideRight);
+    }
     mesh->raise();
     applyDefaultDockSizes();
     // A file that does not open shows its problems first.
@@ -629,6 +638,16 @@ void MainWindow::showAbout()
 }
 
 // ---- start and screenshots -------------------------------------------------------------------------------
+
+void MainWindow::childEvent(QChildEvent* event)
+{
+    if (event->polished())
+        if (auto* bar = qobject_cast<QTabBar*>(event->child())) {
+            bar->setUsesScrollButtons(true);
+            bar->setElideMode(Qt::ElideRight);
+        }
+    QMainWindow::childEvent(event);
+}
 
 bool MainWindow::saveScreenshot(const QString& path) { return grab().save(path, "PNG"); }
 

@@ -44,6 +44,9 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// Tab bars of tabbed docks (made by QMainWindow as they are needed) elide and scroll, so that
+    /// a group of many docks never widens the window past the size the user asked for.
+    void childEvent(QChildEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
