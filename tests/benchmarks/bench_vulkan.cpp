@@ -37,12 +37,15 @@ Instance* instance(std::string* why)
     return inst.get();
 }
 
-/// Physical device 0 (in shardx's order; SHARDX_VK_DEVICES=i picks device i).
-Device* device(benchmark::State& state)
+/// Physical device 0 (in shardx's order; SHARDX_VK_DEVICES=i picks device i), one Device per fast-matmul kernel
+/// choice (Auto for everything but the matmul rows).
+Device* device(benchmark::State& state, MatmulKernel matmul = MatmulKernel::Auto)
 {
-    static std::unique_ptr<Device> dev;
+    // The instance first: statics are destroyed in reverse order, and a Device must go before its Instance.
     std::string why;
     Instance* inst = instance(&why);
+    static std::unique_ptr<Device> devs[5];
+    std::unique_ptr<Device>& dev = devs[int(matmul)];
     if (!inst) {
         state.SkipWithError(why.c_str());
         return nullptr;
@@ -54,7 +57,9 @@ Device* device(benchmark::State& state)
             if (list && !list->empty())
                 index = (*list)[0];
         }
-        auto created = Device::create(*inst, index);
+        DeviceOptions options;
+        options.matmul = matmul;
+        auto created = Device::create(*inst, index, options);
         if (!created) {
             state.SkipWithError(created.error().message.c_str());
             return nullptr;
@@ -82,14 +87,18 @@ std::unique_ptr<Buffer> upload(Device& d, const std::vector<float>& v)
     return std::move(*b);
 }
 
-/// C = A * B for n x n f32 matrices on the Vulkan device. Counters: GFLOP/s from wall time (submit to fence) and
-/// kernel_ms from GPU timestamps.
-void runVulkanMatmul(benchmark::State& state, DotMode mode)
+/// C = A * B for n x n f32 matrices on the Vulkan device. Counters: GFLOP/s from wall time (submit to fence),
+/// kernel_ms from GPU timestamps and kernel_GFLOP/s from those. Sizes over 1024 are skipped on CPU drivers.
+void runVulkanMatmul(benchmark::State& state, DotMode mode, MatmulKernel kernel = MatmulKernel::Auto)
 {
-    Device* d = device(state);
+    Device* d = device(state, kernel);
     if (!d)
         return;
     const int64_t n = state.range(0);
+    if (n > 1024 && d->physical().type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+        state.SkipWithError("size over 1024 on a CPU driver");
+        return;
+    }
     auto a = upload(*d, randomMatrix(n * n, 1));
     auto b = upload(*d, randomMatrix(n * n, 2));
     auto c = d->createBuffer(n * n * 4);
@@ -121,11 +130,43 @@ void runVulkanMatmul(benchmark::State& state, DotMode mode)
     state.counters["GFLOP/s"] =
         benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["kernel_ms"] = kernelMs / double(state.iterations());
-    state.SetLabel(d->physical().describe());
+    if (kernelMs > 0)
+        state.counters["kernel_GFLOP/s"] = 2.0 * double(n) * n * n * 1e-6 / (kernelMs / double(state.iterations()));
+    state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe());
 }
 
+// The fast kernel the device picks (Auto), then each kernel forced.
 void BM_VulkanMatmulTiled(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast); }
-BENCHMARK(BM_VulkanMatmulTiled)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_VulkanMatmulTiled)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
+void BM_VulkanMatmulShared(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared); }
+BENCHMARK(BM_VulkanMatmulShared)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+void BM_VulkanMatmulShared16(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared16); }
+BENCHMARK(BM_VulkanMatmulShared16)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+void BM_VulkanMatmulTexel(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Texel); }
+BENCHMARK(BM_VulkanMatmulTexel)->Arg(512)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_VulkanMatmulStorage(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Storage); }
+BENCHMARK(BM_VulkanMatmulStorage)->Arg(512)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The bit-exact mode, for scale (it sums each output serially).
 void BM_VulkanMatmulPrecise(benchmark::State& state) { runVulkanMatmul(state, DotMode::Precise); }

@@ -727,18 +727,35 @@ private slots:
         }
     }
 
-    // The fast kernels on sizes that are not multiples of their tiles, batched: K or N not a multiple of 4 takes
-    // the storage-buffer kernel, multiples of 4 the texel-buffer one (where the device has texel buffers).
+    // The fast kernels on sizes that are not multiples of their tiles, batched, each forced through the device's
+    // MatmulKernel option: K or N not a multiple of 4 always takes the storage-buffer kernel; multiples of 4 the
+    // texel-buffer one (where the device has texel buffers) or the shared-memory one. Auto picks by device type.
     void matmulTiled_data()
     {
         QTest::addColumn<int>("B");
         QTest::addColumn<int>("M");
         QTest::addColumn<int>("N");
         QTest::addColumn<int>("K");
+        QTest::addColumn<int>("choice");
         QTest::addColumn<QString>("kernel");
-        QTest::newRow("storage buffers") << 2 << 70 << 33 << 17 << "matmul_tiled";
-        QTest::newRow("texel buffers") << 2 << 135 << 68 << 20 << "matmul_texel";
-        QTest::newRow("texel buffers, one row") << 1 << 1 << 4 << 8 << "matmul_texel";
+        const int storage = int(MatmulKernel::Storage), texel = int(MatmulKernel::Texel),
+                  shared = int(MatmulKernel::Shared), automatic = int(MatmulKernel::Auto);
+        QTest::newRow("storage buffers") << 2 << 70 << 33 << 17 << storage << "matmul_tiled";
+        QTest::newRow("auto, K not a multiple of 4") << 1 << 9 << 12 << 6 << automatic << "matmul_tiled";
+        QTest::newRow("shared memory, N not a multiple of 4") << 1 << 9 << 6 << 8 << shared << "matmul_tiled";
+        QTest::newRow("auto, by device type") << 1 << 20 << 36 << 16 << automatic << "auto";
+        QTest::newRow("texel buffers") << 2 << 135 << 68 << 20 << texel << "matmul_texel";
+        QTest::newRow("texel buffers, one row") << 1 << 1 << 4 << 8 << texel << "matmul_texel";
+        // Two row tiles and two column tiles, both partial; K a multiple of 4 but not of the 8-deep slices.
+        QTest::newRow("shared memory, partial tiles") << 2 << 135 << 132 << 20 << shared << "matmul_shared";
+        QTest::newRow("shared memory, one row") << 1 << 1 << 4 << 8 << shared << "matmul_shared";
+        QTest::newRow("shared memory, K = 4") << 1 << 3 << 8 << 4 << shared << "matmul_shared";
+        QTest::newRow("shared memory, long K") << 1 << 64 << 64 << 260 << shared << "matmul_shared";
+        const int shared16 = int(MatmulKernel::Shared16);
+        QTest::newRow("16-deep, partial tiles") << 2 << 135 << 132 << 20 << shared16 << "matmul_shared16";
+        QTest::newRow("16-deep, one row") << 1 << 1 << 4 << 8 << shared16 << "matmul_shared16";
+        QTest::newRow("16-deep, K = 4") << 1 << 3 << 8 << 4 << shared16 << "matmul_shared16";
+        QTest::newRow("16-deep, long K") << 1 << 64 << 64 << 260 << shared16 << "matmul_shared16";
     }
     void matmulTiled()
     {
@@ -746,18 +763,27 @@ private slots:
         QFETCH(int, M);
         QFETCH(int, N);
         QFETCH(int, K);
+        QFETCH(int, choice);
         QFETCH(QString, kernel);
-        if (kernel == "matmul_texel" && dev().physical().maxTexelBufferElements == 0)
+        DeviceOptions options;
+        options.matmul = MatmulKernel(choice);
+        auto created = Device::create(*m_instance, 0, options);
+        SHARDX_VK_VERIFY(created);
+        Device& device = **created;
+        if (kernel == "auto")
+            kernel = device.physical().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "matmul_texel" : "matmul_shared";
+        if (kernel == "matmul_texel" && device.physical().maxTexelBufferElements == 0)
             kernel = "matmul_tiled";
         std::vector<float> a = randomFloats(size_t(B) * M * K, -1, 1, 91),
                            b = randomFloats(size_t(B) * K * N, -1, 1, 92);
-        auto ab = deviceBuffer(dev(), a), bb = deviceBuffer(dev(), b);
-        auto cb = resultBuffer<float>(dev(), size_t(B) * M * N);
+        auto ab = deviceBuffer(device, a), bb = deviceBuffer(device, b);
+        auto cb = resultBuffer<float>(device, size_t(B) * M * N);
         CommandBatch batch;
         SHARDX_VK_VERIFY(ops::matmulTiled(batch, *ab, *bb, *cb, B, M, N, K));
         QCOMPARE(QString::fromStdString(batch.dispatches().back().label), kernel);
-        run(batch);
-        auto got = readBack<float>(dev(), *cb, size_t(B) * M * N);
+        auto submitted = device.submit(batch);
+        SHARDX_VK_VERIFY(submitted);
+        auto got = readBack<float>(device, *cb, size_t(B) * M * N);
         for (int64_t z = 0; z < B; ++z) {
             for (int64_t i = 0; i < M; ++i) {
                 for (int64_t j = 0; j < N; ++j) {

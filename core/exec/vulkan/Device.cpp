@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bitset>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace shardx::exec::vk {
@@ -49,6 +50,16 @@ Expected<std::unique_ptr<Device>> Device::create(const Instance& instance, uint3
     self->m_physical = &instance.physicalDevices()[physicalIndex];
     self->m_physicalIndex = physicalIndex;
     self->m_options = options;
+    if (self->m_options.matmul == MatmulKernel::Auto) {
+        if (const char* env = std::getenv("SHARDX_VK_MATMUL")) {
+            std::string v = env;
+            self->m_options.matmul = v == "shared"     ? MatmulKernel::Shared
+                                     : v == "shared16" ? MatmulKernel::Shared16
+                                     : v == "texel"    ? MatmulKernel::Texel
+                                     : v == "storage"  ? MatmulKernel::Storage
+                                                       : MatmulKernel::Auto;
+        }
+    }
     if (self->m_options.label.empty())
         self->m_options.label = "physical device " + std::to_string(physicalIndex);
 
@@ -111,6 +122,12 @@ Device::~Device()
     if (m_commandPool)
         fn.vkDestroyCommandPool(m_device, m_commandPool, nullptr);
     fn.vkDestroyDevice(m_device, nullptr);
+}
+
+void Device::setFenceTimeout(uint64_t ns)
+{
+    std::lock_guard<std::recursive_mutex> lock(m_mutex);
+    m_options.fenceTimeoutNs = ns;
 }
 
 std::string Device::who() const { return m_options.label + " (" + m_physical->describe() + ")"; }

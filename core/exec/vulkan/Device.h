@@ -16,6 +16,15 @@
 
 namespace shardx::exec::vk {
 
+/// Which kernel runs a fast-mode f32 matmul (ops::dotGeneral with DotMode::Fast).
+enum class MatmulKernel {
+    Auto,     ///< Shared on GPUs, Texel on CPU drivers (lavapipe), Storage where neither applies
+    Shared,   ///< matmul_shared.comp: shared-memory tiles (GPUs); K and N multiples of 4, else Storage
+    Shared16, ///< matmul_shared16.comp: the same with 16-deep slices
+    Texel,    ///< matmul_texel.comp: texel-buffer reads (lavapipe); K and N multiples of 4, else Storage
+    Storage,  ///< matmul_tiled.comp: storage-buffer reads, any shape
+};
+
 /// How to create a Device.
 struct DeviceOptions {
     /// Longest wait for one submission. A submission that takes longer is an error, and the device is then
@@ -25,6 +34,9 @@ struct DeviceOptions {
     bool timestamps = true;
     /// Shown in errors: "device 2 (llvmpipe ...)".
     std::string label;
+    /// The fast matmul kernel; SHARDX_VK_MATMUL=shared|shared16|texel|storage overrides Auto (for benchmarks and
+    /// checks).
+    MatmulKernel matmul = MatmulKernel::Auto;
 };
 
 /// How `upload` and `download` move bytes.
@@ -48,6 +60,10 @@ public:
     const PhysicalDeviceInfo& physical() const { return *m_physical; }
     uint32_t physicalIndex() const { return m_physicalIndex; }
     const std::string& label() const { return m_options.label; }
+    /// The fast matmul kernel this device was created with (Auto resolved by the caller, see ops::dotGeneral).
+    MatmulKernel matmulKernel() const { return m_options.matmul; }
+    /// Changes the longest wait for one submission (DeviceOptions::fenceTimeoutNs) from now on.
+    void setFenceTimeout(uint64_t ns);
     /// True after a device loss or a timed-out submission; every later call fails.
     bool lost() const;
 

@@ -36,6 +36,8 @@ constexpr KernelShape kKernelShapes[kKernelCount] = {
     {"matmul_tiled", 3, 0, 0},
     {"matmul_texel", 3, 0b011, 4},
     {"dot_precise_texel", 3, 0b011, 1},
+    {"matmul_shared", 3, 0, 0},
+    {"matmul_shared16", 3, 0, 0},
 };
 // Every KernelId has an entry (a missing one would be zero-initialised).
 static_assert(kKernelShapes[kKernelCount - 1].name != nullptr);

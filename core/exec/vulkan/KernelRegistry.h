@@ -19,8 +19,10 @@ enum class KernelId : uint32_t {
     MatmulTiled,
     MatmulTexel,
     DotPreciseTexel,
+    MatmulShared,
+    MatmulShared16,
 };
-inline constexpr size_t kKernelCount = size_t(KernelId::DotPreciseTexel) + 1;
+inline constexpr size_t kKernelCount = size_t(KernelId::MatmulShared16) + 1;
 
 /// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words from a uniform buffer
 /// at binding 0 (a block of SHARDX_VK_PARAM_BLOCK_BYTES) and has `bufferCount` buffers at bindings 1..bufferCount:

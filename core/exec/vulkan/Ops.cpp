@@ -487,12 +487,22 @@ Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const 
     Dispatch d;
     d.buffers = {&a, &b, &c};
     d.params = {uint32_t(m), uint32_t(n), uint32_t(k)};
-    // K and N multiples of 4: every row of A and B is whole RGBA32F texels, and the texel kernel applies (much
-    // faster on lavapipe, see matmul_texel.comp) when the device takes texel buffers of these sizes.
+    // K and N multiples of 4: every row of A and B is whole vec4s, and the vectorised kernels apply. On a GPU the
+    // shared-memory kernel; on a CPU driver the texel kernel (much faster on lavapipe, see matmul_texel.comp) when
+    // the device takes texel buffers of these sizes.
     const PhysicalDeviceInfo& physical = c.device().physical();
+    MatmulKernel choice = c.device().matmulKernel();
+    if (choice == MatmulKernel::Auto)
+        choice = physical.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? MatmulKernel::Texel : MatmulKernel::Shared;
+    const bool vec4Rows = k % 4 == 0 && n % 4 == 0 && k > 0;
     uint64_t maxTexels = physical.maxTexelBufferElements;
-    if (k % 4 == 0 && n % 4 == 0 && k > 0 && a.size() / 16 <= maxTexels && b.size() / 16 <= maxTexels &&
-        c.size() <= physical.maxStorageBufferRange) {
+    if ((choice == MatmulKernel::Shared || choice == MatmulKernel::Shared16) && vec4Rows) {
+        const bool deep = choice == MatmulKernel::Shared16;
+        d.kernel = deep ? KernelId::MatmulShared16 : KernelId::MatmulShared;
+        d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), uint32_t(batches)};
+        d.label = deep ? "matmul_shared16" : "matmul_shared";
+    } else if (choice == MatmulKernel::Texel && vec4Rows && a.size() / 16 <= maxTexels && b.size() / 16 <= maxTexels &&
+               c.size() <= physical.maxStorageBufferRange) {
         d.kernel = KernelId::MatmulTexel;
         d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), uint32_t(batches)};
         d.label = "matmul_texel";
