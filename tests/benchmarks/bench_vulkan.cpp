@@ -217,6 +217,33 @@ BENCHMARK(BM_VulkanElementwise)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+/// The fixed cost of one submission: a batch of one dispatch over 256 elements, submitted and waited for.
+void BM_VulkanSubmit(benchmark::State& state)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    auto a = upload(*d, randomMatrix(256, 1));
+    auto c = d->createBuffer(256 * 4);
+    if (!a || !c) {
+        state.SkipWithError("allocation failed");
+        return;
+    }
+    CommandBatch batch;
+    if (Status s = ops::unary(batch, UnaryOp::Neg, DType::F32, *a, **c, 256); !s) {
+        state.SkipWithError(s.error().message.c_str());
+        return;
+    }
+    for (auto _ : state) {
+        if (auto r = d->submit(batch); !r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+    }
+    state.SetLabel(d->physical().describe());
+}
+BENCHMARK(BM_VulkanSubmit)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // OpenBLAS on the same CPU (all its threads).
 void BM_OpenBlasSgemm(benchmark::State& state)
 {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace shardx::exec::vk {
 
@@ -109,6 +110,12 @@ Device::~Device()
     }
     m_staging.reset();
     m_params.reset();
+    if (m_descriptorPool)
+        fn.vkDestroyDescriptorPool(m_device, m_descriptorPool, nullptr);
+    if (m_queryPool)
+        fn.vkDestroyQueryPool(m_device, m_queryPool, nullptr);
+    if (m_spareFence)
+        fn.vkDestroyFence(m_device, m_spareFence, nullptr);
     for (Pipeline& p : m_pipelines) {
         if (p.pipeline)
             fn.vkDestroyPipeline(m_device, p.pipeline, nullptr);
@@ -271,16 +278,23 @@ Expected<Device::Submission> Device::beginCommands()
 {
     const VulkanFunctions& fn = m_instance->fn();
     Submission s;
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = m_commandPool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    SHARDX_VK_CHECK(fn.vkAllocateCommandBuffers(m_device, &alloc, &s.cmd), "vkAllocateCommandBuffers on " + who());
-    VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkResult r = fn.vkCreateFence(m_device, &fenceInfo, nullptr, &s.fence);
-    if (r != VK_SUCCESS) {
-        fn.vkFreeCommandBuffers(m_device, m_commandPool, 1, &s.cmd);
-        return vkError("vkCreateFence on " + who(), r);
+    if (m_spareCommands != VK_NULL_HANDLE && m_spareFence != VK_NULL_HANDLE &&
+        fn.vkResetCommandBuffer(m_spareCommands, 0) == VK_SUCCESS &&
+        fn.vkResetFences(m_device, 1, &m_spareFence) == VK_SUCCESS) {
+        s.cmd = std::exchange(m_spareCommands, VK_NULL_HANDLE);
+        s.fence = std::exchange(m_spareFence, VK_NULL_HANDLE);
+    } else {
+        VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        alloc.commandPool = m_commandPool;
+        alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        alloc.commandBufferCount = 1;
+        SHARDX_VK_CHECK(fn.vkAllocateCommandBuffers(m_device, &alloc, &s.cmd), "vkAllocateCommandBuffers on " + who());
+        VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VkResult r = fn.vkCreateFence(m_device, &fenceInfo, nullptr, &s.fence);
+        if (r != VK_SUCCESS) {
+            fn.vkFreeCommandBuffers(m_device, m_commandPool, 1, &s.cmd);
+            return vkError("vkCreateFence on " + who(), r);
+        }
     }
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -329,7 +343,13 @@ Status Device::submitAndWait(Submission s, const char* what)
         release();
         return vkError(std::string("vkWaitForFences (") + what + ") on " + who(), r);
     }
-    release();
+    // Done: keep the command buffer and fence for the next submission (one of each is enough, they are serial).
+    if (m_spareCommands == VK_NULL_HANDLE && m_spareFence == VK_NULL_HANDLE) {
+        m_spareCommands = s.cmd;
+        m_spareFence = s.fence;
+    } else {
+        release();
+    }
     return Status::success();
 }
 
@@ -595,28 +615,44 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
         SHARDX_VK_CHECK(fn.vkFlushMappedMemoryRanges(m_device, 1, &range), "vkFlushMappedMemoryRanges");
     }
 
-    // Descriptor sets from a pool made for this batch.
+    // Descriptor sets from the device's pool, reset for this batch, or made larger when the batch needs more.
     // bindingCount counts the parameter blocks, which are uniform buffers.
     const uint32_t setCount = uint32_t(dispatches.size());
-    VkDescriptorPoolSize poolSizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, setCount},
-                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(1u, bindingCount - setCount)},
-                                         {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, texelCount}};
-    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = setCount;
-    poolInfo.poolSizeCount = texelCount ? 3 : 2;
-    poolInfo.pPoolSizes = poolSizes;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    SHARDX_VK_CHECK(fn.vkCreateDescriptorPool(m_device, &poolInfo, nullptr, &pool), "vkCreateDescriptorPool");
+    const uint32_t storageCount = std::max(1u, bindingCount - setCount);
+    if (m_descriptorPool == VK_NULL_HANDLE || setCount > m_descriptorSets || setCount > m_uniformDescriptors ||
+        storageCount > m_storageDescriptors || texelCount > m_texelDescriptors) {
+        if (m_descriptorPool != VK_NULL_HANDLE)
+            fn.vkDestroyDescriptorPool(m_device, m_descriptorPool, nullptr);
+        m_descriptorPool = VK_NULL_HANDLE;
+        m_descriptorSets = m_uniformDescriptors = std::max({setCount, 2 * m_descriptorSets, 64u});
+        m_storageDescriptors = std::max({storageCount, 2 * m_storageDescriptors, 256u});
+        m_texelDescriptors = std::max({texelCount, 2 * m_texelDescriptors, 16u});
+        VkDescriptorPoolSize poolSizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, m_uniformDescriptors},
+                                             {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, m_storageDescriptors},
+                                             {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, m_texelDescriptors}};
+        VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        poolInfo.maxSets = m_descriptorSets;
+        poolInfo.poolSizeCount = 3;
+        poolInfo.pPoolSizes = poolSizes;
+        VkResult created = fn.vkCreateDescriptorPool(m_device, &poolInfo, nullptr, &m_descriptorPool);
+        if (created != VK_SUCCESS) {
+            m_descriptorPool = VK_NULL_HANDLE;
+            m_descriptorSets = m_uniformDescriptors = m_storageDescriptors = m_texelDescriptors = 0;
+            return vkError("vkCreateDescriptorPool", created);
+        }
+    } else {
+        SHARDX_VK_CHECK(fn.vkResetDescriptorPool(m_device, m_descriptorPool, 0), "vkResetDescriptorPool");
+    }
+    VkDescriptorPool pool = m_descriptorPool;
     VkQueryPool queries = VK_NULL_HANDLE;
     std::vector<VkBufferView> views;
     bool abandoned = false;
+    // The pools stay with the device (a timed-out submission leaves the device unusable, and ~Device destroys
+    // them once its fence has signalled); only the buffer views are this batch's.
     auto cleanup = [&]() {
-        auto destroy = [&fn, device = m_device, queries, pool, views]() {
+        auto destroy = [&fn, device = m_device, views]() {
             for (VkBufferView v : views)
                 fn.vkDestroyBufferView(device, v, nullptr);
-            if (queries)
-                fn.vkDestroyQueryPool(device, queries, nullptr);
-            fn.vkDestroyDescriptorPool(device, pool, nullptr);
         };
         if (abandoned)
             m_deferred.push_back(destroy);
@@ -676,14 +712,22 @@ Expected<BatchResult> Device::submit(const CommandBatch& batch)
     fn.vkUpdateDescriptorSets(m_device, uint32_t(writes.size()), writes.data(), 0, nullptr);
 
     bool timestamps = m_options.timestamps && m_physical->timestampValidBits > 0;
-    if (timestamps) {
+    if (timestamps && m_queryCount < 2 * dispatches.size()) {
+        if (m_queryPool != VK_NULL_HANDLE)
+            fn.vkDestroyQueryPool(m_device, m_queryPool, nullptr);
+        m_queryPool = VK_NULL_HANDLE;
+        m_queryCount = 0;
         VkQueryPoolCreateInfo qInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qInfo.queryCount = uint32_t(2 * dispatches.size());
-        if (fn.vkCreateQueryPool(m_device, &qInfo, nullptr, &queries) != VK_SUCCESS) {
-            queries = VK_NULL_HANDLE;
-            timestamps = false;
-        }
+        qInfo.queryCount = std::max<uint32_t>(uint32_t(2 * dispatches.size()), 128);
+        if (fn.vkCreateQueryPool(m_device, &qInfo, nullptr, &m_queryPool) == VK_SUCCESS)
+            m_queryCount = qInfo.queryCount;
+        else
+            m_queryPool = VK_NULL_HANDLE;
+    }
+    if (timestamps) {
+        queries = m_queryPool;
+        timestamps = queries != VK_NULL_HANDLE;
     }
 
     Expected<Submission> s = beginCommands();

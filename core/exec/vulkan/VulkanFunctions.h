@@ -55,12 +55,14 @@ namespace shardx::exec::vk {
     X(vkDestroyPipeline)                                                                                               \
     X(vkCreateDescriptorPool)                                                                                          \
     X(vkDestroyDescriptorPool)                                                                                         \
+    X(vkResetDescriptorPool)                                                                                           \
     X(vkAllocateDescriptorSets)                                                                                        \
     X(vkUpdateDescriptorSets)                                                                                          \
     X(vkCreateCommandPool)                                                                                             \
     X(vkDestroyCommandPool)                                                                                            \
     X(vkAllocateCommandBuffers)                                                                                        \
     X(vkFreeCommandBuffers)                                                                                            \
+    X(vkResetCommandBuffer)                                                                                            \
     X(vkBeginCommandBuffer)                                                                                            \
     X(vkEndCommandBuffer)                                                                                              \
     X(vkCmdBindPipeline)                                                                                               \
@@ -76,6 +78,7 @@ namespace shardx::exec::vk {
     X(vkGetQueryPoolResults)                                                                                           \
     X(vkCreateFence)                                                                                                   \
     X(vkDestroyFence)                                                                                                  \
+    X(vkResetFences)                                                                                                   \
     X(vkWaitForFences)                                                                                                 \
     X(vkGetFenceStatus)                                                                                                \
     X(vkQueueSubmit)
