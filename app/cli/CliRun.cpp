@@ -8,6 +8,7 @@
 #include "app/cli/CliSupport.h"
 #include "core/exec/ReferenceExecutor.h"
 #include "core/exec/TensorIo.h"
+#include "core/exec/Timings.h"
 #ifdef SHARDX_HAVE_VULKAN
 #include "core/exec/VulkanExecutor.h"
 #endif
@@ -133,6 +134,24 @@ int interpretWith(exec::Executor& executor, const Args& args)
     return 0;
 }
 
+/// interpretWith, timing every op when --timings asks (a table per device on stdout, after the run's output).
+int interpretTimed(exec::ReferenceExecutor& executor, const Args& args)
+{
+    if (!args.has("timings"))
+        return interpretWith(executor, args);
+    exec::TimingRecorder timings;
+    timings.setDefault(executor.name(), "cpu");
+    exec::RunHooks hooks;
+    hooks.timings = &timings;
+    executor.setHooks(hooks);
+    const int rc = interpretWith(executor, args);
+    executor.setHooks(exec::RunHooks{});
+    const std::vector<exec::DeviceTimings> result = timings.result();
+    if (!result.empty())
+        std::cout << exec::timingsText(result, 0);
+    return rc;
+}
+
 } // namespace
 
 /// `interpret FILE`: runs @main of a file of functions with the interpreter conventions of Shardy's
@@ -145,11 +164,12 @@ int cmdInterpret(int argc, char** argv)
         if (!args.error.empty())
             std::cerr << "shardx-cli interpret: error: " << args.error << "\n";
         std::cerr << "usage: shardx-cli interpret FILE [--entry NAME] [--seed N | --inputs A.npy,B.npy]\n"
-                     "                            [--save-results DIR] [--backend reference|vulkan] [--devices 0,1]\n";
+                     "                            [--save-results DIR] [--backend reference|vulkan] [--devices 0,1]\n"
+                     "                            [--timings]\n";
         return 2;
     }
     const std::string backend = args.get("backend", "reference");
-    std::unique_ptr<exec::Executor> executor;
+    std::unique_ptr<exec::ReferenceExecutor> executor;
     if (backend == "reference") {
         executor = std::make_unique<exec::ReferenceExecutor>();
     } else if (backend == "vulkan") {
@@ -175,7 +195,7 @@ int cmdInterpret(int argc, char** argv)
         std::cerr << "shardx-cli interpret: error: --devices needs --backend vulkan\n";
         return 2;
     }
-    const int rc = interpretWith(*executor, args);
+    const int rc = interpretTimed(*executor, args);
 #ifdef SHARDX_HAVE_VULKAN
     // Where the ops ran, once any did (a file that does not open runs nothing).
     if (auto* vulkan = dynamic_cast<exec::VulkanExecutor*>(executor.get());

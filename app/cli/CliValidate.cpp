@@ -21,7 +21,8 @@ namespace {
 
 const char kValidateUsage[] =
     "usage: shardx-cli validate FILE [--strategy S] [--mesh 2x2 | --mesh AXIS=N,...] [--backend reference|vulkan]\n"
-    "                           [--devices 0,1] [--seed N | --inputs A.npy,B.npy] [--intermediates] [--json]\n"
+    "                           [--devices 0,1] [--seed N | --inputs A.npy,B.npy] [--intermediates] [--timings]\n"
+    "                           [--json]\n"
     "                           [--inject-fault collective|swap-shards [--fault-device D] [--fault-collective K]]\n"
     "                           [--part N] [--entry NAME] [-o FILE]\n";
 
@@ -56,6 +57,7 @@ int cmdValidate(int argc, char** argv)
     options.mesh = args.get("mesh");
     options.entry = args.get("entry", "main");
     options.intermediates = args.has("intermediates");
+    options.timings = args.has("timings");
     std::string problem;
     int64_t seed = 0, faultDevice = -1, faultCollective = 0;
     const std::string backend = args.get("backend", "reference");

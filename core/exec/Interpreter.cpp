@@ -1,10 +1,12 @@
 // Interpreter: function and region evaluation, op dispatch and attribute helpers.
 #include "core/exec/Interpreter.h"
 
+#include <chrono>
 #include <cmath>
 #include <new>
 #include <stdexcept>
 
+#include "core/exec/Timings.h"
 #include "core/ir/FuncOps.h"
 #include "core/ir/StablehloAttrs.h"
 
@@ -109,6 +111,11 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
         throw ExecError{"region takes " + std::to_string(block.numArgs()) + " arguments, got " +
                             std::to_string(args.size()),
                         owner ? posOf(*owner) : SourcePos{m_module.fileName, 0, 0}};
+    // Timed: the ops of function bodies and of the control flow in them, not those of a reduction's, sort's or
+    // scatter's body (run per element, they are part of their op's time).
+    bool timed = m_hooks.timings != nullptr;
+    for (const ir::Op* o = owner; timed && o && o->name() != "func.func"; o = o->parentOp())
+        timed = o->name() == "stablehlo.while" || o->name() == "stablehlo.if" || o->name() == "stablehlo.case";
     Frame frame;
     frame.parent = parent;
     for (unsigned i = 0; i < block.numArgs(); ++i) {
@@ -135,7 +142,14 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
         }
         if (m_hooks.cancel && m_hooks.cancel->load(std::memory_order_relaxed))
             throw ExecError{"cancelled", posOf(op)};
+        const bool timeThis = timed && name != "stablehlo.while" && name != "stablehlo.if" &&
+                              name != "stablehlo.case" && name != "func.call" && name != "interpreter.run_parallel";
+        const auto start = timeThis ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         std::vector<Tensor> results = evalOp(op, frame, proc);
+        if (timeThis)
+            m_hooks.timings->hostTime(
+                timingProcess(proc), op, posOf(op),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         if (results.size() != op.numResults())
             throw ExecError{"'" + name + "': produced " + std::to_string(results.size()) + " results, expected " +
                                 std::to_string(op.numResults()),
@@ -169,6 +183,13 @@ std::vector<Tensor> Interpreter::evalOp(const ir::Op& op, const Frame& frame, co
             if (m_offload->run(ctx, out))
                 return out;
         }
+        // A handler (and a collective's peers, through it) reads host memory: operands kept on a device are
+        // fetched here, on the thread that owns them. Control flow only passes its operands on (a loop's carried
+        // values stay on the device).
+        const std::string& n = op.name();
+        if (n != "stablehlo.while" && n != "func.call" && n != "stablehlo.if" && n != "stablehlo.case")
+            for (const Tensor* t : ctx.operands)
+                t->fetch();
         return it->second(ctx);
     } catch (ExecError& e) {
         // Errors raised below the handler without a position (element kernels) are the op's.

@@ -21,6 +21,7 @@
 namespace shardx::exec {
 
 class Rendezvous;
+class TimingRecorder;
 
 /// A failure while evaluating: message and the op's position.
 struct ExecError {
@@ -140,6 +141,9 @@ struct RunHooks {
     /// When set and true, every process stops before its next op with the ExecError "cancelled" (the GUI's
     /// cancel button; the flag is read, never written, by the run).
     const std::atomic<bool>* cancel = nullptr;
+    /// When set, every op outside the bodies of reductions, sorts and scatters is timed on the host and
+    /// recorded there (see TimingRecorder); a back end adds its kernels' device times.
+    TimingRecorder* timings = nullptr;
 };
 
 /// A failed check of the interpreter conventions (`check.expect_eq` and kin).
@@ -180,6 +184,7 @@ public:
     void setOffload(OpOffload* offload) { m_offload = offload; }
     /// Observer and fault injection (see RunHooks). Set before running.
     void setHooks(const RunHooks& hooks) { m_hooks = hooks; }
+    const RunHooks& hooks() const { return m_hooks; }
     /// Where the fault of the hooks struck (struck false when it did not, or none was set).
     InjectedFault injectedFault() const;
 

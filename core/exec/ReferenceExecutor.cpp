@@ -10,6 +10,14 @@ namespace {
 
 Error refToError(const ExecError& e) { return Error{e.message, e.pos}; }
 
+/// Results leave the executor as host tensors: a back end's device copies are fetched and let go (the caller
+/// may outlive the executor, and device memory should not be held by results).
+void refToHost(std::vector<Tensor>& tensors)
+{
+    for (Tensor& t : tensors)
+        t.dropStorage();
+}
+
 const ir::Op* refFindFunc(const ir::Module& module, const std::string& name, Error& error)
 {
     const ir::Op* f = module.findFunc(name);
@@ -33,6 +41,7 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runFunction(const ir::Module& m
     Expected<std::vector<Tensor>> out = Error{};
     try {
         out = interp.callFunction(*f, args, ProcessInfo{});
+        refToHost(*out);
     } catch (const ExecError& e) {
         out = refToError(e);
     } catch (const std::exception& e) {
@@ -89,9 +98,15 @@ Expected<std::vector<Tensor>> ReferenceExecutor::runParallel(const ir::Module& m
     }
     m_lastFault = interp.injectedFault();
     std::vector<Tensor> out;
-    for (auto& r : results)
-        for (auto& t : r)
-            out.push_back(std::move(t));
+    try {
+        for (auto& r : results) {
+            refToHost(r);
+            for (auto& t : r)
+                out.push_back(std::move(t));
+        }
+    } catch (const std::exception& e) {
+        return Error{std::string("fetching the results: ") + e.what(), {}};
+    }
     return out;
 }
 
@@ -103,11 +118,13 @@ Expected<InterpretReport> ReferenceExecutor::interpret(const ir::Module& module,
         return error;
     Interpreter interp(module);
     interp.setOffload(m_offload);
+    interp.setHooks(m_hooks);
     if (!ir::funcType(*f).elements().empty())
         return Error{"@" + entry + " must take no arguments", interp.posOf(*f)};
     InterpretReport report;
     try {
         report.results = interp.callFunction(*f, {}, ProcessInfo{});
+        refToHost(report.results);
     } catch (const ExecError& e) {
         return refToError(e);
     } catch (const std::exception& e) {

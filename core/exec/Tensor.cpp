@@ -147,8 +147,42 @@ Tensor::Tensor(ElementType type, std::vector<int64_t> shape)
       m_data(static_cast<size_t>(m_count * m_type.byteSize()), 0)
 {}
 
+Tensor Tensor::onStorage(ElementType type, std::vector<int64_t> shape, std::shared_ptr<const TensorStorage> storage)
+{
+    Tensor t;
+    t.m_type = std::move(type);
+    t.m_shape = std::move(shape);
+    t.m_count = elementCount(t.m_shape);
+    t.m_storage = std::move(storage);
+    t.m_pending = t.m_storage != nullptr;
+    if (!t.m_pending)
+        t.m_data.assign(static_cast<size_t>(t.m_count * t.m_type.byteSize()), 0);
+    return t;
+}
+
+void Tensor::attachStorage(std::shared_ptr<const TensorStorage> storage) const
+{
+    if (!m_storage)
+        m_storage = std::move(storage);
+}
+
+void Tensor::fetchFromStorage() const
+{
+    std::vector<uint8_t> data(static_cast<size_t>(m_count * m_type.byteSize()));
+    m_storage->fetch(data);
+    m_data = std::move(data);
+    m_pending = false;
+}
+
+void Tensor::dropStorage()
+{
+    fetch();
+    m_storage.reset();
+}
+
 double Tensor::getFloat(int64_t i) const
 {
+    fetch();
     const uint8_t* p = m_data.data() + offsetOf(i);
     switch (m_type.kind) {
     case ElementKind::Float:
@@ -178,6 +212,7 @@ double Tensor::getFloat(int64_t i) const
 
 void Tensor::setFloat(int64_t i, double v)
 {
+    beforeWrite();
     uint8_t* p = m_data.data() + offsetOf(i);
     switch (m_type.kind) {
     case ElementKind::Float:
@@ -199,6 +234,7 @@ void Tensor::setFloat(int64_t i, double v)
 
 int64_t Tensor::getInt(int64_t i) const
 {
+    fetch();
     const uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.kind == ElementKind::Float || m_type.kind == ElementKind::Complex)
         return static_cast<int64_t>(getFloat(i));
@@ -224,6 +260,7 @@ int64_t Tensor::getInt(int64_t i) const
 
 void Tensor::setInt(int64_t i, int64_t v)
 {
+    beforeWrite();
     uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.kind == ElementKind::Bool) {
         *p = v != 0 ? 1 : 0;
@@ -241,6 +278,7 @@ std::complex<double> Tensor::getComplex(int64_t i) const
 {
     if (m_type.kind != ElementKind::Complex)
         return {getFloat(i), 0.0};
+    fetch();
     const uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.bits == 128) {
         double d[2];
@@ -258,6 +296,7 @@ void Tensor::setComplex(int64_t i, std::complex<double> v)
         setFloat(i, v.real());
         return;
     }
+    beforeWrite();
     uint8_t* p = m_data.data() + offsetOf(i);
     if (m_type.bits == 128) {
         double d[2] = {v.real(), v.imag()};
@@ -272,6 +311,8 @@ void Tensor::copyElement(int64_t dst, const Tensor& from, int64_t src)
 {
     if (from.m_type.bits != m_type.bits)
         throw std::invalid_argument("cannot copy an element of " + from.m_type.name + " into " + m_type.name);
+    beforeWrite();
+    from.fetch();
     std::memcpy(m_data.data() + offsetOf(dst), from.m_data.data() + from.offsetOf(src),
                 static_cast<size_t>(m_type.byteSize()));
 }

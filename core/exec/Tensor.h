@@ -3,6 +3,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,24 +51,68 @@ uint16_t floatToHalf(float f);
 float bf16ToFloat(uint16_t b);
 uint16_t floatToBf16(float f);
 
+/// A copy of a tensor's elements kept somewhere else than host memory: a device buffer (the Vulkan back end
+/// keeps the values an op computes on its device, so that the next op on that device reads them there instead
+/// of a download and an upload). Immutable once made, and shared by the copies of the tensors that hold it.
+class TensorStorage {
+public:
+    virtual ~TensorStorage() = default;
+    /// Copies the elements into `out`, which has the tensor's byte size (the layout of Tensor::bytes). Throws
+    /// std::runtime_error when they cannot be read (a lost device).
+    virtual void fetch(std::vector<uint8_t>& out) const = 0;
+};
+
 /// A dense tensor: element type, static shape and the elements as little-endian bytes, row-major
 /// (the layout of `dense<"0x...">`: i1 one byte per element, 0 or 1; complex as real, imaginary).
 /// Elements are read and written as double (floats), int64_t (integers and i1: the value, wrapped
 /// to the type's width on write) or complex<double>. An element position outside the tensor throws
 /// std::out_of_range (a program whose attributes do not match its shapes is an error, not a crash).
+///
+/// A tensor may also hold a TensorStorage with a copy of its elements (`storage()`), or only that: a tensor made
+/// by `onStorage` fetches its elements into host memory on its first read. Reading a tensor whose elements are
+/// not fetched yet is not thread-safe (the fetch writes the host copy): the interpreter fetches an op's operands
+/// on the thread that owns them before a handler (or a collective's peers) reads them. Any write to the elements
+/// (the non-const `bytes()`, the setters) fetches them and drops the storage, whose copy is then stale.
 class Tensor {
 public:
     Tensor() = default;
     /// A zero-filled tensor.
     Tensor(ElementType type, std::vector<int64_t> shape);
+    /// A tensor whose elements are in `storage` only (fetched on the first read).
+    static Tensor onStorage(ElementType type, std::vector<int64_t> shape, std::shared_ptr<const TensorStorage> storage);
 
     const ElementType& elementType() const { return m_type; }
     const std::vector<int64_t>& shape() const { return m_shape; }
     int rank() const { return static_cast<int>(m_shape.size()); }
     int64_t dim(int i) const { return m_shape[static_cast<size_t>(i)]; }
     int64_t numElements() const { return m_count; }
-    const std::vector<uint8_t>& bytes() const { return m_data; }
-    std::vector<uint8_t>& bytes() { return m_data; }
+    const std::vector<uint8_t>& bytes() const
+    {
+        fetch();
+        return m_data;
+    }
+    /// For writing: the storage, if any, is dropped.
+    std::vector<uint8_t>& bytes()
+    {
+        beforeWrite();
+        return m_data;
+    }
+
+    /// The copy of the elements kept elsewhere (null: none).
+    const std::shared_ptr<const TensorStorage>& storage() const { return m_storage; }
+    /// Records that `storage` holds a copy of these (host) elements, so that a back end finds them there next
+    /// time. Ignored when the tensor has a storage already.
+    void attachStorage(std::shared_ptr<const TensorStorage> storage) const;
+    /// False while the elements are in the storage only.
+    bool onHost() const { return !m_pending; }
+    /// Fetches the elements into host memory if they are not there yet (keeps the storage).
+    void fetch() const
+    {
+        if (m_pending) [[unlikely]]
+            fetchFromStorage();
+    }
+    /// Fetches the elements and drops the storage: the tensor is a plain host tensor afterwards.
+    void dropStorage();
 
     /// Element `i` (row-major position) as a double: exact for every float format, and the value
     /// of an integer.
@@ -96,6 +141,12 @@ public:
     std::string toString(int64_t limit = 64) const;
 
 private:
+    void fetchFromStorage() const;
+    void beforeWrite()
+    {
+        if (m_storage) [[unlikely]]
+            dropStorage();
+    }
     /// Byte offset of element `i`; throws std::out_of_range outside the tensor.
     size_t offsetOf(int64_t i) const
     {
@@ -108,7 +159,11 @@ private:
     ElementType m_type;
     std::vector<int64_t> m_shape;
     int64_t m_count = 1;
-    std::vector<uint8_t> m_data;
+    /// The elements in host memory (empty while `m_pending`).
+    mutable std::vector<uint8_t> m_data;
+    /// A copy of the elements elsewhere; `m_pending`: the only one so far.
+    mutable std::shared_ptr<const TensorStorage> m_storage;
+    mutable bool m_pending = false;
 };
 
 /// The tensor of a `dense<...>` attribute (splat expanded) with the attribute's shape and element

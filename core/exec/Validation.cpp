@@ -556,8 +556,12 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     if (!stage("running the per-device programs"))
         return cancelError;
     ValRecorder localValues(localFunc, static_cast<size_t>(numDevices));
+    TimingRecorder timings;
+    timings.setDefault(backend.name(), "cpu");
     RunHooks hooks;
     hooks.cancel = options.cancel;
+    if (options.timings)
+        hooks.timings = &timings;
     if (options.intermediates)
         hooks.observer = &localValues;
     if (options.fault == InjectedFaultKind::Collective) {
@@ -575,6 +579,13 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     const InjectedFault struck = backend.lastInjectedFault();
     if (cancelled())
         return cancelError;
+    if (options.timings) {
+        report.timed = true;
+        report.timings = timings.result();
+        for (DeviceTimings& d : report.timings)
+            for (OpTiming& t : d.ops)
+                t.pos = valPos(module, t.pos);
+    }
     if (!localResults)
         return Error{"the per-device program did not run: " + localResults.error().message, localResults.error().pos};
     if (options.fault == InjectedFaultKind::Collective) {
@@ -818,10 +829,11 @@ nlohmann::json validationJson(const ValidationReport& report)
         j["first_divergence"] = nullptr;
     }
     j["backend_summary"] = report.backendSummary;
+    j["timings"] = report.timed ? timingsJson(report.timings) : nlohmann::json(nullptr);
     return j;
 }
 
-std::string validationText(const ValidationReport& report)
+std::string validationText(const ValidationReport& report, size_t timingRows)
 {
     std::string out = "mesh " + report.mesh + " (" + std::to_string(report.devices) + " devices), backend " +
                       report.backend + (report.strategy.empty() ? "" : ", strategy " + report.strategy) + ", seed " +
@@ -859,6 +871,8 @@ std::string validationText(const ValidationReport& report)
         out += std::to_string(report.skipped.size()) + " values not compared (--json lists why)\n";
     if (!report.backendSummary.empty())
         out += report.backendSummary + "\n";
+    if (report.timed)
+        out += timingsText(report.timings, timingRows);
     const size_t compared = rows.size();
     if (report.matches()) {
         out += "verdict: match (" + std::to_string(compared) + (compared == 1 ? " value" : " values") +

@@ -15,6 +15,7 @@
 
 #include "core/exec/ReferenceExecutor.h"
 #include "core/exec/Tensor.h"
+#include "core/exec/Timings.h"
 #include "core/ir/Module.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
@@ -76,6 +77,8 @@ struct ValidationOptions {
     std::function<void(const std::string& stage, int done, int total)> progress;
     /// When set and true, validation stops at the next stage or op with the Error kValidationCancelled.
     const std::atomic<bool>* cancel = nullptr;
+    /// Time every op and collective of the per-device programs on the back end (ValidationReport::timings).
+    bool timings = false;
 };
 
 /// The message of the Error validate() returns when ValidationOptions::cancel stopped it.
@@ -145,6 +148,9 @@ struct ValidationReport {
     int64_t faultDevice = -1;
     /// Where the back end ran the ops (the Vulkan back end's summary), empty for the reference.
     std::string backendSummary;
+    /// With ValidationOptions::timings: each device's op and collective times in the per-device run.
+    bool timed = false;
+    std::vector<DeviceTimings> timings;
 
     bool matches() const { return !firstDivergence; }
 };
@@ -154,10 +160,11 @@ struct ValidationReport {
 Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor& backend,
                                     const ValidationOptions& options);
 
-/// `{"format": "shardx-validation", "version": 1, "verdict": "match", ...}`.
+/// `{"format": "shardx-validation", "version": 1, "verdict": "match", ...}`; `"timings"`: timingsJson of the
+/// report's timings, null when they were not asked for.
 nlohmann::json validationJson(const ValidationReport& report);
-/// A table per value and a verdict line.
-std::string validationText(const ValidationReport& report);
+/// A table per value (with timings: a table per device, its `timingRows` slowest ops) and a verdict line.
+std::string validationText(const ValidationReport& report, size_t timingRows = 20);
 
 /// Parses `collective` / `swap-shards` / `none`.
 std::optional<InjectedFaultKind> parseInjectedFault(const std::string& text);

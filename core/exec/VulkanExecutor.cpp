@@ -1,13 +1,17 @@
 // VulkanExecutor: the reference interpreter drives; ops the Vulkan layer covers bit-exactly run as kernels.
 #include "core/exec/VulkanExecutor.h"
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/exec/Interpreter.h"
+#include "core/exec/Timings.h"
 #include "core/exec/vulkan/Device.h"
 #include "core/exec/vulkan/DeviceMesh.h"
 #include "core/exec/vulkan/Instance.h"
@@ -174,31 +178,97 @@ std::string BackendStats::summary() const
         sep = ", ";
     }
     s << "; " << vkeTotal(host) << " control/constant/check ops on the host";
+    s << "; " << operandsOnDevice << " operands read where the op before left them, " << uploads << " uploads ("
+      << uploadBytes << " B), " << downloads << " downloads (" << downloadBytes << " B)";
     return s.str();
 }
 
-/// The offload: one logical Vulkan device per process id, made on first use.
+/// Host <-> device traffic of an executor, over all its devices (shared with the tensors' storages, which may
+/// outlive a run).
+struct VkeTransfers {
+    std::atomic<int64_t> uploads{0}, uploadBytes{0}, downloads{0}, downloadBytes{0}, onDevice{0};
+};
+
+/// A tensor's elements in a buffer of a logical device (i1 as U32 words). Holds what the buffer needs to stay
+/// valid: its Device and the Instance under it (declared first, so destroyed last).
+class VkeStorage final : public TensorStorage {
+public:
+    std::shared_ptr<vk::Instance> instance;
+    std::shared_ptr<vk::Device> device;
+    std::shared_ptr<vk::Buffer> buffer;
+    std::shared_ptr<VkeTransfers> transfers;
+    bool boolWords = false;
+
+    void fetch(std::vector<uint8_t>& out) const override
+    {
+        if (out.empty())
+            return;
+        Status st = Status::success();
+        if (boolWords) {
+            std::vector<uint32_t> words(out.size());
+            st = device->download(*buffer, words.data(), words.size() * 4);
+            for (size_t i = 0; st && i < out.size(); ++i)
+                out[i] = words[i] != 0 ? 1 : 0;
+            transfers->downloadBytes += static_cast<int64_t>(words.size() * 4);
+        } else {
+            st = device->download(*buffer, out.data(), out.size());
+            transfers->downloadBytes += static_cast<int64_t>(out.size());
+        }
+        ++transfers->downloads;
+        if (!st)
+            throw std::runtime_error("vulkan: fetching a value from " + device->label() + ": " + st.error().message);
+    }
+};
+
+/// The element type and shape of an op's result `i` (without making a host tensor of it).
+struct VkeResultType {
+    ElementType type;
+    std::vector<int64_t> shape;
+    int64_t count = 1;
+};
+
+/// The offload: one logical Vulkan device per process id, made on first use. Values an op computes stay in
+/// their device buffers (tensors holding a VkeStorage); the next op on that device reads them there. They are
+/// downloaded only when something reads them on the host: an op on the CPU fallback, a collective (which runs
+/// through host staging), a check, the observer of validation's intermediates, the run's results.
 class VulkanExecutorImpl final : public OpOffload {
 public:
-    std::unique_ptr<vk::Instance> instance;
+    std::shared_ptr<vk::Instance> instance;
     std::vector<uint32_t> physical;
+    bool timestamps = true;
+    bool keepOnDevice = true;
+    std::shared_ptr<VkeTransfers> transfers = std::make_shared<VkeTransfers>();
 
     bool run(OpContext& ctx, std::vector<Tensor>& out) override
     {
         const std::string& name = ctx.op.name();
+        TimingRecorder* timings = ctx.interp.hooks().timings;
         if (vkeIsHostOp(name)) {
             count(m_stats.host, name);
+            if (timings)
+                timings->ranOn(timingProcess(ctx.proc), ctx.op, "host");
             return false;
         }
         const bool ran = runOnDevice(ctx, out);
         count(ran ? m_stats.onDevice : m_stats.fallback, name);
+        if (timings && !ran)
+            timings->ranOn(timingProcess(ctx.proc), ctx.op, isTimedCollective(name) ? "host staging" : "cpu fallback");
         return ran;
     }
 
     BackendStats stats() const
     {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        return m_stats;
+        BackendStats s;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            s = m_stats;
+        }
+        s.uploads = transfers->uploads;
+        s.uploadBytes = transfers->uploadBytes;
+        s.downloads = transfers->downloads;
+        s.downloadBytes = transfers->downloadBytes;
+        s.operandsOnDevice = transfers->onDevice;
+        return s;
     }
 
 private:
@@ -208,83 +278,166 @@ private:
         ++m[name];
     }
 
-    vk::Device& deviceFor(const OpContext& ctx)
+    std::shared_ptr<vk::Device> deviceFor(const OpContext& ctx)
     {
         const int64_t pid = ctx.proc.replica * ctx.proc.numPartitions + ctx.proc.partition;
         std::lock_guard<std::mutex> lock(m_mutex);
         auto it = m_devices.find(pid);
         if (it != m_devices.end())
-            return *it->second;
+            return it->second;
         const uint32_t phys = physical[static_cast<size_t>(pid) % physical.size()];
         vk::DeviceOptions options;
-        options.timestamps = false;
+        options.timestamps = timestamps;
         options.label = "logical device " + std::to_string(pid);
         auto device = vk::Device::create(*instance, phys, options);
         if (!device)
             ctx.fail("vulkan: " + device.error().message);
-        return *m_devices.emplace(pid, std::move(*device)).first->second;
+        return m_devices.emplace(pid, std::shared_ptr<vk::Device>(std::move(*device))).first->second;
     }
 
-    /// Device buffers of one op's run.
+    /// How the kernels of `device` are timed, as a sentence.
+    std::string clockOf(const vk::Device& device) const
+    {
+        const vk::PhysicalDeviceInfo& info = device.physical();
+        if (!timestamps)
+            return "host timers around each submission (GPU timestamps turned off)";
+        if (info.timestampValidBits == 0)
+            return "host timers around each submission: the device's compute queue has no timestamps";
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "GPU timestamps, %u valid bits, %.4g ns per tick", info.timestampValidBits,
+                      static_cast<double>(info.timestampPeriodNs));
+        return buf;
+    }
+
+    static VkeResultType resultType(const OpContext& ctx, unsigned i = 0)
+    {
+        const ir::Type& t = ctx.op.result(i)->type();
+        auto et = t.isRankedTensor() ? elementTypeFromName(t.elementType()) : std::nullopt;
+        if (!et || !t.hasStaticShape())
+            ctx.fail("result " + std::to_string(i) + ": not a static tensor of a supported element type");
+        VkeResultType r{*et, t.shape(), 1};
+        r.count = elementCount(r.shape);
+        return r;
+    }
+
+    /// One op's run on its device: its operands' buffers, its output buffers and its kernels.
     struct Run {
-        vk::Device& device;
+        VulkanExecutorImpl& impl;
         const OpContext& ctx;
-        std::vector<std::unique_ptr<vk::Buffer>> buffers;
+        std::shared_ptr<vk::Device> deviceRef;
+        vk::Device& device;
+        std::vector<std::shared_ptr<vk::Buffer>> buffers; ///< uploads and outputs, alive until the run ends
         vk::CommandBatch batch;
+
+        Run(VulkanExecutorImpl& i, const OpContext& c) : impl(i), ctx(c), deviceRef(i.deviceFor(c)), device(*deviceRef)
+        {}
 
         void check(const Status& st)
         {
             if (!st)
                 ctx.fail("vulkan: " + st.error().message);
         }
-        const vk::Buffer& alloc(uint64_t bytes)
+        std::shared_ptr<vk::Buffer> alloc(uint64_t bytes)
         {
             auto b = device.createBuffer(std::max<uint64_t>(bytes, 4));
             if (!b)
                 ctx.fail("vulkan: " + b.error().message);
-            buffers.push_back(std::move(*b));
-            return *buffers.back();
+            buffers.push_back(std::shared_ptr<vk::Buffer>(std::move(*b)));
+            return buffers.back();
         }
-        const vk::Buffer& upload(const Tensor& t)
+        std::shared_ptr<VkeStorage> storageOf(std::shared_ptr<vk::Buffer> buffer, bool boolWords)
         {
+            auto s = std::make_shared<VkeStorage>();
+            s->instance = impl.instance;
+            s->device = deviceRef;
+            s->buffer = std::move(buffer);
+            s->transfers = impl.transfers;
+            s->boolWords = boolWords;
+            return s;
+        }
+        /// `t`'s elements on this device: its own buffer when it is kept here already, else uploaded (and kept
+        /// with the tensor, so that the next op reading it finds it here).
+        std::shared_ptr<vk::Buffer> inputBuffer(const Tensor& t)
+        {
+            const auto* s = impl.keepOnDevice ? dynamic_cast<const VkeStorage*>(t.storage().get()) : nullptr;
+            if (s && s->device == deviceRef) {
+                ++impl.transfers->onDevice;
+                return s->buffer;
+            }
+            std::shared_ptr<vk::Buffer> b;
             if (t.elementType().isBool()) {
                 std::vector<uint32_t> words(static_cast<size_t>(t.numElements()));
                 for (int64_t i = 0; i < t.numElements(); ++i)
                     words[static_cast<size_t>(i)] = t.getInt(i) != 0 ? 1u : 0u;
-                const vk::Buffer& b = alloc(words.size() * 4);
-                check(device.upload(const_cast<vk::Buffer&>(b), words.data(), words.size() * 4));
-                return b;
+                b = alloc(words.size() * 4);
+                if (!words.empty())
+                    check(device.upload(*b, words.data(), words.size() * 4));
+                impl.transfers->uploadBytes += static_cast<int64_t>(words.size() * 4);
+            } else {
+                b = alloc(t.bytes().size());
+                if (!t.bytes().empty())
+                    check(device.upload(*b, t.bytes().data(), t.bytes().size()));
+                impl.transfers->uploadBytes += static_cast<int64_t>(t.bytes().size());
             }
-            const vk::Buffer& b = alloc(t.bytes().size());
-            if (!t.bytes().empty())
-                check(device.upload(const_cast<vk::Buffer&>(b), t.bytes().data(), t.bytes().size()));
+            ++impl.transfers->uploads;
+            if (impl.keepOnDevice && !t.storage())
+                t.attachStorage(storageOf(b, t.elementType().isBool()));
             return b;
         }
-        const vk::Buffer& output(const Tensor& like)
+        const vk::Buffer& upload(const Tensor& t) { return *inputBuffer(t); }
+        const vk::Buffer& output(const VkeResultType& like)
         {
-            const uint64_t per = like.elementType().isBool() ? 4 : uint64_t(like.elementType().byteSize());
-            return alloc(per * uint64_t(like.numElements()));
+            const uint64_t per = like.type.isBool() ? 4 : uint64_t(like.type.byteSize());
+            return *alloc(per * uint64_t(like.count));
         }
         void submit()
         {
-            if (batch.empty())
+            TimingRecorder* timings = ctx.interp.hooks().timings;
+            if (batch.empty()) {
+                if (timings)
+                    timings->deviceTime(timingProcess(ctx.proc), ctx.op, {}, TimeClock::Host);
                 return;
+            }
             auto r = device.submit(batch);
             if (!r)
                 ctx.fail("vulkan: " + r.error().message);
-        }
-        void download(const vk::Buffer& b, Tensor& into)
-        {
-            if (into.numElements() == 0)
+            if (!timings)
                 return;
-            if (into.elementType().isBool()) {
-                std::vector<uint32_t> words(static_cast<size_t>(into.numElements()));
-                check(device.download(b, words.data(), words.size() * 4));
-                for (int64_t i = 0; i < into.numElements(); ++i)
-                    into.setInt(i, words[static_cast<size_t>(i)] != 0 ? 1 : 0);
-                return;
+            const int64_t process = timingProcess(ctx.proc);
+            timings->describe(process, "vulkan: " + device.physical().describe() + " as " + device.label(),
+                              impl.clockOf(device));
+            std::vector<std::pair<std::string, double>> kernels;
+            if (r->hasTimestamps) {
+                for (const vk::DispatchTiming& t : r->timings)
+                    kernels.emplace_back(t.label, t.ms);
+                timings->deviceTime(process, ctx.op, kernels, TimeClock::Gpu);
+            } else {
+                // No timestamps: the host's time from submission to the fence, shared out evenly.
+                const auto& ds = batch.dispatches();
+                for (const vk::Dispatch& d : ds)
+                    kernels.emplace_back(d.label, r->wallMs / static_cast<double>(ds.size()));
+                timings->deviceTime(process, ctx.op, kernels, TimeClock::Host);
             }
-            check(device.download(b, into.bytes().data(), into.bytes().size()));
+        }
+        /// The result tensor kept in `dst` (a buffer made by output() or an operand's).
+        Tensor result(const VkeResultType& like, const std::shared_ptr<vk::Buffer>& dst)
+        {
+            Tensor t = Tensor::onStorage(like.type, like.shape, storageOf(dst, like.type.isBool()));
+            if (!impl.keepOnDevice) {
+                try {
+                    t.dropStorage(); // downloaded now, as each op's result was before values stayed on the device
+                } catch (const std::exception& e) {
+                    ctx.fail(e.what());
+                }
+            }
+            return t;
+        }
+        Tensor result(const VkeResultType& like, const vk::Buffer& dst)
+        {
+            for (const auto& b : buffers)
+                if (b.get() == &dst)
+                    return result(like, b);
+            ctx.fail("vulkan: internal error: an output buffer not made by this run");
         }
     };
 
@@ -294,8 +447,11 @@ private:
         const std::string& n = op.name();
         if (op.numResults() != 1 || ctx.numIn() == 0)
             return n == "stablehlo.iota" && op.numResults() == 1 ? runIota(ctx, out) : false;
-        Tensor result = ctx.result(0);
-        const ElementType& rt = result.elementType();
+        const ir::Type& resultIr = op.result(0)->type();
+        if (!resultIr.isRankedTensor() || !resultIr.hasStaticShape() || !elementTypeFromName(resultIr.elementType()))
+            return false;
+        const VkeResultType result = resultType(ctx);
+        const ElementType& rt = result.type;
         const ElementType& t0 = ctx.in(0).elementType();
         auto rd = vkeDType(rt);
         auto d0 = vkeDType(t0);
@@ -304,22 +460,21 @@ private:
         for (unsigned i = 0; i < ctx.numIn(); ++i)
             if (!vkeDType(ctx.in(i).elementType()))
                 return false;
-        const int64_t count = result.numElements();
+        const int64_t count = result.count;
         auto sameShapes = [&] {
             for (unsigned i = 0; i < ctx.numIn(); ++i)
-                if (ctx.in(i).shape() != result.shape())
+                if (ctx.in(i).shape() != result.shape)
                     return false;
             return true;
         };
         auto finish = [&](Run& r, const vk::Buffer& dst) {
             r.submit();
-            r.download(dst, result);
-            out.push_back(std::move(result));
+            out.push_back(r.result(result, dst));
             return true;
         };
 
         if (auto u = vkeUnary(n, t0); u && ctx.numIn() == 1 && rt == t0) {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::unary(r.batch, *u, *d0, a, dst, count));
@@ -327,7 +482,7 @@ private:
         }
         if (auto b = vkeBinary(n, t0);
             b && ctx.numIn() == 2 && rt == t0 && ctx.in(1).elementType() == t0 && sameShapes()) {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& c = r.upload(ctx.in(1));
             const vk::Buffer& dst = r.output(result);
@@ -340,7 +495,7 @@ private:
             if (!dir || type == "TOTALORDER" || ctx.numIn() != 2 || !(ctx.in(1).elementType() == t0) || !sameShapes() ||
                 !(vkeArith(t0) || t0.isBool()))
                 return false;
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& c = r.upload(ctx.in(1));
             const vk::Buffer& dst = r.output(result);
@@ -350,7 +505,7 @@ private:
         if (n == "stablehlo.select") {
             if (ctx.numIn() != 3 || !sameShapes() || !t0.isBool())
                 return false;
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& p = r.upload(ctx.in(0));
             const vk::Buffer& a = r.upload(ctx.in(1));
             const vk::Buffer& c = r.upload(ctx.in(2));
@@ -361,7 +516,7 @@ private:
         if (n == "stablehlo.convert") {
             if (!vkeArith(t0) || !vkeArith(rt))
                 return false;
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::convert(r.batch, *d0, *rd, a, dst, count));
@@ -371,30 +526,30 @@ private:
         if (!(rt == t0))
             return n == "stablehlo.reduce" || n == "stablehlo.dot_general" ? runLinalg(ctx, out) : false;
         if (n == "stablehlo.reshape") {
-            Run r{deviceFor(ctx), ctx, {}, {}};
-            const vk::Buffer& a = r.upload(ctx.in(0));
-            const vk::Buffer& dst = r.output(result);
-            if (count > 0)
-                r.check(r.device.copy(a, const_cast<vk::Buffer&>(dst), a.size()));
-            return finish(r, dst);
+            // Row-major elements do not move: the result is the operand's buffer under the new shape.
+            Run r(*this, ctx);
+            std::shared_ptr<vk::Buffer> a = r.inputBuffer(ctx.in(0));
+            r.submit();
+            out.push_back(r.result(result, a));
+            return true;
         }
         if (n == "stablehlo.transpose") {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::transpose(r.batch, *rd, a, ctx.in(0).shape(), ctx.ints("permutation"), dst));
             return finish(r, dst);
         }
         if (n == "stablehlo.broadcast_in_dim") {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
-            r.check(vk::ops::broadcastInDim(r.batch, *rd, a, ctx.in(0).shape(), result.shape(),
+            r.check(vk::ops::broadcastInDim(r.batch, *rd, a, ctx.in(0).shape(), result.shape,
                                             ctx.ints("broadcast_dimensions"), dst));
             return finish(r, dst);
         }
         if (n == "stablehlo.slice") {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             const auto start = ctx.ints("start_indices");
@@ -403,7 +558,7 @@ private:
             return finish(r, dst);
         }
         if (n == "stablehlo.pad" && ctx.numIn() == 2) {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::pad(r.batch, *rd, a, ctx.in(0).shape(), ctx.ints("edge_padding_low"),
@@ -412,12 +567,13 @@ private:
             return finish(r, dst);
         }
         if (n == "stablehlo.concatenate") {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            for (unsigned i = 0; i < ctx.numIn(); ++i)
+                if (!(ctx.in(i).elementType() == t0))
+                    return false;
+            Run r(*this, ctx);
             std::vector<const vk::Buffer*> srcs;
             std::vector<vk::Shape> shapes;
             for (unsigned i = 0; i < ctx.numIn(); ++i) {
-                if (!(ctx.in(i).elementType() == t0))
-                    return false;
                 srcs.push_back(&r.upload(ctx.in(i)));
                 shapes.push_back(ctx.in(i).shape());
             }
@@ -426,7 +582,7 @@ private:
             return finish(r, dst);
         }
         if (n == "stablehlo.reverse") {
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::reverse(r.batch, *rd, a, ctx.in(0).shape(), ctx.ints("dimensions"), dst));
@@ -439,11 +595,11 @@ private:
             for (unsigned i = first; i < ctx.numIn(); ++i) {
                 if (ctx.in(i).numElements() != 1 || !ctx.in(i).elementType().isInteger())
                     return false;
-                start.push_back(ctx.in(i).getInt(0));
+                start.push_back(ctx.in(i).getInt(0)); // a scalar start index: read on the host
             }
             if (update && !(ctx.in(1).elementType() == t0))
                 return false;
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             if (update) {
@@ -461,21 +617,20 @@ private:
     bool runLinalg(OpContext& ctx, std::vector<Tensor>& out)
     {
         const std::string& n = ctx.op.name();
-        Tensor result = ctx.result(0);
-        const ElementType& rt = result.elementType();
+        const VkeResultType result = resultType(ctx);
+        const ElementType& rt = result.type;
         if (n == "stablehlo.reduce") {
             auto red = vkeReduceBody(ctx.op);
             if (!red || ctx.numIn() != 2 || !vkeArith(rt) || !(ctx.in(0).elementType() == rt) ||
                 !(ctx.in(1).elementType() == rt) || ctx.in(1).numElements() != 1)
                 return false;
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::reduce(r.batch, *red, *vkeDType(rt), a, ctx.in(0).shape(), ctx.ints("dimensions"),
                                     static_cast<uint32_t>(vkeScalarBits(ctx.in(1))), dst));
             r.submit();
-            r.download(dst, result);
-            out.push_back(std::move(result));
+            out.push_back(r.result(result, dst));
             return true;
         }
         if (n == "stablehlo.dot_general") {
@@ -487,15 +642,14 @@ private:
             if (!dn)
                 return false;
             vk::DotDims dims{dn->lhsBatching, dn->rhsBatching, dn->lhsContracting, dn->rhsContracting};
-            Run r{deviceFor(ctx), ctx, {}, {}};
+            Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& b = r.upload(ctx.in(1));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::dotGeneral(r.batch, *vkeDType(rt), a, ctx.in(0).shape(), b, ctx.in(1).shape(), dims,
                                         vk::DotMode::Precise, dst));
             r.submit();
-            r.download(dst, result);
-            out.push_back(std::move(result));
+            out.push_back(r.result(result, dst));
             return true;
         }
         return false;
@@ -503,22 +657,23 @@ private:
 
     bool runIota(OpContext& ctx, std::vector<Tensor>& out)
     {
-        Tensor result = ctx.result(0);
-        if (!vkeArith(result.elementType()))
+        const ir::Type& t = ctx.op.result(0)->type();
+        if (!t.isRankedTensor() || !t.hasStaticShape() || !elementTypeFromName(t.elementType()))
             return false;
-        Run r{deviceFor(ctx), ctx, {}, {}};
+        const VkeResultType result = resultType(ctx);
+        if (!vkeArith(result.type))
+            return false;
+        Run r(*this, ctx);
         const vk::Buffer& dst = r.output(result);
-        r.check(vk::ops::iota(r.batch, *vkeDType(result.elementType()), result.shape(), ctx.integer("iota_dimension"),
-                              dst));
+        r.check(vk::ops::iota(r.batch, *vkeDType(result.type), result.shape, ctx.integer("iota_dimension"), dst));
         r.submit();
-        r.download(dst, result);
-        out.push_back(std::move(result));
+        out.push_back(r.result(result, dst));
         return true;
     }
 
     mutable std::mutex m_mutex;
     BackendStats m_stats;
-    std::map<int64_t, std::unique_ptr<vk::Device>> m_devices;
+    std::map<int64_t, std::shared_ptr<vk::Device>> m_devices;
 };
 
 VulkanExecutor::~VulkanExecutor() = default;
@@ -547,7 +702,11 @@ Expected<std::unique_ptr<VulkanExecutor>> VulkanExecutor::create(const VulkanExe
     }
     if (impl->physical.empty())
         return Error{"no Vulkan physical device to use", {}};
-    impl->instance = std::move(*instance);
+    impl->instance = std::shared_ptr<vk::Instance>(std::move(*instance));
+    impl->timestamps = options.timestamps;
+    impl->keepOnDevice = options.keepValuesOnDevice;
+    if (const char* env = std::getenv("SHARDX_VK_KEEP_ON_DEVICE"); env && std::string(env) == "0")
+        impl->keepOnDevice = false;
     std::unique_ptr<VulkanExecutor> ex(new VulkanExecutor());
     ex->m_impl = std::move(impl);
     ex->setOffload(ex->m_impl.get());

@@ -21,10 +21,17 @@ struct BackendStats {
     /// What drives a program rather than computes on tensors: function calls, regions of control flow,
     /// interpreter.run_parallel, check.*, constants, partition_id / replica_id.
     std::map<std::string, int64_t> host;
+    /// Operands of ops on the device found in the buffer an earlier op left them in (no transfer).
+    int64_t operandsOnDevice = 0;
+    /// Host -> device copies of operands (values computed on the host, arguments, constants) and their bytes.
+    int64_t uploads = 0, uploadBytes = 0;
+    /// Device -> host copies (values read on the host: by the CPU fallback, a collective, a check, the results).
+    int64_t downloads = 0, downloadBytes = 0;
 
     int64_t deviceCount() const;
     int64_t fallbackCount() const;
-    /// "12 ops on vulkan, 3 on the CPU fallback: gather (2), sort (1); 5 control/constant ops on the host".
+    /// "12 ops on vulkan, 3 on the CPU fallback: gather (2), sort (1); 5 control/constant ops on the host; 20
+    /// operands read where the op before left them, 4 uploads (64 B), 3 downloads (48 B)".
     std::string summary() const;
 };
 
@@ -34,6 +41,13 @@ struct VulkanExecutorOptions {
     std::string deviceList;
     /// Enable the validation layer when it is installed.
     bool validation = false;
+    /// Time kernels with GPU timestamps where the device has them (timings: RunHooks::timings); false, or a
+    /// device without them: host timers around each submission.
+    bool timestamps = true;
+    /// Leave each op's result in its device buffer for the next op on that device (see VulkanExecutor). False
+    /// (or the environment's `SHARDX_VK_KEEP_ON_DEVICE=0`): every result is downloaded at once and every operand
+    /// uploaded, as a measure of what keeping values on the device saves.
+    bool keepValuesOnDevice = true;
 };
 
 class VulkanExecutorImpl;
@@ -44,10 +58,13 @@ class VulkanExecutorImpl;
 /// drives functions, control flow, grids and checks; each op the Vulkan layer covers in a bit-exact mode
 /// (element-wise add/sub/mul/max/min/neg/abs/floor/ceil/sign, integer div/rem and bit ops, compare, select,
 /// convert, reshape, transpose, broadcast_in_dim, slice, pad, concatenate, reverse, dynamic_slice,
-/// dynamic_update_slice, iota, single-input reduce with an add/mul/max/min body, dot_general) uploads its
-/// operands, runs its kernels and downloads its results. Every other op runs on the CPU fallback (the
-/// reference's implementation) and is counted in `stats()`, never silently. f32 divide, sqrt, exp, log,
-/// tanh are not correctly rounded under Vulkan's precision rules and so stay on the fallback.
+/// dynamic_update_slice, iota, single-input reduce with an add/mul/max/min body, dot_general) runs its kernels on
+/// the operands' buffers and leaves its result in a device buffer: consecutive ops on one device pass values with
+/// no host round trip. A value is uploaded once when it comes from the host (an argument, a constant, the result
+/// of a CPU-fallback op or of a collective) and downloaded only when the host reads it (the CPU fallback, a
+/// collective through host staging, a check, an observer of intermediates, the run's results). Every other op runs on
+/// the CPU fallback (the reference's implementation) and is counted in `stats()`, never silently. f32 divide, sqrt,
+/// exp, log, tanh are not correctly rounded under Vulkan's precision rules and so stay on the fallback.
 class VulkanExecutor : public ReferenceExecutor {
 public:
     /// An error (no loader, no driver, bad device list) when Vulkan cannot be used.

@@ -343,12 +343,35 @@ bool Converter::whileLoop(ir::Op* op)
             ir::Builder b;
             b.setInsertionPointToStart(block);
             b.setLocationOf(*op);
-            ir::Value* whole = gatherAxes(b, arg, *mesh, s->mesh, axes);
+            std::vector<std::pair<ir::Op*, AxisList>> created;
+            ir::Value* whole = gatherAxes(b, arg, *mesh, s->mesh, axes, &created);
+            reportAdded(created, op, AddedCollective::Reason::LoopArgument, r, i, *mesh, s->toString(), "<replicated>");
             for (const ir::Use& u : wholeUses)
                 u.user->setOperand(u.index, whole);
         }
     }
     return true;
+}
+
+void Converter::reportAdded(const std::vector<std::pair<ir::Op*, AxisList>>& created, ir::Op* owner,
+                            AddedCollective::Reason reason, unsigned region, unsigned index, const Mesh& mesh,
+                            const std::string& from, const std::string& to)
+{
+    if (!m_options.added)
+        return;
+    for (const auto& [gather, axes] : created) {
+        AddedCollective c;
+        c.op = gather;
+        c.owner = owner;
+        c.reason = reason;
+        c.region = region;
+        c.index = index;
+        c.axes = axes;
+        c.replicaGroups = partition::replicaGroups(mesh, axes);
+        c.from = from;
+        c.to = to;
+        m_options.added->push_back(std::move(c));
+    }
 }
 
 // The value a branch of a case or if, or a while body, returns as result j of its op must be laid out as that
@@ -384,8 +407,15 @@ bool Converter::regionReturn(ir::Op* op)
         ir::Builder b;
         b.setInsertionPoint(*op);
         b.setLocationOf(*op);
-        if (from)
-            v = gatherAxes(b, v, *fromMesh, from->mesh, g2lDimAxes(from));
+        if (from) {
+            std::vector<std::pair<ir::Op*, AxisList>> created;
+            v = gatherAxes(b, v, *fromMesh, from->mesh, g2lDimAxes(from), &created);
+            unsigned region = 0;
+            while (region + 1 < parent->numRegions() && &parent->region(region) != op->parentBlock()->parentRegion())
+                ++region;
+            reportAdded(created, const_cast<ir::Op*>(parent), AddedCollective::Reason::RegionReturn, region, j,
+                        *fromMesh, from->toString(), to ? to->toString() : std::string("<replicated>"));
+        }
         if (to) {
             std::optional<ir::Type> local = localType(v->type(), to, *op);
             if (!local)

@@ -45,7 +45,7 @@ bool Converter::allGather(ir::Op* op)
 }
 
 ir::Value* Converter::gatherAxes(ir::Builder& b, ir::Value* input, const Mesh& mesh, const MeshRef& meshRef,
-                                 const std::vector<AxisList>& axes)
+                                 const std::vector<AxisList>& axes, std::vector<std::pair<ir::Op*, AxisList>>* created)
 {
     const std::vector<int64_t> local = input->type().shape();
     std::vector<int> dims;
@@ -60,12 +60,14 @@ ir::Value* Converter::gatherAxes(ir::Builder& b, ir::Value* input, const Mesh& m
             std::vector<int64_t> shape = cur->type().shape();
             if (shape[static_cast<size_t>(*it)] != ir::Type::kDynamic)
                 shape[static_cast<size_t>(*it)] *= size;
-            cur = create(b, "stablehlo.all_gather", {cur}, {cur->type().withShape(shape)},
-                         {{"all_gather_dim", i64(*it)},
-                          {"channel_handle", nextChannel()},
-                          {"replica_groups", groups},
-                          {"use_global_device_ids", unit()}})
-                      ->result(0);
+            ir::Op* gather = create(b, "stablehlo.all_gather", {cur}, {cur->type().withShape(shape)},
+                                    {{"all_gather_dim", i64(*it)},
+                                     {"channel_handle", nextChannel()},
+                                     {"replica_groups", groups},
+                                     {"use_global_device_ids", unit()}});
+            if (created)
+                created->emplace_back(gather, axes[static_cast<size_t>(*it)]);
+            cur = gather->result(0);
         }
         return cur;
     }
@@ -84,12 +86,14 @@ ir::Value* Converter::gatherAxes(ir::Builder& b, ir::Value* input, const Mesh& m
     ir::AttrPtr groups = replicaGroups(mesh, meshRef, all, g);
     std::vector<int64_t> s1 = s0;
     s1[0] = g;
-    ir::Value* t1 = create(b, "stablehlo.all_gather", {t0}, {t0->type().withShape(s1)},
-                           {{"all_gather_dim", i64(0)},
-                            {"channel_handle", nextChannel()},
-                            {"replica_groups", groups},
-                            {"use_global_device_ids", unit()}})
-                        ->result(0);
+    ir::Op* gather = create(b, "stablehlo.all_gather", {t0}, {t0->type().withShape(s1)},
+                            {{"all_gather_dim", i64(0)},
+                             {"channel_handle", nextChannel()},
+                             {"replica_groups", groups},
+                             {"use_global_device_ids", unit()}});
+    if (created)
+        created->emplace_back(gather, all);
+    ir::Value* t1 = gather->result(0);
     std::vector<int64_t> s2 = factors;
     s2.insert(s2.end(), local.begin(), local.end());
     ir::Value* t2 = reshape(b, t1, s2);

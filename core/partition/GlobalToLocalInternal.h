@@ -59,8 +59,10 @@ public:
                            const ir::Type& local);
     /// The StableHLO all-gathers that make `input` (a local shard, sharded in dimension d on
     /// `axes[d]`) whole in every dimension with axes (PARTITION.md 7.6.1).
+    /// `created`, when given, receives each all_gather made with the axes it gathers over.
     ir::Value* gatherAxes(ir::Builder& b, ir::Value* input, const Mesh& mesh, const MeshRef& meshRef,
-                          const std::vector<AxisList>& axes);
+                          const std::vector<AxisList>& axes,
+                          std::vector<std::pair<ir::Op*, AxisList>>* created = nullptr);
     /// Replica groups of `axes` (PARTITION.md 7.5.4); `groupSize` receives the group size.
     ir::AttrPtr replicaGroups(const Mesh& mesh, const MeshRef& ref, const AxisList& axes, int64_t& groupSize);
     /// `#stablehlo.channel_handle<handle = n, type = 1>` with the next n.
@@ -107,6 +109,10 @@ private:
     bool namedComputation(ir::Op* op);
     bool whileLoop(ir::Op* op);
     bool regionReturn(ir::Op* op);
+    /// Reports the gathers `created` for `owner` to GlobalToLocalOptions::added.
+    void reportAdded(const std::vector<std::pair<ir::Op*, AxisList>>& created, ir::Op* owner,
+                     AddedCollective::Reason reason, unsigned region, unsigned index, const Mesh& mesh,
+                     const std::string& from, const std::string& to);
     bool constant(ir::Op* op);
 
     ir::Module& m_module;

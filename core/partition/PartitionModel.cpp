@@ -126,6 +126,17 @@ public:
             });
     }
 
+    /// The collectives convert-global-to-local made of its own (`added`, those still in the per-device program
+    /// `local`): the gathers of while loops' carried values and of regions' return operands.
+    void collectAdded(PartitionModel& model, const std::vector<AddedCollective>& added, ir::Module& local)
+    {
+        std::unordered_map<const ir::Op*, bool> alive;
+        local.op().walk([&](ir::Op* op) { alive[op] = true; });
+        for (const AddedCollective& c : added)
+            if (alive.count(c.op) && alive.count(c.owner))
+                model.collectives.push_back(describeAdded(c));
+    }
+
     std::string opDisplayName(ir::Op* op)
     {
         if (!op)
@@ -266,19 +277,7 @@ private:
             steps = 1;
         }
         info.bytesReceivedPerDevice = info.bytesSentPerDevice;
-        // Alpha-beta: the slowest axis the collective crosses sets both terms.
-        double latency = 0, bandwidth = 0;
-        for (const AxisRef& a : info.axes) {
-            const AxisLink& l = m_options.cost.link(a.name);
-            latency = std::max(latency, l.latencySeconds);
-            bandwidth = bandwidth == 0 ? l.bandwidthBytesPerSecond : std::min(bandwidth, l.bandwidthBytesPerSecond);
-        }
-        if (info.axes.empty()) {
-            latency = m_options.cost.defaults.latencySeconds;
-            bandwidth = m_options.cost.defaults.bandwidthBytesPerSecond;
-        }
-        info.seconds = static_cast<double>(steps) * latency +
-                       (bandwidth > 0 ? static_cast<double>(info.bytesSentPerDevice) / bandwidth : 0.0);
+        info.seconds = alphaBeta(info, steps);
         if (const ir::Attribute* a = op.attr(kCauseAttr))
             if (const ir::IntegerAttr* i = a->as<ir::IntegerAttr>())
                 if (i->value >= 0 && static_cast<size_t>(i->value) < m_causes.size()) {
@@ -303,6 +302,78 @@ private:
         if (value >= 0 && static_cast<size_t>(value) < values.size())
             s.name = values[static_cast<size_t>(value)].name;
         return s;
+    }
+
+    /// The alpha-beta time of `info` in `steps` ring steps: the slowest axis it crosses sets both terms.
+    double alphaBeta(const CollectiveInfo& info, int64_t steps) const
+    {
+        double latency = 0, bandwidth = 0;
+        for (const AxisRef& a : info.axes) {
+            const AxisLink& l = m_options.cost.link(a.name);
+            latency = std::max(latency, l.latencySeconds);
+            bandwidth = bandwidth == 0 ? l.bandwidthBytesPerSecond : std::min(bandwidth, l.bandwidthBytesPerSecond);
+        }
+        if (info.axes.empty()) {
+            latency = m_options.cost.defaults.latencySeconds;
+            bandwidth = m_options.cost.defaults.bandwidthBytesPerSecond;
+        }
+        return static_cast<double>(steps) * latency +
+               (bandwidth > 0 ? static_cast<double>(info.bytesSentPerDevice) / bandwidth : 0.0);
+    }
+
+    CollectiveInfo describeAdded(const AddedCollective& c)
+    {
+        CollectiveInfo info;
+        info.kind = "all-gather";
+        info.axes = c.axes;
+        info.replicaGroups = c.replicaGroups;
+        info.groupSize = c.replicaGroups.empty() ? 1 : static_cast<int64_t>(c.replicaGroups.front().size());
+        const ir::Type& in = c.op->operand(0)->type();
+        info.elementType = in.isRankedTensor() ? in.elementType() : std::string();
+        info.shapeBefore = in.isRankedTensor() ? in.shape() : std::vector<int64_t>{};
+        const ir::Type& out = c.op->result(0)->type();
+        info.shapeAfter = out.isRankedTensor() ? out.shape() : std::vector<int64_t>{};
+        info.payloadBytesPerDevice = product(info.shapeBefore) * elementBytes(info.elementType);
+        info.bytesSentPerDevice = (info.groupSize - 1) * info.payloadBytesPerDevice;
+        info.bytesReceivedPerDevice = info.bytesSentPerDevice;
+        info.seconds = alphaBeta(info, info.groupSize - 1);
+        info.from = c.from;
+        info.to = c.to;
+        info.op = opDisplayName(c.owner);
+        info.opName = c.owner->name();
+        info.position = c.owner->pos;
+        info.opIndex = m_module.programIds().opOf(c.owner);
+        const std::string owner = info.op + " (" + info.opName + ")";
+        const std::string axes = axisListString(c.axes);
+        const bool loop = c.owner->name() == "stablehlo.while";
+        if (c.reason == AddedCollective::Reason::LoopArgument) {
+            ir::Value* arg = c.region < c.owner->numRegions() && !c.owner->region(c.region).empty() &&
+                                     c.index < c.owner->region(c.region).front().numArgs()
+                                 ? c.owner->region(c.region).front().arg(c.index)
+                                 : nullptr;
+            const int argId = valueId(arg);
+            const std::string argName = argId >= 0 ? m_module.programIds().values()[static_cast<size_t>(argId)].name
+                                                   : "its carried value " + std::to_string(c.index);
+            info.cause = "the while loop " + owner + " carries " + argName + " as " + c.from + ", but the ops of its " +
+                         (c.region == 0 ? "condition" : "body") + " read it whole: the loop needs it gathered over " +
+                         axes +
+                         " at the start of every iteration (convert-global-to-local; Shardy leaves loop-carried "
+                         "values global)";
+            info.fromSide = side(argId, c.from);
+            info.toSide = side(argId, c.to);
+        } else {
+            const int resultId = c.index < c.owner->numResults() ? valueId(c.owner->result(c.index)) : -1;
+            info.cause = (loop ? "the body of the while loop " + owner + " returns operand " + std::to_string(c.index) +
+                                     " as " + c.from + " but the loop carries it as " + c.to +
+                                     ": the loop needs it gathered over " + axes + " at the end of every iteration"
+                               : "a branch of " + owner + " returns operand " + std::to_string(c.index) + " as " +
+                                     c.from + " but the op's result is " + c.to + ": it is gathered over " + axes +
+                                     " before the branch returns") +
+                         " (convert-global-to-local)";
+            info.fromSide = side(-1, c.from);
+            info.toSide = side(resultId, c.to);
+        }
+        return info;
     }
 
     ir::Module& m_module;
@@ -511,8 +582,11 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
         m->programIds().nameAll(*m);
         model.global = m->clone();
     }
+    std::vector<AddedCollective> added;
+    local.added = &added;
     if (!convertGlobalToLocal(*m, local, diags))
         return passError(diags, "converting to the per-device program failed");
+    builder.collectAdded(model, added, *m);
     dropShardingAndMesh(*m);
     m->op().walk([](ir::Op* op) { op->removeAttribute(kCauseAttr); });
     model.local = std::move(m);

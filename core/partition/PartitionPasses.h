@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/ir/Module.h"
+#include "core/mesh/Mesh.h"
 #include "core/support/Diagnostic.h"
 
 namespace shardx {
@@ -44,7 +46,27 @@ bool resolvePermutationFactors(ir::Module& module, const PermutationFactorOption
 bool padForDivisibility(ir::Module& module, DiagnosticList& diags);
 
 /// Options of `-sdy-convert-global-to-local` (PARTITION.md 7.1).
+/// A collective convert-global-to-local makes of its own (not the lowering of an sdy collective): a while loop's
+/// carried value gathered whole at the start of its condition or body, or a region's return operand gathered to
+/// the layout of its op's result (PARTITION.md 7.8.6 leaves loops to the partitioner).
+struct AddedCollective {
+    enum class Reason {
+        LoopArgument, ///< a region of `owner` (a while) reads its carried value `index` whole
+        RegionReturn, ///< operand `index` of the return of a region of `owner` is laid out unlike its result
+    };
+    ir::Op* op = nullptr;    ///< the stablehlo.all_gather, in the per-device program
+    ir::Op* owner = nullptr; ///< the while, case or if
+    Reason reason = Reason::LoopArgument;
+    unsigned region = 0;                             ///< the region of `owner` it is in (a while: 0 condition, 1 body)
+    unsigned index = 0;                              ///< the carried value or return operand
+    std::vector<AxisRef> axes;                       ///< gathered over
+    std::vector<std::vector<int64_t>> replicaGroups; ///< device ids
+    std::string from, to;                            ///< the shardings it converts between
+};
+
 struct GlobalToLocalOptions {
+    /// When set, receives every AddedCollective (the partition model lists them with the sdy collectives).
+    std::vector<AddedCollective>* added = nullptr;
     bool perDimAllGather = false;                    ///< `per-dim-all-gather`
     bool combineMultiDimensionReduceScatter = false; ///< `combine-multi-dimension-reduce-scatter`
     bool enableRgv3 = false;                         ///< `enable-rgv3`: replica groups as mesh axes

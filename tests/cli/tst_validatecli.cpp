@@ -1,5 +1,6 @@
 // shardx-cli validate as a user runs it: the verdict line and table, --json, exit 0 / 1 / 2, the injected faults
 // named at their op and device, and --backend vulkan without a driver (a message and the reference-only verdict).
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <QJsonArray>
@@ -58,6 +59,44 @@ private slots:
         const QJsonObject row = j["results"].toArray().first().toObject();
         for (const char* key : {"max_abs_error", "max_rel_error", "nmse", "tolerance", "sharding", "elements"})
             QVERIFY2(row.contains(key), key);
+    }
+
+    void timingsAreATablePerDeviceAndAJsonField()
+    {
+        Result text = validate({sample("mlp_dp_tp.mlir"), "--mesh", "2x2", "--timings"});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.out + text.err));
+        for (int d = 0; d < 4; ++d)
+            QVERIFY2(text.out.contains(
+                         QStringLiteral("timings of device %1 (reference; host timers around each op):").arg(d)),
+                     qPrintable(text.out));
+        QVERIFY2(text.out.contains(QRegularExpression(
+                     "stablehlo\\.all_reduce \\(collective\\) +\\S+mlp_dp_tp\\.mlir:11:\\d+ +cpu +1")),
+                 qPrintable(text.out));
+        QVERIFY2(
+            text.out.contains(QRegularExpression("total [0-9.]+ ms: kernels 0\\.000 ms \\(0 dispatches\\), host ops")),
+            qPrintable(text.out));
+        QVERIFY(text.out.trimmed().endsWith(QStringLiteral("compared on 4 devices)")));
+
+        Result json = validate({sample("mlp_dp_tp.mlir"), "--mesh", "2x2", "--timings", "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        const QJsonArray timings = j["timings"].toArray();
+        QCOMPARE(timings.size(), 4);
+        const QJsonObject d0 = timings.first().toObject();
+        QCOMPARE(d0["device"].toInt(), 0);
+        QCOMPARE(d0["backend"].toString(), QString("reference"));
+        QVERIFY(d0["total_ms"].toDouble() > 0);
+        bool collective = false;
+        for (const QJsonValue& v : d0["ops"].toArray()) {
+            const QJsonObject op = v.toObject();
+            QVERIFY(op["location"].toString().contains("mlp_dp_tp.mlir:"));
+            QCOMPARE(op["clock"].toString(), QString("host"));
+            collective = collective || (op["collective"].toBool() && op["op"].toString() == "stablehlo.all_reduce");
+        }
+        QVERIFY(collective);
+        Result plain = validate({sample("mlp_dp_tp.mlir"), "--mesh", "2x2", "--json"});
+        QVERIFY(QJsonDocument::fromJson(plain.out.toUtf8()).object()["timings"].isNull());
+        QVERIFY(!validate({sample("mlp_dp_tp.mlir"), "--mesh", "2x2"}).out.contains("timings of"));
     }
 
     void aCorruptedCollectiveFailsAtItsOpAndDevice()

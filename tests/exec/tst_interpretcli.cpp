@@ -1,4 +1,5 @@
 // shardx-cli interpret as a user runs it: exit status, check failures and errors at FILE:LINE:COL.
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <QProcess>
@@ -46,6 +47,26 @@ private slots:
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains("5 checks passed"), qPrintable(r.out));
         QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    }
+
+    void timingsHaveATablePerProcess()
+    {
+        const QString file = QStringLiteral(SHARDX_SOURCE_DIR "/tests/exec/data/grid_checks.mlir");
+        Result r = interpret({file, "--timings"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.startsWith("5 checks passed\n"), qPrintable(r.out));
+        // @main (its iota, slices, call and checks) outside the grid, then each of the 1x4 grid's processes: a
+        // reduce and an all_reduce each, once.
+        QVERIFY2(r.out.contains("timings of outside run_parallel (reference; host timers around each op):"),
+                 qPrintable(r.out));
+        for (int d = 0; d < 4; ++d)
+            QVERIFY2(r.out.contains(QStringLiteral("timings of device %1 (reference;").arg(d)), qPrintable(r.out));
+        QCOMPARE(r.out.count(QRegularExpression(
+                     "stablehlo\\.all_reduce \\(collective\\) +\\S+grid_checks\\.mlir:\\d+:\\d+ +cpu +1 ")),
+                 4);
+        // The callee's reduce runs in @main's process; check ops are timed too.
+        QVERIFY2(r.out.contains(QRegularExpression("check\\.expect")), qPrintable(r.out));
+        QVERIFY(!r.out.contains("func.call") && !r.out.contains("interpreter.run_parallel "));
     }
 
     void anEmptyMainPasses()

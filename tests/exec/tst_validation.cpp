@@ -1,7 +1,13 @@
 // tst_validation.cpp - exec::validate on the reference back end: every sample with a mesh and a generated 4-layer
 // transformer on a 2x2 and a 2x4 mesh match their global programs; injected faults (a corrupted collective,
 // swapped input shards) are caught at the right op and device; tolerances and errors.
+#include <QRegularExpression>
 #include <QtTest>
+
+#include <cmath>
+#include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "core/exec/ReferenceExecutor.h"
 #include "core/exec/Validation.h"
@@ -127,6 +133,64 @@ func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x
         QVERIFY2(report.matches(), reportText(report).constData());
         QCOMPARE(report.devices, int64_t(4));
         QCOMPARE(report.results.front().elements, int64_t(32));
+    }
+
+    void timingsCountEveryOpOfEveryDevice()
+    {
+        // samples/loop_argmax.mlir on 2x2: a 3-iteration while loop (dot_general, tanh and the all_gather the loop
+        // needs in its body; a compare in its condition, run 4 times), then a dot_general and an argmax reduce.
+        auto module = readSample("loop_argmax.mlir");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.mesh = "2x2";
+        options.timings = true;
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY2(report.matches(), reportText(report).constData());
+        QVERIFY(report.timed);
+        QCOMPARE(report.timings.size(), size_t(4));
+        for (size_t d = 0; d < report.timings.size(); ++d) {
+            const exec::DeviceTimings& t = report.timings[d];
+            QCOMPARE(t.device, int64_t(d));
+            QCOMPARE(QString::fromStdString(t.backend), QString("reference"));
+            std::map<std::string, std::vector<int64_t>> calls;
+            double sum = 0;
+            for (const exec::OpTiming& o : t.ops) {
+                calls[o.opName].push_back(o.calls);
+                QCOMPARE(QString::fromStdString(o.ranOn), QString("cpu"));
+                QVERIFY(o.clock == exec::TimeClock::Host && o.dispatches == 0 && o.ms >= 0);
+                QVERIFY2(o.pos.file == "samples/loop_argmax.mlir" && o.pos.line > 0, o.opName.c_str());
+                QCOMPARE(o.collective, o.opName == "stablehlo.all_gather");
+                sum += o.ms;
+            }
+            // The loop body's dot_general ran 3 times, the one after it once; the condition's compare 4 times.
+            QCOMPARE(calls["stablehlo.dot_general"], (std::vector<int64_t>{3, 1}));
+            QCOMPARE(calls["stablehlo.all_gather"], (std::vector<int64_t>{3}));
+            QVERIFY(!calls["stablehlo.compare"].empty() && calls["stablehlo.compare"].front() == 4);
+            // The reduce's body (compare, or, and, select per element) is part of the reduce, the loop of its ops.
+            QCOMPARE(calls["stablehlo.reduce"], (std::vector<int64_t>{1}));
+            QCOMPARE(calls["stablehlo.compare"].size(), size_t(1));
+            QVERIFY(!calls.count("stablehlo.or") && !calls.count("stablehlo.select") &&
+                    !calls.count("stablehlo.while"));
+            QVERIFY(t.collectiveMs > 0 && t.hostOpMs > 0 && t.kernelMs == 0);
+            QVERIFY(std::abs(sum - t.totalMs) <= 1e-9 * std::max(1.0, sum));
+        }
+        const QString text = QString::fromStdString(exec::validationText(report));
+        QVERIFY2(text.contains("timings of device 3 (reference; host timers around each op):"), qPrintable(text));
+        QVERIFY2(text.contains(QRegularExpression(
+                     "stablehlo\\.all_gather \\(collective\\) +samples/loop_argmax\\.mlir:\\d+:\\d+ +cpu +3 +0")),
+                 qPrintable(text));
+        const nlohmann::json j = exec::validationJson(report);
+        QCOMPARE(j["timings"].size(), size_t(4));
+        QCOMPARE(j["timings"][0]["device"].get<int>(), 0);
+        for (const char* key :
+             {"op", "location", "ran_on", "collective", "calls", "dispatches", "clock", "ms", "host_ms", "kernels"})
+            QVERIFY2(j["timings"][0]["ops"][0].contains(key), key);
+        // Not asked for: none taken, and the field is null.
+        options.timings = false;
+        const exec::ValidationReport plain = run(*module, options);
+        QVERIFY(!plain.timed && plain.timings.empty());
+        QVERIFY(exec::validationJson(plain)["timings"].is_null());
+        QVERIFY(!QString::fromStdString(exec::validationText(plain)).contains("timings of"));
     }
 
     void aTransformerMatches_data()

@@ -1,6 +1,7 @@
 // tst_vulkanexecutor.cpp - the VulkanExecutor against the ReferenceExecutor: the same programs give bitwise the same
 // results; ops the Vulkan layer lacks run on the counted CPU fallback; shardx-cli interpret --backend vulkan.
 #include <QProcess>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include "core/exec/TensorIo.h"
@@ -169,6 +170,35 @@ private slots:
         QCOMPARE(m_vk->stats().onDevice["stablehlo.dot_general"], dotsBefore + 4);
     }
 
+    void valuesStayOnTheDeviceBetweenOps()
+    {
+        // The ten ops of kElementwise all run on the device: only the three arguments go up and only the result
+        // comes down; every other operand is read in the buffer the op before left it in (or, for an argument
+        // used again, the buffer it was uploaded to the first time).
+        const exec::BackendStats before = m_vk->stats();
+        compareBackends(kElementwise, {randomF32({4, 8}, 1), randomF32({4, 8}, 2), randomF32({8}, 3)});
+        const exec::BackendStats after = m_vk->stats();
+        QCOMPARE(after.uploads - before.uploads, int64_t(3));
+        QCOMPARE(after.downloads - before.downloads, int64_t(1));
+        // multiply 2, subtract 2, maximum 2, negate 1, abs 1, compare 2, select 3, transpose 1.
+        QCOMPARE(after.operandsOnDevice - before.operandsOnDevice, int64_t(14));
+        QVERIFY2(after.summary().find("operands read where the op before left them") != std::string::npos,
+                 after.summary().c_str());
+        // An op on the CPU fallback reads its operand on the host: it is downloaded there, once.
+        const exec::BackendStats beforeExp = m_vk->stats();
+        compareBackends(R"(
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.add %a, %a : tensor<8xf32>
+  %1 = stablehlo.exponential %0 : tensor<8xf32>
+  %2 = stablehlo.add %1, %0 : tensor<8xf32>
+  return %2 : tensor<8xf32>
+})",
+                        {randomF32({8}, 9)});
+        const exec::BackendStats afterExp = m_vk->stats();
+        QCOMPARE(afterExp.uploads - beforeExp.uploads, int64_t(2));     // %a, and %1 from the fallback
+        QCOMPARE(afterExp.downloads - beforeExp.downloads, int64_t(2)); // %0 for the fallback, and the result
+    }
+
     void fallbackIsCountedAndReported()
     {
         const exec::BackendStats before = m_vk->stats();
@@ -192,6 +222,34 @@ private slots:
         QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
         QVERIFY2(out.contains("5 checks passed"), qPrintable(out));
         QVERIFY2(err.contains("ops on vulkan"), qPrintable(err));
+    }
+
+    void cliTimesEveryDispatchAndCollective()
+    {
+        QProcess p;
+        startCli(p, {"interpret", QStringLiteral(SHARDX_SOURCE_DIR "/tests/exec/data/grid_checks.mlir"), "--backend",
+                     "vulkan", "--timings"});
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
+        QVERIFY2(out.contains("5 checks passed"), qPrintable(out));
+        // One table per process of the grid, and one for @main around it.
+        for (int d = 0; d < 4; ++d)
+            QVERIFY2(out.contains(QStringLiteral("timings of device %1 (vulkan: ").arg(d)), qPrintable(out));
+        QVERIFY2(out.contains("timings of outside run_parallel"), qPrintable(out));
+        // The reduce runs as a kernel, the all_reduce through host staging, the checks on the host.
+        QVERIFY2(
+            out.contains(QRegularExpression("stablehlo\\.reduce +\\S+grid_checks\\.mlir:\\d+:\\d+ +vulkan +1 +[1-9]")),
+            qPrintable(out));
+        QVERIFY2(out.contains(QRegularExpression("stablehlo\\.all_reduce \\(collective\\) +\\S+ +host staging")),
+                 qPrintable(out));
+        // Kernel times come from GPU timestamps where the device has them, else from host timers, and say so.
+        const bool timestamps = out.contains("GPU timestamps");
+        QVERIFY2(timestamps || out.contains("host timers around each submission"), qPrintable(out));
+        QVERIFY2(out.contains(QRegularExpression(QStringLiteral("stablehlo\\.reduce .* vulkan .* ") +
+                                                 (timestamps ? "gpu" : "host"))),
+                 qPrintable(out));
     }
 
     void cliRejectsAnUnknownDeviceList()
