@@ -230,12 +230,14 @@ public:
     std::unique_ptr<TraceBinaryWriter> traceWriter;
     std::atomic<bool> cancel{false};
     std::atomic<bool>* cancelFlag = &cancel; ///< Session::propagate points it at the session's flag
+    /// The module `work` copies, while that copy is deferred (CopySource::Later); null once made.
+    const ir::Module* source = nullptr;
     bool ran = false;
 };
 
 void PropagationRunDeleter::operator()(PropagationRun* run) const { delete run; }
 
-PropagationRunPtr Session::startPropagation(const PropagationRequest& request)
+PropagationRunPtr Session::startPropagation(const PropagationRequest& request, CopySource copy)
 {
     PropagationRunPtr run(new PropagationRun);
     run->request = request;
@@ -264,15 +266,36 @@ PropagationRunPtr Session::startPropagation(const PropagationRequest& request)
             run->passes.push_back(std::move(*pass));
         }
     }
-    run->work = m_source->clone();
+    if (copy == CopySource::Later)
+        run->source = m_source.get();
+    else
+        run->work = m_source->clone();
     return run;
 }
+
+void copyPropagationSource(PropagationRun& run)
+{
+    if (run.source && !run.work && !run.cancelFlag->load())
+        run.work = run.source->clone();
+    run.source = nullptr; // never read again: the session may change or go from here on
+}
+
+bool propagationCancelled(const PropagationRun& run) { return run.cancelFlag->load(); }
 
 void runPropagation(PropagationRun& run, const ProgressFn& progress)
 {
     run.ran = true;
-    if (!run.work)
+    if (run.source) {
+        // Deferred and never copied: the caller broke copyPropagationSource()'s contract.
+        run.result.diagnostics.error(SourcePos{}, "propagation ran before its copy of the module was made");
+        run.source = nullptr;
         return;
+    }
+    if (!run.work) {
+        // A run cancelled before its copy was made.
+        run.result.cancelled = run.cancelFlag->load();
+        return;
+    }
     PropagationResult& result = run.result;
     std::unique_ptr<TraceRecorder> recorder;
     if (run.request.record) {
@@ -329,8 +352,10 @@ void cancelPropagation(PropagationRun& run) { run.cancelFlag->store(true); }
 
 PropagationResult Session::finishPropagation(PropagationRunPtr run)
 {
-    if (!run->ran)
+    if (!run->ran) {
+        copyPropagationSource(*run); // the session's thread: its source cannot change meanwhile
         runPropagation(*run, {});
+    }
     PropagationResult result = std::move(run->result);
     if (!result.ok)
         return result;

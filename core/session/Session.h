@@ -95,8 +95,15 @@ struct PropagationRunDeleter {
     void operator()(PropagationRun* run) const;
 };
 using PropagationRunPtr = std::unique_ptr<PropagationRun, PropagationRunDeleter>;
-/// Runs `run` (any thread; it touches only its own copy of the module). `progress` is called on
-/// that thread.
+/// Makes the copy of the source module that a run started with CopySource::Later works on (any
+/// thread). The session's source module must neither change nor go while it runs: hold off the
+/// session's writers (a reader lock) around it. A cancelled run copies nothing; a run that has
+/// its copy is left alone.
+void copyPropagationSource(PropagationRun& run);
+/// True once cancelPropagation() asked `run` to stop (any thread).
+bool propagationCancelled(const PropagationRun& run);
+/// Runs `run` (any thread; it touches only its own copy of the module, made by
+/// copyPropagationSource() first where it was deferred). `progress` is called on that thread.
 void runPropagation(PropagationRun& run, const ProgressFn& progress = {});
 /// Asks `run` to stop at its next step (any thread, while runPropagation runs).
 void cancelPropagation(PropagationRun& run);
@@ -159,7 +166,10 @@ public:
     /// the session stays readable: startPropagation() (the session's thread) checks the request
     /// and copies the source module, runPropagation() (any thread) runs it on the copy, and
     /// finishPropagation() (the session's thread) adopts the result as propagate() does.
-    PropagationRunPtr startPropagation(const PropagationRequest& request);
+    /// With CopySource::Later the copy (a third of a second at 100k ops) is left to
+    /// copyPropagationSource() on the worker, so that the session's thread does not wait for it.
+    enum class CopySource { Now, Later };
+    PropagationRunPtr startPropagation(const PropagationRequest& request, CopySource copy = CopySource::Now);
     PropagationResult finishPropagation(PropagationRunPtr run);
     /// Runs the last request again (after setSharding()).
     PropagationResult repropagate(const ProgressFn& progress = {});

@@ -5,11 +5,14 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QScrollBar>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +56,14 @@ const QString& moduleText(int layers)
 
 double seconds(const QElapsedTimer& t) { return static_cast<double>(t.nsecsElapsed()) / 1e9; }
 
+/// CPU seconds the calling thread has used.
+double threadCpuSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 /// A main window's worth of graph: a context and a shown panel.
 struct Window {
     SessionContext context;
@@ -93,17 +104,23 @@ void BM_OpenToFirstFrame(benchmark::State& state)
     int propagating = 0;
     int items = 0;
     int ops = 0;
+    double opened = 0;
+    double uiCpu = 0;
     for (auto _ : state) {
         auto window = std::make_unique<Window>();
-        bool shown = false;
-        QObject::connect(&window->panel, &GraphPanel::layoutShown, [&] { shown = true; });
         QElapsedTimer t;
+        // An event loop that sleeps between events, as the app's does (a loop of processEvents()
+        // would spin and take a core from the worker thread).
+        QEventLoop loop;
+        QObject::connect(&window->panel, &GraphPanel::layoutShown, &loop, &QEventLoop::quit);
+        QObject::connect(&window->context, &SessionContext::opened, [&] { opened += seconds(t); });
+        const double cpu0 = threadCpuSeconds();
         t.start();
         window->context.openText(text, QStringLiteral("generated.mlir"));
-        while (!shown)
-            QApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        loop.exec();
         window->paint();
         state.SetIterationTime(seconds(t));
+        uiCpu += threadCpuSeconds() - cpu0;
         propagating += window->context.isBusy();
         items = static_cast<int>(window->panel.scene()->items().size());
         ops = window->panel.graph()->numOps();
@@ -112,8 +129,36 @@ void BM_OpenToFirstFrame(benchmark::State& state)
     }
     state.counters["ops"] = ops;
     state.counters["items_drawn"] = items;
+    // The part of the time the session's open (parse, verify, names) took: the rest is the graph.
+    state.counters["opened_s"] = opened / static_cast<double>(state.iterations());
+    // What the UI thread was busy with meanwhile (it answers no input while busy).
+    state.counters["ui_cpu_s"] = uiCpu / static_cast<double>(state.iterations());
     state.counters["propagating_at_first_frame"] =
         static_cast<double>(propagating) / static_cast<double>(state.iterations());
+}
+
+/// The core-thread part of the first frame after the open: the graph of the module and the layout
+/// of the groups open at first (what GraphPanel's build job runs), on a session opened beforehand.
+void BM_GraphBuild(benchmark::State& state)
+{
+    Session session;
+    session.openText(moduleText(static_cast<int>(state.range(0))).toStdString(), "generated.mlir");
+    double build = 0;
+    for (auto _ : state) {
+        QElapsedTimer t;
+        t.start();
+        auto graph = std::make_shared<const layout::DataflowGraph>(
+            layout::DataflowGraph::build(*session.module(), *session.ids()));
+        build += seconds(t);
+        layout::DataflowLayouter layouter(graph);
+        auto laid = layouter.layout(0, graph->defaultExpanded());
+        if (!laid)
+            state.SkipWithError(laid.error().message.c_str());
+        else
+            benchmark::DoNotOptimize(layout::flatten(**laid, layouter.frameOffset()));
+        state.SetIterationTime(seconds(t));
+    }
+    state.counters["graph_build_s"] = build / static_cast<double>(state.iterations());
 }
 
 /// One module opened and propagated, shared by the benchmarks that step or pan.
@@ -145,6 +190,7 @@ void BM_Step(benchmark::State& state)
     w.settle();
     size_t k = 0;
     size_t restyled = 0;
+    double tProc = 0, tPaint = 0;
     for (auto _ : state) {
         const size_t target = mid + (k % 400 < 200 ? k % 200 : 200 - k % 200); // 200 forwards, 200 back
         ++k;
@@ -152,17 +198,27 @@ void BM_Step(benchmark::State& state)
         t.start();
         w.context.setStep(target);
         QApplication::processEvents(); // the coalesced cursor move: stepChanged, restyle
+        const double a = seconds(t);
         w.paint();
         state.SetIterationTime(seconds(t));
+        tProc += a;
+        tPaint += seconds(t) - a;
         restyled += w.panel.styler()->lastRestyled();
     }
     state.counters["steps"] = static_cast<double>(steps);
     state.counters["items"] = static_cast<double>(w.panel.scene()->items().size());
     state.counters["restyled_per_step"] = static_cast<double>(restyled) / static_cast<double>(state.iterations());
+    GraphView* view = w.panel.view();
+    state.counters["items_in_view"] =
+        static_cast<double>(w.panel.scene()->items(view->mapToScene(view->viewport()->rect())).size());
+    state.counters["zoom"] = view->zoom();
+    state.counters["proc_ms"] = tProc * 1000 / state.iterations();
+    state.counters["paint_ms"] = tPaint * 1000 / state.iterations();
 }
 
-/// Opening a group of about 500 ops and everything in it: layout on the core thread, the new
-/// scene, its first frame. A fresh window each time (no layout cached).
+/// Opening a group of about range(1) ops and everything in it: layout on the core thread, the new
+/// scene, its first frame. A fresh window each time (no layout cached). The group is the one
+/// whose size is nearest (the ~100k-op module groups layers by 2 (194 ops), 12 (1164) and 48).
 void BM_ExpandGroup(benchmark::State& state)
 {
     const QString& text = moduleText(static_cast<int>(state.range(0)));
@@ -172,7 +228,7 @@ void BM_ExpandGroup(benchmark::State& state)
         auto window = std::make_unique<Window>();
         window->context.openText(text, QStringLiteral("generated.mlir"), {}, false);
         window->settle();
-        const int group = window->groupNear(500);
+        const int group = window->groupNear(static_cast<int>(state.range(1)));
         const auto& groups = window->panel.graph()->groups();
         ops = groups[static_cast<size_t>(group)].numOps;
         // The groups around it open first (untimed), so that the group shows as a box.
@@ -194,18 +250,10 @@ void BM_ExpandGroup(benchmark::State& state)
     state.counters["items_added"] = items;
 }
 
-/// Frame time while panning: the view scrolls by 40 px (down, then right, then back) and
-/// repaints, on a view of the ~10k-op module with every group open. range(0): zoom in percent
-/// (100: reading size; 5: the whole graph in view, drawn at the lowest level of detail).
-void BM_PanFrame(benchmark::State& state)
+/// Scrolls `w`'s view by 40 px per iteration (down, then right, then back) and repaints.
+void panFrames(benchmark::State& state, Window& w)
 {
-    Window& w = propagated(102, true);
     GraphView* view = w.panel.view();
-    view->setZoom(static_cast<double>(state.range(0)) / 100.0);
-    // On the middle op (the middle of the scene's bounding box may be empty space between frames).
-    const auto& nodes = w.panel.scene()->nodeItems();
-    view->centerOn(nodes[nodes.size() / 2]);
-    w.paint();
     int k = 0;
     for (auto _ : state) {
         QScrollBar* bar = (k / 20) % 2 ? view->horizontalScrollBar() : view->verticalScrollBar();
@@ -220,11 +268,50 @@ void BM_PanFrame(benchmark::State& state)
     state.counters["items_in_scene"] = static_cast<double>(w.panel.scene()->items().size());
     state.counters["items_in_view"] =
         static_cast<double>(w.panel.scene()->items(view->mapToScene(view->viewport()->rect())).size());
+    state.counters["zoom"] = view->zoom();
+}
+
+/// Frame time while panning a view of the ~10k-op module with every group open. range(0): zoom
+/// in percent (100: reading size; 5: the whole graph in view, drawn at the lowest level of detail).
+void BM_PanFrame(benchmark::State& state)
+{
+    Window& w = propagated(102, true);
+    GraphView* view = w.panel.view();
+    view->setZoom(static_cast<double>(state.range(0)) / 100.0);
+    // On the middle op (the middle of the scene's bounding box may be empty space between frames).
+    const auto& nodes = w.panel.scene()->nodeItems();
+    view->centerOn(nodes[nodes.size() / 2]);
+    w.paint();
+    panFrames(state, w);
+}
+
+/// The same with about range(0) items in view: the view is zoomed out (from the middle op) until
+/// that many items of the scene intersect it.
+void BM_PanFrameItems(benchmark::State& state)
+{
+    Window& w = propagated(102, true);
+    GraphView* view = w.panel.view();
+    const auto& nodes = w.panel.scene()->nodeItems();
+    const auto inView = [&] {
+        return static_cast<double>(w.panel.scene()->items(view->mapToScene(view->viewport()->rect())).size());
+    };
+    double lo = 0.02, hi = 1.0; // fewer items in view at higher zoom
+    for (int i = 0; i < 20; ++i) {
+        const double z = std::sqrt(lo * hi);
+        view->setZoom(z);
+        view->centerOn(nodes[nodes.size() / 2]);
+        (inView() > static_cast<double>(state.range(0)) ? lo : hi) = z;
+    }
+    view->setZoom(hi);
+    view->centerOn(nodes[nodes.size() / 2]);
+    w.paint();
+    panFrames(state, w);
 }
 
 } // namespace
 
 BENCHMARK(BM_OpenToFirstFrame)->Arg(102)->Arg(1020)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_GraphBuild)->Arg(102)->Arg(1020)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Step)
     ->Args({102, 0})
     ->Args({102, 1})
@@ -232,8 +319,15 @@ BENCHMARK(BM_Step)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(400);
-BENCHMARK(BM_ExpandGroup)->Arg(102)->Arg(1020)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_ExpandGroup)
+    ->Args({102, 500})
+    ->Args({1020, 500})
+    ->Args({1020, 1000})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK(BM_PanFrame)->Arg(100)->Arg(5)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(200);
+BENCHMARK(BM_PanFrameItems)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(200);
 
 int main(int argc, char** argv)
 {

@@ -167,6 +167,49 @@ func.func @g(%arg0: tensor<8xf32>) -> tensor<8xf32> {
         QVERIFY(s.propagate(strategy("aggressive")).ok);
     }
 
+    void copiesTheSourceOnTheWorker()
+    {
+        // CopySource::Later: the run holds no copy until copyPropagationSource() makes it, and then
+        // propagates as propagate() does.
+        Session s;
+        QVERIFY(s.openText(kDot, "dot.mlir"));
+        const std::string source = s.text(Session::Format::Mlir, true);
+        PropagationRunPtr run = s.startPropagation(strategy("aggressive"), Session::CopySource::Later);
+        copyPropagationSource(*run);
+        runPropagation(*run);
+        PropagationResult r = s.finishPropagation(std::move(run));
+        QVERIFY(r.ok);
+        QVERIFY(s.numSteps() > 0);
+        QCOMPARE(s.shardingAt(*s.findValue("neg"))->toString(), std::string("<@mesh, [{\"a\", ?}, {\"b\", ?}]>"));
+        QCOMPARE(s.text(Session::Format::Mlir, true), source); // the source module is unchanged
+        const std::string result = s.text();
+        const size_t steps = s.numSteps();
+
+        // Cancelled before its copy: nothing is copied or run, and the session keeps its result.
+        PropagationRunPtr cancelled = s.startPropagation(strategy("basic"), Session::CopySource::Later);
+        cancelPropagation(*cancelled);
+        QVERIFY(propagationCancelled(*cancelled));
+        copyPropagationSource(*cancelled);
+        runPropagation(*cancelled);
+        PropagationResult c = s.finishPropagation(std::move(cancelled));
+        QVERIFY(c.cancelled && !c.ok);
+        QCOMPARE(c.steps, size_t(0));
+        QCOMPARE(s.text(), result);
+        QCOMPARE(s.numSteps(), steps);
+
+        // Run without its copy (a caller's bug): an error, not a read of the source module.
+        PropagationRunPtr uncopied = s.startPropagation(strategy("basic"), Session::CopySource::Later);
+        runPropagation(*uncopied);
+        PropagationResult u = s.finishPropagation(std::move(uncopied));
+        QVERIFY(!u.ok && !u.cancelled);
+        QVERIFY(has(u.diagnostics.formatAll(), "before its copy of the module was made"));
+
+        // finishPropagation() of a run never run copies and runs it on the session's thread.
+        PropagationResult f = s.finishPropagation(s.startPropagation(strategy("basic"), Session::CopySource::Later));
+        QVERIFY(f.ok);
+        QVERIFY(s.numSteps() > 0);
+    }
+
     void stepsForwardsAndBackwards()
     {
         Session s;

@@ -31,6 +31,7 @@
 
 #include "views/app/DebuggerActions.h"
 #include "views/app/Icons.h"
+#include "views/graph/GraphMinimap.h"
 #include "views/graph/GraphPanel.h"
 #include "views/mesh/MeshPanel.h"
 #include "views/panels/BreakpointsPanel.h"
@@ -649,7 +650,13 @@ void MainWindow::childEvent(QChildEvent* event)
     QMainWindow::childEvent(event);
 }
 
-bool MainWindow::saveScreenshot(const QString& path) { return grab().save(path, "PNG"); }
+bool MainWindow::saveScreenshot(const QString& path)
+{
+    // Miniatures redraw new colours on a timer: a screenshot shows the current ones.
+    for (GraphMinimap* minimap : findChildren<GraphMinimap*>())
+        minimap->flush();
+    return grab().save(path, "PNG");
+}
 
 int MainWindow::start(const StartupOptions& options)
 {

@@ -21,6 +21,8 @@ ClusterItem::ClusterItem(int group, const QRectF& sceneRect, QString title, QStr
 {
     setPos(sceneRect.topLeft());
     setZValue(-100 + depth);
+    // paint() is told the part on screen: a frame larger than the view fills that part only.
+    setFlag(ItemUsesExtendedStyleOption);
 }
 
 QRectF ClusterItem::boundingRect() const { return m_rect.adjusted(-2, -2, 2, 2); }
@@ -69,11 +71,31 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
         painter->drawRect(m_rect);
         return;
     }
-    painter->setRenderHint(QPainter::Antialiasing, true);
-    painter->setPen(QPen(m_marked ? t.selection : t.clusterBorder, m_marked ? 2 : 1));
-    painter->setBrush(fill);
-    painter->drawRoundedRect(m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
-    if (lod < 0.45)
+    const QRectF body = m_rect.adjusted(0.5, 0.5, -0.5, -0.5);
+    constexpr double radius = 6;
+    const QPen border(m_marked ? t.selection : t.clusterBorder, m_marked ? 2 : 1);
+    // Frames of open groups cover the view many times over when zoomed in: an antialiased rounded
+    // fill of each costs milliseconds a frame. Where no rounded corner is on screen, the part on
+    // screen is filled as a plain rectangle (the fill is opaque) and the outline stroked alone.
+    const QRectF exposed = option->exposedRect.adjusted(-1, -1, 1, 1);
+    const double c = radius + 2;
+    const bool cornerShown = exposed.intersects(QRectF(body.left(), body.top(), c, c)) ||
+                             exposed.intersects(QRectF(body.right() - c, body.top(), c, c)) ||
+                             exposed.intersects(QRectF(body.left(), body.bottom() - c, c, c)) ||
+                             exposed.intersects(QRectF(body.right() - c, body.bottom() - c, c, c));
+    if (cornerShown) {
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(border);
+        painter->setBrush(fill);
+        painter->drawRoundedRect(body, radius, radius);
+    } else {
+        painter->fillRect(body.intersected(exposed), fill);
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(border);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(body, radius, radius);
+    }
+    if (lod < 0.45 || !exposed.intersects(titleRect()))
         return;
     const QRectF title = titleRect();
     QRectF text = title.adjusted(10, 0, -(m_collapsible ? 26 : 10), 0);

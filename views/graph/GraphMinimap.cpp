@@ -26,15 +26,26 @@ GraphMinimap::GraphMinimap(GraphView* view, const GraphTheme* theme, QWidget* pa
     setToolTip(tr("Overview: click or drag to move the view"));
 }
 
-void GraphMinimap::invalidate()
+void GraphMinimap::invalidate(Change change)
 {
+    if (change == Change::Layout)
+        m_layoutChanged = true;
     if (!m_timer.isActive())
         m_timer.start();
 }
 
+void GraphMinimap::flush()
+{
+    if (!m_timer.isActive())
+        return;
+    m_timer.stop();
+    render();
+    update();
+}
+
 QRectF GraphMinimap::sceneArea() const { return m_view->graphScene()->sceneRect(); }
 
-void GraphMinimap::resizeEvent(QResizeEvent*) { invalidate(); }
+void GraphMinimap::resizeEvent(QResizeEvent*) { invalidate(Change::Layout); }
 
 QPointF GraphMinimap::toScene(const QPointF& p) const { return (p - m_offset) / m_scale + sceneArea().topLeft(); }
 
@@ -46,6 +57,7 @@ QRectF GraphMinimap::toWidget(const QRectF& r) const
 
 void GraphMinimap::render()
 {
+    m_layoutChanged = false;
     const QRectF area = sceneArea();
     const QRectF inner = QRectF(rect()).adjusted(4, 4, -4, -4);
     m_pixmap = QPixmap(size() * devicePixelRatioF());
@@ -82,9 +94,9 @@ void GraphMinimap::render()
 
 void GraphMinimap::paintEvent(QPaintEvent*)
 {
-    // A new layout waiting for the timer is rendered now: a frame (or a grab of the window)
-    // never shows the miniature of the previous layout, or none.
-    if (m_timer.isActive()) {
+    // A new layout waiting for the timer is rendered now: a frame never shows the miniature of
+    // the previous layout, or none. New colours wait for the timer.
+    if (m_layoutChanged && m_timer.isActive()) {
         m_timer.stop();
         render();
     }

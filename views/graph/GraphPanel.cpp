@@ -160,7 +160,7 @@ void GraphPanel::clear(const QString& message)
     m_lastQuery.clear();
     m_firstLayout = true;
     m_legend->setAxes({}, {});
-    m_minimap->invalidate();
+    m_minimap->invalidate(GraphMinimap::Change::Layout);
     setStatus(message);
 }
 
@@ -291,7 +291,7 @@ void GraphPanel::adoptLayout(std::shared_ptr<const FlatLayout> flat, int anchorG
         m_pendingReveal.reset();
         centreOn(item);
     }
-    m_minimap->invalidate();
+    m_minimap->invalidate(GraphMinimap::Change::Layout);
     int ops = 0;
     for (NodeItem* n : m_scene->nodeItems())
         ops += n->kind() == NodeItem::Kind::Op || n->kind() == NodeItem::Kind::Terminator;
