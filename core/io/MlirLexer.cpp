@@ -19,6 +19,23 @@ bool isHex(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' &&
 
 bool MlirLexer::isIdChar(char c) { return isAlpha(c) || isDigit(c) || c == '_' || c == '$' || c == '.'; }
 
+namespace {
+
+/// isIdChar as a table: identifiers are most of what the lexer scans.
+struct IdCharTable {
+    bool id[256] = {};
+    IdCharTable()
+    {
+        for (int c = 0; c < 256; ++c)
+            id[c] = MlirLexer::isIdChar(static_cast<char>(c));
+    }
+};
+const IdCharTable kLexerIdChars;
+
+inline bool isIdByte(char c) { return kLexerIdChars.id[static_cast<unsigned char>(c)]; }
+
+} // namespace
+
 MlirLexer::MlirLexer(std::string_view src) : m_src(src)
 {
     m_lineStarts.reserve(src.size() / 64 + 1);
@@ -37,8 +54,18 @@ MlirLexer::MlirLexer(std::string_view src) : m_src(src)
 void MlirLexer::lineCol(size_t pos, int& line, int& col) const
 {
     pos = std::min(pos, m_src.size());
-    auto it = std::upper_bound(m_lineStarts.begin(), m_lineStarts.end(), pos);
-    size_t idx = static_cast<size_t>(it - m_lineStarts.begin()) - 1;
+    const size_t lines = m_lineStarts.size();
+    auto holds = [&](size_t i) { return m_lineStarts[i] <= pos && (i + 1 == lines || pos < m_lineStarts[i + 1]); };
+    size_t idx;
+    if (holds(m_lastLine)) {
+        idx = m_lastLine;
+    } else if (m_lastLine + 1 < lines && holds(m_lastLine + 1)) {
+        idx = m_lastLine + 1;
+    } else {
+        auto it = std::upper_bound(m_lineStarts.begin(), m_lineStarts.end(), pos);
+        idx = static_cast<size_t>(it - m_lineStarts.begin()) - 1;
+    }
+    m_lastLine = idx;
     line = static_cast<int>(idx + 1);
     col = static_cast<int>(pos - m_lineStarts[idx] + 1);
 }
@@ -63,7 +90,7 @@ Token MlirLexer::lexAt(size_t pos) const
     auto finish = [&](Token::Kind k, size_t end) {
         t.kind = k;
         t.end = end;
-        t.text = m_src.substr(t.begin, end - t.begin);
+        t.text = std::string_view(m_src.data() + t.begin, end - t.begin); // begin <= end <= size
         return t;
     };
     if (pos >= n)
@@ -71,7 +98,7 @@ Token MlirLexer::lexAt(size_t pos) const
     char c = m_src[pos];
     auto at = [&](size_t i) { return i < n ? m_src[i] : '\0'; };
     auto idEnd = [&](size_t i, bool allowDash) {
-        while (i < n && (isIdChar(m_src[i]) || (allowDash && m_src[i] == '-')))
+        while (i < n && (isIdByte(m_src[i]) || (allowDash && m_src[i] == '-')))
             ++i;
         return i;
     };
@@ -100,20 +127,30 @@ Token MlirLexer::lexAt(size_t pos) const
         return finish(Token::Kind::Minus, pos + 1);
     case '"': {
         size_t i = pos + 1;
+        bool plain = true; // only bytes 1..127 (escaped ones too): nothing the check below could refuse
+        auto notPlain = [](char b) { return b == '\0' || static_cast<unsigned char>(b) >= 0x80; };
         while (i < n && m_src[i] != '"') {
-            if (m_src[i] == '\n')
+            const char b = m_src[i];
+            if (b == '\n')
                 return finish(Token::Kind::Error, i);
-            if (m_src[i] == '\\')
+            if (notPlain(b))
+                plain = false;
+            if (b == '\\') {
                 ++i;
+                if (i < n && notPlain(m_src[i]))
+                    plain = false;
+            }
             ++i;
         }
         if (i >= n)
             return finish(Token::Kind::Error, n);
         // What a string holds is text: well-formed UTF-8 without NULs (other bytes are written as `\XX`).
-        const std::string_view body = m_src.substr(pos + 1, i - pos - 1);
-        const size_t bad = std::min(body.find('\0'), invalidUtf8Offset(body));
-        if (bad != std::string_view::npos)
-            return finish(Token::Kind::Error, pos + 1 + bad);
+        if (!plain) {
+            const std::string_view body = m_src.substr(pos + 1, i - pos - 1);
+            const size_t bad = std::min(body.find('\0'), invalidUtf8Offset(body));
+            if (bad != std::string_view::npos)
+                return finish(Token::Kind::Error, pos + 1 + bad);
+        }
         return finish(Token::Kind::String, i + 1);
     }
     case '%': {

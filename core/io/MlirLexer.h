@@ -71,6 +71,9 @@ public:
 private:
     std::string_view m_src;
     std::vector<size_t> m_lineStarts;
+    /// The line lineCol found last: a reader asks about offsets in order, mostly on that line or the
+    /// next, so it looks there before searching (a lexer belongs to one reader, one thread).
+    mutable size_t m_lastLine = 0;
 };
 
 /// Short printable description of a token for diagnostics ("']'", "end of file").

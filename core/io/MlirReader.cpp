@@ -65,8 +65,8 @@ void Parser::parseBlockArgList(std::vector<std::pair<ResultDef, Type>>& args, st
         if (!at(Kind::PercentId))
             errorExpected("SSA value name", "in argument list");
         ResultDef d;
-        d.pos = pos();
-        d.name = std::string(m_tok.text.substr(1));
+        d.offset = m_tok.begin;
+        d.name = m_tok.text.substr(1);
         next();
         expect(Kind::Colon, "after argument name");
         Type t = parseType();
@@ -107,7 +107,7 @@ void Parser::parseRegion(ir::Region& region, bool isolated, std::vector<std::pai
         entry = region.addBlock();
         for (auto& [def, type] : *entryArgs) {
             Value* v = entry->addArgument(type);
-            v->pos = def.pos;
+            v->pos = posOf(def.offset);
             defineValues(def, {v});
             if (entryValues)
                 entryValues->push_back(v);
@@ -158,7 +158,7 @@ void Parser::parseRegionBody(ir::Region& region, ir::Block* entry)
                 parseBlockArgList(args, &locs);
                 for (size_t i = 0; i < args.size(); ++i) {
                     Value* v = b->addArgument(args[i].second);
-                    v->pos = args[i].first.pos;
+                    v->pos = posOf(args[i].first.offset);
                     v->loc = locs[i];
                     defineValues(args[i].first, {v});
                 }
@@ -188,8 +188,8 @@ void Parser::parseOperation(ir::Block& block)
             if (!at(Kind::PercentId))
                 errorExpected("SSA value name", "in result list");
             ResultDef d;
-            d.pos = pos();
-            d.name = std::string(m_tok.text.substr(1));
+            d.offset = m_tok.begin;
+            d.name = m_tok.text.substr(1);
             next();
             if (consumeIf(Kind::Colon)) {
                 if (!at(Kind::Integer))

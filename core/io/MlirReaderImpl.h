@@ -1,6 +1,7 @@
 // Internal: the MLIR text parser shared by MlirReader.cpp and the Reader*.cpp files (not a public API).
 #pragma once
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,18 +26,18 @@ using Kind = Token::Kind;
 /// Thrown after the first diagnostic has been recorded; caught at the API boundary.
 struct ParseFailure {};
 
-/// `%name` or `%name#3` as written at a use.
+/// `%name` or `%name#3` as written at a use. `name` views the source text (alive for the parse).
 struct OperandRef {
-    std::string name;
+    std::string_view name;
     unsigned index = 0;
-    SourcePos pos;
+    size_t offset = 0; ///< where it is written (posOf gives the SourcePos when a diagnostic needs it)
 };
 
-/// One entry of a result list `%a, %b:2 =`.
+/// One entry of a result list `%a, %b:2 =`. `name` views the source text (alive for the parse).
 struct ResultDef {
-    std::string name;
+    std::string_view name;
     unsigned count = 1;
-    SourcePos pos;
+    size_t offset = 0; ///< where it is written (posOf gives the SourcePos)
 };
 
 /// A parsed `dense<...>` literal before its type is known.
@@ -59,6 +60,77 @@ struct DenseLiteral {
     bool isHex = false;
     std::vector<uint8_t> hexBytes;
     size_t begin = 0;
+};
+
+/// A table keyed by names that view the source text (alive for the parse): open addressing with
+/// linear probing over entries kept in insertion order. A function of 100k ops defines 100k SSA names
+/// and names as many locations; an unordered_map spent a node allocation on each and a cache miss
+/// on each lookup.
+template <typename V> class SourceNameTable {
+public:
+    const V* find(std::string_view name) const
+    {
+        if (m_slots.empty())
+            return nullptr;
+        const size_t hash = hashName(name);
+        const size_t mask = m_slots.size() - 1;
+        for (size_t i = hash & mask;; i = (i + 1) & mask) {
+            const uint32_t slot = m_slots[i];
+            if (!slot)
+                return nullptr;
+            const Entry& e = m_entries[slot - 1];
+            if (e.hash == hash && e.name == name)
+                return &e.value;
+        }
+    }
+    /// Adds `name`, which must not be there yet.
+    void insert(std::string_view name, V value)
+    {
+        if ((m_entries.size() + 1) * 2 > m_slots.size())
+            rehash(m_slots.empty() ? 16 : m_slots.size() * 2);
+        const size_t hash = hashName(name);
+        m_entries.push_back(Entry{name, hash, std::move(value)});
+        place(hash, m_entries.size());
+    }
+
+private:
+    struct Entry {
+        std::string_view name;
+        size_t hash = 0;
+        V value;
+    };
+    static size_t hashName(std::string_view name)
+    {
+        // Eight bytes at a time (location names run to 60 and more), then folded.
+        uint64_t h = 0x9e3779b97f4a7c15ull ^ name.size();
+        size_t i = 0;
+        for (; i + 8 <= name.size(); i += 8) {
+            uint64_t w;
+            std::memcpy(&w, name.data() + i, 8);
+            h = (h ^ w) * 0xff51afd7ed558ccdull;
+            h ^= h >> 32;
+        }
+        uint64_t tail = 0;
+        std::memcpy(&tail, name.data() + i, name.size() - i);
+        h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+        return static_cast<size_t>(h ^ (h >> 29));
+    }
+    void place(size_t hash, size_t slot)
+    {
+        const size_t mask = m_slots.size() - 1;
+        size_t i = hash & mask;
+        while (m_slots[i])
+            i = (i + 1) & mask;
+        m_slots[i] = static_cast<uint32_t>(slot);
+    }
+    void rehash(size_t slotCount)
+    {
+        m_slots.assign(slotCount, 0);
+        for (size_t k = 0; k < m_entries.size(); ++k)
+            place(m_entries[k].hash, k + 1);
+    }
+    std::vector<Entry> m_entries;
+    std::vector<uint32_t> m_slots; ///< entry index + 1; 0: empty
 };
 
 class Parser {
@@ -239,7 +311,7 @@ public:
     };
     struct Scope {
         bool isolated = false;
-        std::unordered_map<std::string, DefinedValues> values;
+        SourceNameTable<DefinedValues> values;
         std::unordered_map<std::string, std::pair<Op*, SourcePos>> forwardRefs; ///< placeholders
         std::map<std::string, ir::Block*> labels;
         std::map<std::string, SourcePos> pendingLabels;
@@ -247,6 +319,10 @@ public:
 
     MlirLexer m_lex;
     Token m_tok;
+    /// The token after m_tok once peek() has lexed it (lexing is a function of the offset alone), so
+    /// that next() does not lex it again; valid while m_peekTok.begin's search started at m_tok.end.
+    mutable Token m_peekTok;
+    mutable size_t m_peekFrom = SIZE_MAX;
     std::string m_file;
     DiagnosticList& m_diags;
     ReadOptions m_opts;
@@ -272,7 +348,9 @@ public:
     std::map<std::string, Type> m_typeAliasValues; ///< `!name = type` definitions passed so far
     /// Plain name locations (`loc("name")`) and `loc(unknown)` read so far, by their token's text: the
     /// ops of one name scope share one immutable attribute rather than each holding a copy.
-    std::unordered_map<std::string_view, AttrPtr> m_nameLocs;
+    SourceNameTable<AttrPtr> m_nameLocs;
+    /// The dimensions of the tensor type being read (its capacity kept from one type to the next).
+    std::vector<int64_t> m_shapeScratch;
     AttrPtr m_unknownLoc;
 };
 

@@ -65,8 +65,8 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
             if (named) {
                 if (!at(Kind::PercentId))
                     errorExpected("SSA argument name", "in function signature");
-                d.pos = pos();
-                d.name = std::string(m_tok.text.substr(1));
+                d.offset = m_tok.begin;
+                d.name = m_tok.text.substr(1);
                 next();
                 expect(Kind::Colon, "after argument name");
             }

@@ -79,12 +79,11 @@ AttrPtr Parser::parseLocationInner()
     if (at(Kind::String)) {
         // A plain name read before (the same token text reads the same) is shared.
         const std::string_view quoted = m_tok.text;
-        auto known = m_nameLocs.find(quoted);
-        if (known != m_nameLocs.end()) {
+        if (const AttrPtr* known = m_nameLocs.find(quoted)) {
             Token after = peek();
             if (after.kind != Kind::Colon && after.kind != Kind::LParen) {
                 next();
-                return known->second;
+                return *known;
             }
         }
         std::string s = nameText(m_tok.text, m_tok.begin);
@@ -124,7 +123,7 @@ AttrPtr Parser::parseLocationInner()
             return makeAttr(l);
         }
         AttrPtr a = makeAttr(l);
-        m_nameLocs.emplace(quoted, a);
+        m_nameLocs.insert(quoted, a); // not there: a known name followed by neither `:` nor `(` returned above
         return a;
     }
     if (consumeKeyword("callsite")) {

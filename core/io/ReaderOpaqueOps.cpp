@@ -25,9 +25,8 @@ Value* Parser::lookupDefined(const std::string& name, unsigned index) const
 {
     for (size_t i = m_scopes.size(); i-- > 0;) {
         const Scope& s = m_scopes[i];
-        auto it = s.values.find(name);
-        if (it != s.values.end())
-            return index < it->second.size() ? it->second[index] : nullptr;
+        if (const DefinedValues* defined = s.values.find(name))
+            return index < defined->size() ? (*defined)[index] : nullptr;
         if (s.isolated)
             break;
     }

@@ -103,8 +103,8 @@ std::unique_ptr<Op> Parser::parseWhile(std::unique_ptr<Op> op, const SourcePos& 
             if (!at(Kind::PercentId))
                 errorExpected("SSA name", "in while operands");
             ResultDef d;
-            d.pos = pos();
-            d.name = std::string(m_tok.text.substr(1));
+            d.offset = m_tok.begin;
+            d.name = m_tok.text.substr(1);
             next();
             expect(Kind::Equal, "in while operand");
             refs.push_back(parseOperandRef());

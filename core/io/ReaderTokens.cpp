@@ -9,7 +9,7 @@ namespace shardx::io::detail {
 
 void Parser::next()
 {
-    m_tok = m_lex.lexAt(m_tok.end);
+    m_tok = m_peekFrom == m_tok.end ? m_peekTok : m_lex.lexAt(m_tok.end);
     if (m_tok.kind == Kind::Error)
         errorInToken(m_tok);
 }
@@ -45,7 +45,12 @@ void Parser::errorAtByte(size_t offset, const std::string& where)
 
 std::string Parser::nameText(std::string_view token, size_t offset)
 {
-    std::string name = !token.empty() && token[0] == '"' ? MlirLexer::unescape(token) : std::string(token);
+    // A quoted name without escapes (nearly every one) is its body, as unescape would give it.
+    const bool quoted = !token.empty() && token[0] == '"';
+    std::string name = !quoted ? std::string(token)
+                       : token.size() >= 2 && token.find('\\') == std::string_view::npos
+                           ? std::string(token.substr(1, token.size() - 2))
+                           : MlirLexer::unescape(token);
     if (!isValidUtf8(name))
         error(posOf(offset), "name is not valid UTF-8 after its \\XX escapes (names are text; only string "
                              "attributes hold bytes)");
@@ -61,7 +66,14 @@ std::string Parser::expectName(std::string_view context)
     return s;
 }
 
-Token Parser::peek() const { return m_lex.lexAt(m_tok.end); }
+Token Parser::peek() const
+{
+    if (m_peekFrom != m_tok.end) {
+        m_peekTok = m_lex.lexAt(m_tok.end);
+        m_peekFrom = m_tok.end;
+    }
+    return m_peekTok;
+}
 
 bool Parser::consumeIf(Kind k)
 {

@@ -13,11 +13,12 @@ bool isDigitC(char c) { return c >= '0' && c <= '9'; }
 
 bool isBuiltinScalarName(std::string_view s)
 {
-    static const char* const kNames[] = {"f16",    "bf16",      "f32",        "f64",        "f80",
-                                         "f128",   "tf32",      "index",      "none",       "f8E5M2",
-                                         "f8E4M3", "f8E4M3FN",  "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E4M3B11FNUZ",
-                                         "f8E3M4", "f8E8M0FNU", "f4E2M1FN",   "f6E2M3FN",   "f6E3M2FN"};
-    for (const char* n : kNames)
+    // string_views (lengths known): this runs for every tensor's element type.
+    static constexpr std::string_view kNames[] = {"f16",    "bf16",      "f32",        "f64",        "f80",
+                                                  "f128",   "tf32",      "index",      "none",       "f8E5M2",
+                                                  "f8E4M3", "f8E4M3FN",  "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E4M3B11FNUZ",
+                                                  "f8E3M4", "f8E8M0FNU", "f4E2M1FN",   "f6E2M3FN",   "f6E3M2FN"};
+    for (std::string_view n : kNames)
         if (s == n)
             return true;
     size_t p = 0;
@@ -188,7 +189,11 @@ Type Parser::parseType()
         next();
         std::string_view src = m_lex.source();
         size_t i = m_tok.begin;
+        // Reuses the scratch's capacity; a tensor type nested in this one (in its encoding) finds the
+        // scratch empty and takes one of its own.
         std::vector<int64_t> shape;
+        shape.swap(m_shapeScratch);
+        shape.clear();
         bool unranked = false;
         while (i < src.size()) {
             char c = src[i];
@@ -225,14 +230,26 @@ Type Parser::parseType()
             break;
         }
         resetTo(i);
-        std::string elt = parseElementTypeSpelling();
+        // A builtin scalar element type (nearly every tensor) is its token's text; the fast path takes
+        // it when parseType's depth guard would pass, so that the diagnostics stay the same.
+        std::string eltSpelling;
+        std::string_view elt;
+        if (at(Kind::BareId) && m_depth < kMaxDepth && isBuiltinScalarName(m_tok.text)) {
+            elt = m_tok.text;
+            next();
+        } else {
+            eltSpelling = parseElementTypeSpelling();
+            elt = eltSpelling;
+        }
         std::shared_ptr<const ir::Attribute> enc;
         if (consumeIf(Kind::Comma))
             enc = parseAttr();
         if (!at(Kind::Greater))
             errorExpected("'>'", "to end tensor type");
         next();
-        Type t = unranked ? Type::unrankedTensor(elt) : Type::tensor(std::move(shape), elt);
+        Type t = unranked ? Type::unrankedTensor(elt) : Type::tensor(shape, elt);
+        shape.clear();
+        m_shapeScratch.swap(shape);
         // Element counts (and the sizes derived from them) are int64 everywhere.
         if (t.hasElementCountOverflow())
             error(typePos, "tensor type has more elements than fit in 64 bits");

@@ -17,7 +17,7 @@ void Parser::popScope()
         error(p, "reference to an undefined block '" + label + "'");
     for (auto& [name, ref] : s.forwardRefs) {
         if (s.isolated || m_scopes.empty())
-            error(ref.second, "use of undeclared SSA value name '%" + name + "'");
+            error(ref.second, "use of undeclared SSA value name '%" + std::string(name) + "'");
         Scope& parent = m_scopes.back();
         auto it = parent.forwardRefs.find(name);
         if (it == parent.forwardRefs.end()) {
@@ -36,29 +36,29 @@ Value* Parser::resolve(const OperandRef& ref, const Type* type)
 {
     for (size_t i = m_scopes.size(); i-- > 0;) {
         Scope& s = m_scopes[i];
-        auto it = s.values.find(ref.name);
-        if (it != s.values.end()) {
-            if (ref.index >= it->second.size())
-                error(ref.pos,
-                      "reference to invalid result number " + std::to_string(ref.index) + " of '%" + ref.name + "'");
-            Value* v = it->second[ref.index];
+        if (const DefinedValues* defined = s.values.find(ref.name)) {
+            if (ref.index >= defined->size())
+                error(posOf(ref.offset), "reference to invalid result number " + std::to_string(ref.index) + " of '%" +
+                                             std::string(ref.name) + "'");
+            Value* v = (*defined)[ref.index];
             if (type && !type->isNone() && v->type().isNone())
                 v->setType(*type); // a result of an op kept as written takes the type its first use names
             if (type && !type->isNone() && !v->type().isNone() && v->type() != *type)
-                error(ref.pos, "use of value '%" + ref.name + "' expects different type than prior uses: '" +
-                                   type->toString() + "' vs '" + v->type().toString() + "'");
+                error(posOf(ref.offset), "use of value '%" + std::string(ref.name) +
+                                             "' expects different type than prior uses: '" + type->toString() +
+                                             "' vs '" + v->type().toString() + "'");
             return v;
         }
         if (s.isolated)
             break;
     }
     Scope& s = m_scopes.back();
-    auto it = s.forwardRefs.find(ref.name);
+    auto it = s.forwardRefs.find(std::string(ref.name));
     Op* ph;
     if (it == s.forwardRefs.end()) {
         m_placeholders.push_back(std::make_unique<Op>("<placeholder>"));
         ph = m_placeholders.back().get();
-        s.forwardRefs.emplace(ref.name, std::make_pair(ph, ref.pos));
+        s.forwardRefs.emplace(std::string(ref.name), std::make_pair(ph, posOf(ref.offset)));
     } else {
         ph = it->second.first;
     }
@@ -73,17 +73,17 @@ Value* Parser::resolve(const OperandRef& ref, const Type* type)
 void Parser::defineValues(const ResultDef& def, Value* const* values, size_t count)
 {
     for (size_t i = m_scopes.size(); i-- > 0;) {
-        if (m_scopes[i].values.count(def.name))
-            error(def.pos, "redefinition of SSA value '%" + def.name + "'");
+        if (m_scopes[i].values.find(def.name))
+            error(posOf(def.offset), "redefinition of SSA value '%" + std::string(def.name) + "'");
         if (m_scopes[i].isolated)
             break;
     }
     Scope& s = m_scopes.back();
-    auto it = s.forwardRefs.find(def.name);
+    auto it = s.forwardRefs.empty() ? s.forwardRefs.end() : s.forwardRefs.find(std::string(def.name));
     if (it != s.forwardRefs.end()) {
         Op* ph = it->second.first;
         if (ph->numResults() > count)
-            error(it->second.second, "reference to invalid result number of '%" + def.name + "'");
+            error(it->second.second, "reference to invalid result number of '%" + std::string(def.name) + "'");
         for (unsigned i = 0; i < ph->numResults(); ++i)
             ph->result(i)->replaceAllUsesWith(values[i]);
         s.forwardRefs.erase(it);
@@ -94,10 +94,10 @@ void Parser::defineValues(const ResultDef& def, Value* const* values, size_t cou
         defined.one = values[0];
     } else {
         for (size_t i = 0; i < count; ++i)
-            values[i]->sourceName = def.name + "#" + std::to_string(i);
+            values[i]->sourceName = std::string(def.name) + "#" + std::to_string(i);
         defined.many.assign(values, values + count);
     }
-    s.values.emplace(def.name, std::move(defined));
+    s.values.insert(def.name, std::move(defined));
 }
 
 OperandRef Parser::parseOperandRef()
@@ -105,8 +105,8 @@ OperandRef Parser::parseOperandRef()
     if (!at(Kind::PercentId))
         errorExpected("SSA operand");
     OperandRef r;
-    r.pos = pos();
-    r.name = std::string(m_tok.text.substr(1));
+    r.offset = m_tok.begin;
+    r.name = m_tok.text.substr(1);
     size_t end = m_tok.end;
     std::string_view src = m_lex.source();
     if (end < src.size() && src[end] == '#') {
@@ -146,6 +146,7 @@ void Parser::addOperands(Op& op, const std::vector<OperandRef>& refs, const std:
 {
     if (refs.size() != types.size())
         error(p, std::to_string(refs.size()) + " operands present, but expected " + std::to_string(types.size()));
+    op.reserveOperands(op.numOperands() + static_cast<unsigned>(refs.size()));
     for (size_t i = 0; i < refs.size(); ++i)
         op.addOperand(resolve(refs[i], &types[i]));
 }

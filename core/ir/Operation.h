@@ -192,6 +192,8 @@ public:
     Value* operand(unsigned i) const { return m_operands[i]; }
     const std::vector<Value*>& operands() const { return m_operands; }
     void addOperand(Value* v);
+    /// Makes room for `n` operands in all (a reader that knows the count allocates once).
+    void reserveOperands(unsigned n) { m_operands.reserve(n); }
     void setOperand(unsigned i, Value* v);
     void setOperands(const std::vector<Value*>& vs);
     void eraseOperand(unsigned i);

@@ -2,6 +2,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <thread>
 
 #include "core/ir/Module.h"
 
@@ -319,6 +320,72 @@ private slots:
         QCOMPARE(elementBitWidth("i1"), 1);
         QVERIFY(isUnsignedElementType("ui8"));
         QVERIFY(!isIntegerElementType("f32"));
+    }
+
+    void typesAreUniqued()
+    {
+        // Equal types share one storage: the shape is not copied per value, and == is one pointer compare.
+        const Type a = Type::tensor({8, 16}, "f32");
+        const Type b = Type::tensor(std::vector<int64_t>{8, 16}, std::string("f32"));
+        QVERIFY(a == b);
+        QCOMPARE(a.impl(), b.impl());
+        QCOMPARE(&a.shape(), &b.shape());
+        QVERIFY(a != Type::tensor({16, 8}, "f32"));
+        QVERIFY(a != Type::unrankedTensor("f32"));
+        QVERIFY(Type::unrankedTensor("f32") == Type::unrankedTensor("f32"));
+        QVERIFY(Type::scalar("f32") != Type::opaque("f32")); // same spelling, another kind
+        QVERIFY(Type::tuple({a, Type::token()}) == Type::tuple({b, Type::token()}));
+        QVERIFY(Type::function({a}, {}) != Type::function({}, {a})); // inputs and results are kept apart
+        QVERIFY(Type() == Type());
+        QVERIFY(Type().isNone());
+        QCOMPARE(Type().rank(), 0);
+        QVERIFY(Type().elementType().empty());
+
+        // withShape and setEncoding give the uniqued type of the result.
+        QVERIFY(a.withShape({16, 8}) == Type::tensor({16, 8}, "f32"));
+        QVERIFY(Type::unrankedTensor("i1").withShape({2}) == Type::tensor({2}, "i1"));
+        Type enc1 = a, enc2 = a, enc3 = a;
+        enc1.setEncoding(makeAttr(OpaqueAttr{"sparse", "", "x"}));
+        enc2.setEncoding(makeAttr(OpaqueAttr{"sparse", "", "x"})); // another attribute, equal
+        enc3.setEncoding(makeAttr(OpaqueAttr{"sparse", "", "y"}));
+        QVERIFY(enc1 == enc2);
+        QVERIFY(enc1 != enc3);
+        QVERIFY(enc1 != a);
+        QCOMPARE(enc1.shape(), a.shape());
+        QVERIFY(enc1.encoding() && enc1.encoding()->as<OpaqueAttr>()->body == "x");
+        enc1.setEncoding(nullptr);
+        QVERIFY(enc1 == a);
+        Type noneWithEncoding;
+        noneWithEncoding.setEncoding(makeAttr(OpaqueAttr{"sparse", "", "x"}));
+        QVERIFY(noneWithEncoding != Type());
+        QVERIFY(noneWithEncoding.isNone());
+
+        // The derived facts are computed once, with the type.
+        QVERIFY(Type::tensor({int64_t(1) << 40, int64_t(1) << 40}, "f32").hasElementCountOverflow());
+        QCOMPARE(Type::tensor({int64_t(1) << 40, int64_t(1) << 40}, "f32").numElements(), INT64_MAX);
+        QVERIFY(!Type::tensor({Type::kDynamic, 4}, "f32").hasStaticShape());
+        QVERIFY(!Type::tensor({Type::kDynamic, 4}, "f32").hasElementCountOverflow());
+        QCOMPARE(Type::tensor({3, 4}, "f32").numElements(), int64_t(12));
+        QVERIFY(!Type::unrankedTensor("f32").hasStaticShape());
+        QCOMPARE(Type::unrankedTensor("f32").numElements(), int64_t(-1));
+    }
+
+    void typesAreUniquedAcrossThreads()
+    {
+        // Several threads making the same new types get the same storages (the table takes a lock).
+        std::vector<std::vector<Type>> made(4);
+        std::vector<std::thread> threads;
+        for (size_t t = 0; t < made.size(); ++t)
+            threads.emplace_back([&made, t] {
+                for (int64_t i = 0; i < 2000; ++i)
+                    made[t].push_back(Type::tensor({i, 7777}, "f32"));
+            });
+        for (std::thread& th : threads)
+            th.join();
+        for (size_t t = 1; t < made.size(); ++t)
+            for (size_t i = 0; i < made[t].size(); ++i)
+                QCOMPARE(made[t][i].impl(), made[0][i].impl());
+        QCOMPARE(made[3][1999].shape(), (std::vector<int64_t>{1999, 7777}));
     }
 
     void meshConstructionDropsIotaIds()
