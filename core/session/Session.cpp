@@ -264,7 +264,7 @@ PropagationRunPtr Session::startPropagation(const PropagationRequest& request)
             run->passes.push_back(std::move(*pass));
         }
     }
-    run->work = m_source->clone();
+    run->work = request.consumeSource ? std::move(m_source) : m_source->clone();
     return run;
 }
 

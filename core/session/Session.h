@@ -67,6 +67,11 @@ struct PropagationRequest {
     bool keepTrace = true;
     /// Verify the module after each pass (as shardx-opt does).
     bool verifyAfterEachPass = true;
+    /// Propagate the open module itself instead of a copy, for a caller that propagates once
+    /// and then reads only the result (the CLI): no copy's time and memory. The session holds no
+    /// source afterwards, whatever came of the request (text(..., source) is empty, edits and
+    /// repropagate() report that no module is open).
+    bool consumeSource = false;
 };
 
 /// Where a running request is; reported at each pass and stage and every few thousand steps.
