@@ -292,15 +292,15 @@ void TraceRecorder::forgetWritten()
 {
     m_written.clear();
     m_writtenSet.clear();
+    m_settledUpTo = 0;
 }
 
-void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
+void TraceRecorder::collectWritten(Op* op, std::vector<Value*>& values,
+                                   std::vector<std::pair<Op*, unsigned>>& funcResults) const
 {
-    // The values whose sharding a write to one of the notified ops can change: the op's results
-    // and region arguments, a function's results, and every value reading its sharding through
-    // the same data-flow edge as one of them. Erased ops left the set (opErased).
-    std::vector<Value*> values;
-    std::vector<std::pair<Op*, unsigned>> funcResults;
+    // The values whose sharding a write to `op` can change: its results and region arguments, a
+    // function's results, and every value reading its sharding through the same data-flow edge
+    // as one of them.
     auto addFamily = [&](Value* v) {
         values.push_back(v);
         Value* owner = edgeOwnerOf(v);
@@ -316,21 +316,63 @@ void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
             values.push_back(edge->result(0));
         }
     };
-    for (Op* op : m_written) {
+    for (const auto& r : op->results())
+        addFamily(r.get());
+    for (const auto& region : op->regions())
+        for (const auto& block : region->blocks())
+            for (const auto& a : block->args())
+                addFamily(a.get());
+    if (op->name() == "func.func" && op->parentOp() == &m_module.op()) {
+        const size_t numResults = ir::funcType(*op).results().size();
+        for (size_t i = 0; i < numResults; ++i)
+            funcResults.emplace_back(op, static_cast<unsigned>(i));
+    }
+}
+
+void TraceRecorder::settleWritten()
+{
+    // The ops notified since the last event whose values all hold what was recorded (the step
+    // just reported recorded their changes) need no comparison later: a later write notifies
+    // them again. The others stay for the next comparison, which records what differs.
+    std::vector<Value*> values;
+    std::vector<std::pair<Op*, unsigned>> funcResults;
+    std::optional<TensorSharding> storage;
+    auto holds = [&](int idx, const TensorSharding* now) {
+        if (idx < 0 || static_cast<size_t>(idx) >= m_state.size())
+            return false;
+        const TensorSharding* was = m_data.sharding(m_state[static_cast<size_t>(idx)]);
+        return now ? (was && *was == *now) : !was;
+    };
+    for (size_t i = m_settledUpTo; i < m_written.size(); ++i) {
+        Op* op = m_written[i];
         if (!m_writtenSet.count(op) || !inModule(op))
             continue;
-        for (const auto& r : op->results())
-            addFamily(r.get());
-        for (const auto& region : op->regions())
-            for (const auto& block : region->blocks())
-                for (const auto& a : block->args())
-                    addFamily(a.get());
-        if (op->name() == "func.func" && op->parentOp() == &m_module.op()) {
-            const size_t numResults = ir::funcType(*op).results().size();
-            for (size_t i = 0; i < numResults; ++i)
-                funcResults.emplace_back(op, static_cast<unsigned>(i));
-        }
+        values.clear();
+        funcResults.clear();
+        collectWritten(op, values, funcResults);
+        bool settled = true;
+        for (Value* v : values)
+            settled = settled && holds(v->programId, getShardingRef(v, storage));
+        for (const auto& [func, r] : funcResults)
+            settled = settled && func->programId >= 0 &&
+                      holds(m_ids.funcResultOf(func, static_cast<int>(r)), ir::funcResultSharding(*func, r));
+        if (settled)
+            m_writtenSet.erase(op);
     }
+    m_written.erase(std::remove_if(m_written.begin() + static_cast<std::ptrdiff_t>(m_settledUpTo), m_written.end(),
+                                   [this](const Op* op) { return !m_writtenSet.count(op); }),
+                    m_written.end());
+    m_settledUpTo = m_written.size();
+}
+
+void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
+{
+    // Erased ops left the set (opErased).
+    std::vector<Value*> values;
+    std::vector<std::pair<Op*, unsigned>> funcResults;
+    for (Op* op : m_written)
+        if (m_writtenSet.count(op) && inModule(op))
+            collectWritten(op, values, funcResults);
     // A value never named is named where a walk of the module meets it: compare the whole module.
     for (Value* v : values)
         if (v->programId < 0) {
@@ -589,6 +631,7 @@ void TraceRecorder::shardingGroupSync(int64_t groupId, bool conflict, const std:
         recordEdgeFamily(s, m, c);
     }
     pushStep(std::move(s));
+    settleWritten();
 }
 
 void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
@@ -612,6 +655,7 @@ void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
         recordEdgeFamily(s, to, c);
     }
     pushStep(std::move(s));
+    settleWritten();
 }
 
 void TraceRecorder::opErased(Op* op)
@@ -723,6 +767,7 @@ void TraceRecorder::step(const PropagationStep& ps)
         if (const ShardingChange& ch = ps.changes[i]; ch.value)
             recordEdgeFamily(s, ch.value, s.changes[i]); // copied: the list grows
     pushStep(std::move(s));
+    settleWritten();
 }
 
 void TraceRecorder::recordEdgeFamily(TraceStep& s, Value* changed, TraceChange like)

@@ -126,6 +126,11 @@ private:
     void verifyAgainstModule(const std::string& note);
     /// True when `op` is in the recorded module (not in another one written meanwhile).
     bool inModule(const ir::Op* op) const;
+    /// The candidates of a write to `op`: its values, and their data-flow edge families.
+    void collectWritten(ir::Op* op, std::vector<ir::Value*>& values,
+                        std::vector<std::pair<ir::Op*, unsigned>>& funcResults) const;
+    /// Drops the ops notified since the last event whose values hold what was recorded.
+    void settleWritten();
     void forgetWritten();
     void shardingsWritten(ir::Op& op) override;
     void stageWritesReported() override;
@@ -152,6 +157,7 @@ private:
     size_t m_numSteps = 0;
     std::vector<ir::Op*> m_written;                 ///< ops notified since the last comparison
     std::unordered_set<const ir::Op*> m_writtenSet; ///< the same, as a set (erased ops leave it)
+    size_t m_settledUpTo = 0;                       ///< m_written before it was settled
     bool m_stageReportsWrites = false;              ///< the open stage reports its writes
     bool m_verify = false;
     size_t m_missed = 0;
