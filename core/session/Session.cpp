@@ -289,7 +289,7 @@ void runPropagation(PropagationRun& run, const ProgressFn& progress)
     }
     Progress state;
     state.numPasses = run.passes.size();
-    state.opsInModule = countOps(*run.work);
+    state.opsInModule = progress ? countOps(*run.work) : 0; // a walk only for whom it reports to
     ProgressObserver counter(progress, state);
     ObserverFanOut observers({recorder.get(), &counter});
     PassContext context{result.diagnostics, &observers, run.cancelFlag};
