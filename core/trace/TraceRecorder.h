@@ -39,7 +39,8 @@ DecisionKind decisionForTruncation(TruncationReason r);
 ///
 /// What changed outside the steps (the stages of a pipeline, a pass's work besides its steps) is
 /// found from the "sharding written" notifications of the code that writes shardings
-/// (ShardingWrites.h, heard on the constructing thread while the recorder lives): only the values
+/// (ShardingWrites.h, heard on the constructing thread while the recorder lives: construct and
+/// destroy it on the thread that runs the passes): only the values
 /// of the ops written are compared with the recorded state. A stage that does not report its
 /// writes (it inserts or rewrites ops) is compared whole at its end, as are notified values that
 /// were never named (so that they are named in the order a walk meets them).
