@@ -430,9 +430,7 @@ uint32_t TraceBinaryWriter::stringId(std::string_view s)
 {
     if (auto it = m_stringIds.find(s); it != m_stringIds.end())
         return it->second;
-    char* copy = static_cast<char*>(m_stringArena.allocate(std::max<size_t>(s.size(), 1), 1));
-    std::copy(s.begin(), s.end(), copy);
-    return stableStringId(std::string_view(copy, s.size()));
+    return stableStringId(m_stepStrings.emplace_back(s));
 }
 
 uint32_t TraceBinaryWriter::stableStringId(std::string_view s)

@@ -45,9 +45,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <iosfwd>
 #include <memory>
-#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -87,7 +87,7 @@ public:
 private:
     void flushChunk();
     void writeSection(const char tag[4], const std::string& payload);
-    /// The id of `s` in the string table; a string first met is copied into m_stringArena.
+    /// The id of `s` in the string table; a string first met is copied into m_stepStrings.
     uint32_t stringId(std::string_view s);
     /// The same for a string that outlives the writer's use of the table (finish()'s data):
     /// the table views it instead of copying it.
@@ -103,11 +103,9 @@ private:
     std::string m_chunkFrame; ///< its keyframe, encoded
     size_t m_numSteps = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_chunks; ///< (first step, offset)
-    // The string table: a few hundred thousand names at finish(), so neither its entries nor
-    // the strings copied from steps are allocated one by one (all are freed with the writer).
-    std::pmr::monotonic_buffer_resource m_stringArena;
-    std::vector<std::string_view> m_strings; ///< by id: the keys of m_stringIds
-    std::pmr::unordered_map<std::string_view, uint32_t> m_stringIds{&m_stringArena};
+    std::deque<std::string> m_stepStrings;               ///< strings met in steps (the table views them)
+    std::vector<std::string_view> m_strings;             ///< by id: the keys of m_stringIds
+    std::unordered_map<std::string_view, uint32_t> m_stringIds;
 };
 
 /// Writes `trace` whole in the binary format.
