@@ -128,7 +128,8 @@ bool openVerified(Session& session, const std::string& path, const Args& args, c
     return openPart(session, file, index, args);
 }
 
-bool propagate(Session& session, const std::string& strategy, bool record, const std::string& traceFile)
+bool propagate(Session& session, const std::string& strategy, bool record, const std::string& traceFile,
+               bool consumeSource)
 {
     PropagationRequest request;
     request.strategy = strategy;
@@ -136,6 +137,7 @@ bool propagate(Session& session, const std::string& strategy, bool record, const
     // A binary trace is streamed to its file as propagation runs and not kept in memory.
     request.traceFile = traceFile;
     request.keepTrace = traceFile.empty();
+    request.consumeSource = consumeSource;
     PropagationResult result = session.propagate(request);
     std::cerr << result.diagnostics.formatAll();
     return result.ok;

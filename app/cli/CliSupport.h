@@ -83,8 +83,11 @@ bool openPart(Session& session, const InputFile& file, size_t index, const Args&
 bool openVerified(Session& session, const std::string& path, const Args& args, const char* command);
 
 /// Runs `strategy` in `session`, printing the diagnostics; false on failure. With `traceFile` the
-/// trace is streamed there in the binary format instead of being kept in the session.
-bool propagate(Session& session, const std::string& strategy, bool record, const std::string& traceFile = {});
+/// trace is streamed there in the binary format instead of being kept in the session. With
+/// `consumeSource` the open module is propagated without a copy (PropagationRequest::consumeSource):
+/// for a command that then reads only the result.
+bool propagate(Session& session, const std::string& strategy, bool record, const std::string& traceFile = {},
+               bool consumeSource = false);
 
 // Subcommands in their own files.
 int cmdInterpret(int argc, char** argv); ///< CliRun.cpp

@@ -170,7 +170,11 @@ int cmdPropagate(int argc, char** argv)
     for (size_t i = 0; i < file.parts.size(); ++i) {
         Session& session = freshSession();
         const std::string tracePath = record ? partTracePath(args.get("trace"), i, file.parts.size()) : "";
-        if (!openPart(session, file, i, args) || !propagate(session, strategy, record, json ? "" : tracePath)) {
+        const bool opened = openPart(session, file, i, args);
+        if (!file.split)
+            std::string().swap(file.text); // the module read holds what it needs: free the text
+        // Only the result is printed: the module read is propagated without a copy.
+        if (!opened || !propagate(session, strategy, record, json ? "" : tracePath, /*consumeSource=*/true)) {
             ok = false;
             continue;
         }

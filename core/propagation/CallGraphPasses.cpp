@@ -13,6 +13,7 @@
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/DataFlowEdgePasses.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -315,6 +316,7 @@ void propagateToFuncResults(ir::Module& module)
             else
                 ir::removeFuncResultSharding(*func, i);
         }
+        notifyShardingsWritten(*func);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "core/ir/Canonicalizer.h"
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/rules/RuleRegistry.h"
 
 namespace shardx {
@@ -55,11 +56,16 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
     return nullptr;
 }
 
-void transformList(ir::NamedAttrList& list, const std::function<bool(TensorSharding&)>& fn)
+/// True when it changed an entry.
+bool transformList(ir::NamedAttrList& list, const std::function<bool(TensorSharding&)>& fn)
 {
+    bool any = false;
     for (ir::NamedAttribute& e : list)
-        if (ir::AttrPtr n = transformAttr(e.value, fn))
+        if (ir::AttrPtr n = transformAttr(e.value, fn)) {
             e.value = n;
+            any = true;
+        }
+    return any;
 }
 
 } // namespace
@@ -67,8 +73,8 @@ void transformList(ir::NamedAttrList& list, const std::function<bool(TensorShard
 void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn)
 {
     module.op().walk([&](Op* op) {
-        transformList(op->props(), fn);
-        transformList(op->attrs(), fn);
+        if (transformList(op->props(), fn) | transformList(op->attrs(), fn))
+            notifyShardingsWritten(*op);
     });
 }
 
@@ -233,6 +239,7 @@ void propagateShardingFromFuncToCall(ir::Module& module)
                                                 : TensorSharding::open(*mesh, t.isRankedTensor() ? t.rank() : 0));
         }
         ir::setResultShardings(*call, std::move(list));
+        notifyShardingsWritten(*call);
     });
 }
 

@@ -7,6 +7,7 @@
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/PipelineSteps.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -95,6 +96,7 @@ template <typename Fn> void updateFuncIo(Op& func, bool args, bool results, Fn&&
             ir::setFuncArgSharding(func, i, copy);
         else
             ir::setFuncResultSharding(func, i, copy);
+        notifyShardingsWritten(func);
     };
     if (args)
         for (unsigned i = 0; i < ft.elements().size(); ++i)
@@ -124,10 +126,14 @@ std::optional<ShardingPerValue> updatedList(const ShardingPerValue* list, const 
 void updateInOutShardings(Op& op, const std::vector<ir::Type>& inTypes, const std::vector<ir::Type>& outTypes,
                           const ListFix& fn)
 {
-    if (std::optional<ShardingPerValue> in = updatedList(ir::inShardings(op), inTypes, fn))
+    if (std::optional<ShardingPerValue> in = updatedList(ir::inShardings(op), inTypes, fn)) {
         ir::setInShardings(op, std::move(*in));
-    if (std::optional<ShardingPerValue> out = updatedList(ir::outShardings(op), outTypes, fn))
+        notifyShardingsWritten(op);
+    }
+    if (std::optional<ShardingPerValue> out = updatedList(ir::outShardings(op), outTypes, fn)) {
         ir::setOutShardings(op, std::move(*out));
+        notifyShardingsWritten(op);
+    }
 }
 
 } // namespace
@@ -279,14 +285,19 @@ void updateNonDivisibleInputOutputShardings(ir::Module& module)
     for (Op* func : module.funcs())
         updateFuncIo(*func, true, true, fix);
     module.op().walk([&](Op* op) {
+        // Only calls and manual computations hold such lists: no type vectors for other ops.
+        if (op->name() != "func.call" && op->name() != "sdy.manual_computation")
+            return;
         std::vector<ir::Type> inTypes, outTypes;
         for (Value* v : op->operands())
             inTypes.push_back(v->type());
         for (const auto& r : op->results())
             outTypes.push_back(r->type());
         if (op->name() == "func.call") {
-            if (std::optional<ShardingPerValue> l = updatedList(ir::resultShardings(*op), outTypes, fix))
+            if (std::optional<ShardingPerValue> l = updatedList(ir::resultShardings(*op), outTypes, fix)) {
                 ir::setResultShardings(*op, std::move(*l));
+                notifyShardingsWritten(*op);
+            }
         } else if (op->name() == "sdy.manual_computation") {
             updateInOutShardings(*op, inTypes, outTypes, fix);
         }

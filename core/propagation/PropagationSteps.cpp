@@ -5,6 +5,7 @@
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/StablehloAttrs.h"
 #include "core/propagation/PropagationDriver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
 
@@ -81,6 +82,7 @@ Value* PropagationDriver::store(const StepTensor& t, const TensorSharding& s)
 {
     if (t.func) {
         ir::setFuncResultSharding(*t.func, static_cast<unsigned>(t.funcResult), s);
+        notifyShardingsWritten(*t.func);
         return nullptr;
     }
     Value* v = t.value;

@@ -4,6 +4,7 @@
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/PropagationDriver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -31,6 +32,9 @@ Value* insertOpenConstraint(ir::Module& module, Value* v, const MeshRef& mesh)
     Op* raw = ir::insertAtDefinition(*v, std::move(op));
     module.noteDerived(*raw, *v, ir::Derivation::Constraint);
     replaceUses(v, result, raw);
+    // A new value with a sharding, and `v` no longer read through an edge that now reads `%c`.
+    notifyShardingsWritten(*raw);
+    notifyShardingWritten(*v);
     return result;
 }
 

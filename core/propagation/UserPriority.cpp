@@ -4,6 +4,7 @@
 
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/PropagationPasses.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -45,6 +46,12 @@ struct Slot {
     }
 
     void set(const TensorSharding& s) const
+    {
+        write(s);
+        notifyShardingsWritten(*op);
+    }
+
+    void write(const TensorSharding& s) const
     {
         switch (kind) {
         case Kind::FuncArg: ir::setFuncArgSharding(*op, index, s); return;

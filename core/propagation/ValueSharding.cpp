@@ -5,6 +5,7 @@
 
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
+#include "core/propagation/ShardingWrites.h"
 
 namespace shardx {
 
@@ -341,14 +342,17 @@ void setOwnSharding(Value* v, const TensorSharding& s)
         const std::string& n = parent->name();
         if (n == "func.func") {
             ir::setFuncArgSharding(*parent, v->index(), s);
+            notifyShardingsWritten(*parent);
         } else if (n == "sdy.manual_computation") {
             TensorSharding outer = s;
             if (const TensorSharding* old = ir::shardingOfValue(v))
                 outer = *old;
             ir::setInShardings(*parent, withEntry(ir::inShardings(*parent), v->index(),
                                                   addManualAxes(outer, s, manualAxesOf(*parent)), argRanks(*parent)));
+            notifyShardingsWritten(*parent);
         } else if (n == "sdy.named_computation") {
             ir::setInShardings(*parent, withEntry(ir::inShardings(*parent), v->index(), s, argRanks(*parent)));
+            notifyShardingsWritten(*parent);
         } else if (n == "stablehlo.async_start" && v->index() < parent->numOperands()) {
             setOwnSharding(parent->operand(v->index()), s);
         }
@@ -365,6 +369,7 @@ void setOwnSharding(Value* v, const TensorSharding& s)
     } else {
         ir::setResultShardings(*def, withEntry(ir::resultShardings(*def), v->index(), s, resultRanks(*def)));
     }
+    notifyShardingsWritten(*def);
 }
 
 std::optional<TensorSharding> getSharding(const Value* v)

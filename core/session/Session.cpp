@@ -266,7 +266,9 @@ PropagationRunPtr Session::startPropagation(const PropagationRequest& request, C
             run->passes.push_back(std::move(*pass));
         }
     }
-    if (copy == CopySource::Later)
+    if (request.consumeSource)
+        run->work = std::move(m_source); // the caller reads only the result (the CLI)
+    else if (copy == CopySource::Later)
         run->source = m_source.get();
     else
         run->work = m_source->clone();
@@ -312,7 +314,7 @@ void runPropagation(PropagationRun& run, const ProgressFn& progress)
     }
     Progress state;
     state.numPasses = run.passes.size();
-    state.opsInModule = countOps(*run.work);
+    state.opsInModule = progress ? countOps(*run.work) : 0; // a walk only for whom it reports to
     ProgressObserver counter(progress, state);
     ObserverFanOut observers({recorder.get(), &counter});
     PassContext context{result.diagnostics, &observers, run.cancelFlag};

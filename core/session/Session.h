@@ -67,16 +67,21 @@ struct PropagationRequest {
     bool keepTrace = true;
     /// Verify the module after each pass (as shardx-opt does).
     bool verifyAfterEachPass = true;
+    /// Propagate the open module itself instead of a copy, for a caller that propagates once
+    /// and then reads only the result (the CLI): no copy's time and memory. The session holds no
+    /// source afterwards, whatever came of the request (text(..., source) is empty, edits and
+    /// repropagate() report that no module is open).
+    bool consumeSource = false;
 };
 
 /// Where a running request is; reported at each pass and stage and every few thousand steps.
 struct Progress {
-    std::string pass;     ///< the pass running, `sdy-user-priority-propagate`
-    std::string stage;    ///< the stage of a pipeline being run, when one is
-    size_t passIndex = 0; ///< 0-based index of `pass` in the request
-    size_t numPasses = 0; ///< passes in the request
-    size_t steps = 0;     ///< propagation steps observed so far
-    size_t opsInModule = 0;
+    std::string pass;       ///< the pass running, `sdy-user-priority-propagate`
+    std::string stage;      ///< the stage of a pipeline being run, when one is
+    size_t passIndex = 0;   ///< 0-based index of `pass` in the request
+    size_t numPasses = 0;   ///< passes in the request
+    size_t steps = 0;       ///< propagation steps observed so far
+    size_t opsInModule = 0; ///< ops of the module propagated (counted when a ProgressFn is given)
 };
 using ProgressFn = std::function<void(const Progress&)>;
 

@@ -426,11 +426,18 @@ TraceBinaryWriter::TraceBinaryWriter(std::ostream& out, const std::vector<int>& 
     m_offset = header.size();
 }
 
-uint32_t TraceBinaryWriter::stringId(const std::string& s)
+uint32_t TraceBinaryWriter::stringId(std::string_view s)
+{
+    if (auto it = m_stringIds.find(s); it != m_stringIds.end())
+        return it->second;
+    return stableStringId(m_stepStrings.emplace_back(s));
+}
+
+uint32_t TraceBinaryWriter::stableStringId(std::string_view s)
 {
     auto [it, added] = m_stringIds.emplace(s, static_cast<uint32_t>(m_strings.size()));
     if (added)
-        m_strings.push_back(&it->first); // map keys do not move
+        m_strings.push_back(s);
     return it->second;
 }
 
@@ -490,7 +497,8 @@ bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKey
 {
     flushChunk();
     m_stringIds.reserve(m_strings.size() + 2 * d.values.size() + d.ops.size() + d.scopes.size());
-    auto sid = [this](const std::string& s) { return stringId(s); };
+    // `d` outlives the table's use: its strings are viewed, not copied.
+    auto sid = [this](const std::string& s) { return stableStringId(s); };
     std::string vals, ops, scop, node, init, pool;
     // Every field of a value or op is the difference to the same field of the one before:
     // neighbours have neighbouring strings and scopes.
@@ -544,10 +552,10 @@ bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKey
     for (size_t i = 0; i < m_strings.size(); ++i) {
         // Front coding: the longest prefix shared with one of the two strings before (a value's
         // id follows the previous value's id, a scope the previous scope).
-        const std::string& str = *m_strings[i];
+        const std::string_view str = m_strings[i];
         size_t best = 0, ref = 1;
         for (size_t r = 1; r <= 2 && r <= i; ++r) {
-            const std::string& prev = *m_strings[i - r];
+            const std::string_view prev = m_strings[i - r];
             size_t n = 0;
             while (n < str.size() && n < prev.size() && str[n] == prev[n])
                 ++n;

@@ -45,6 +45,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -77,7 +78,8 @@ public:
     void step(const TraceStep& s);
     /// Writes the rest from `data` (its steps are ignored: they were streamed), `numSteps`
     /// being the number of steps streamed and `traceKeyframeInterval` the trace's
-    /// Trace::keyframeInterval(). False when the stream failed.
+    /// Trace::keyframeInterval(). False when the stream failed. It ends the writer: the writer
+    /// may only be destroyed afterwards (its string table views `data`'s strings).
     bool finish(const TraceData& data, size_t numSteps, int traceKeyframeInterval);
 
     int keyframeSteps() const { return m_keyframeSteps; }
@@ -85,7 +87,11 @@ public:
 private:
     void flushChunk();
     void writeSection(const char tag[4], const std::string& payload);
-    uint32_t stringId(const std::string& s);
+    /// The id of `s` in the string table; a string first met is copied into m_stepStrings.
+    uint32_t stringId(std::string_view s);
+    /// The same for a string that outlives the writer's use of the table (finish()'s data):
+    /// the table views it instead of copying it.
+    uint32_t stableStringId(std::string_view s);
 
     std::ostream& m_out;
     uint64_t m_offset = 0;
@@ -97,8 +103,9 @@ private:
     std::string m_chunkFrame; ///< its keyframe, encoded
     size_t m_numSteps = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_chunks; ///< (first step, offset)
-    std::vector<const std::string*> m_strings;           ///< by id: the keys of m_stringIds
-    std::unordered_map<std::string, uint32_t> m_stringIds;
+    std::deque<std::string> m_stepStrings;               ///< strings met in steps (the table views them)
+    std::vector<std::string_view> m_strings;             ///< by id: the keys of m_stringIds
+    std::unordered_map<std::string_view, uint32_t> m_stringIds;
 };
 
 /// Writes `trace` whole in the binary format.

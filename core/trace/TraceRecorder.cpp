@@ -2,7 +2,10 @@
 #include "core/trace/TraceRecorder.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <iostream>
 
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/ValueSharding.h"
@@ -181,6 +184,8 @@ TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_ids(modul
         });
     }
     m_data.initial = m_state;
+    const char* verify = std::getenv("SHARDX_TRACE_VERIFY");
+    m_verify = verify && std::strcmp(verify, "1") == 0;
 }
 
 // ---- indexing ---------------------------------------------------------------------------
@@ -268,16 +273,194 @@ void TraceRecorder::fillNames(TraceData& data) const
 
 // ---- events -------------------------------------------------------------------------------
 
-void TraceRecorder::rescanUnlessJustScanned(DecisionKind kind, const std::string& note)
+bool TraceRecorder::inModule(const Op* op) const
 {
-    // Right after a stage or pass ended (and was scanned) no code runs until the next event
-    // (PropagationObserver's contract): nothing can differ from the recorded state.
-    if (!m_justScanned)
-        rescan(kind, note);
+    while (op && op->parentOp())
+        op = op->parentOp();
+    return op == &m_module.op();
+}
+
+void TraceRecorder::shardingsWritten(Op& op)
+{
+    if (m_writtenSet.insert(&op).second)
+        m_written.push_back(&op);
+}
+
+void TraceRecorder::stageWritesReported() { m_stageReportsWrites = true; }
+
+void TraceRecorder::forgetWritten()
+{
+    m_written.clear();
+    m_writtenSet.clear();
+    m_settledUpTo = 0;
+}
+
+void TraceRecorder::collectWritten(Op* op, std::vector<Value*>& values,
+                                   std::vector<std::pair<Op*, unsigned>>& funcResults) const
+{
+    // The values whose sharding a write to `op` can change: its results and region arguments, a
+    // function's results, and every value reading its sharding through the same data-flow edge
+    // as one of them.
+    auto addFamily = [&](Value* v) {
+        values.push_back(v);
+        Value* owner = edgeOwnerOf(v);
+        Op* edge = dataFlowEdgeOpOf(owner);
+        if (Op* def = v->definingOp(); def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1) {
+            edge = def;
+            owner = def->operand(0);
+        }
+        if (edge && owner) {
+            for (Value* t : edgeNonOwnerTargets(owner))
+                values.push_back(t);
+            values.push_back(owner);
+            values.push_back(edge->result(0));
+        }
+    };
+    for (const auto& r : op->results())
+        addFamily(r.get());
+    for (const auto& region : op->regions())
+        for (const auto& block : region->blocks())
+            for (const auto& a : block->args())
+                addFamily(a.get());
+    if (op->name() == "func.func" && op->parentOp() == &m_module.op()) {
+        const size_t numResults = ir::funcType(*op).results().size();
+        for (size_t i = 0; i < numResults; ++i)
+            funcResults.emplace_back(op, static_cast<unsigned>(i));
+    }
+}
+
+void TraceRecorder::settleWritten()
+{
+    // The ops notified since the last event whose values all hold what was recorded (the step
+    // just reported recorded their changes) need no comparison later: a later write notifies
+    // them again. The others stay for the next comparison, which records what differs.
+    std::vector<Value*> values;
+    std::vector<std::pair<Op*, unsigned>> funcResults;
+    std::optional<TensorSharding> storage;
+    auto holds = [&](int idx, const TensorSharding* now) {
+        if (idx < 0 || static_cast<size_t>(idx) >= m_state.size())
+            return false;
+        const TensorSharding* was = m_data.sharding(m_state[static_cast<size_t>(idx)]);
+        return now ? (was && *was == *now) : !was;
+    };
+    for (size_t i = m_settledUpTo; i < m_written.size(); ++i) {
+        Op* op = m_written[i];
+        if (!m_writtenSet.count(op) || !inModule(op))
+            continue;
+        values.clear();
+        funcResults.clear();
+        collectWritten(op, values, funcResults);
+        bool settled = true;
+        for (Value* v : values)
+            settled = settled && holds(v->programId, getShardingRef(v, storage));
+        for (const auto& [func, r] : funcResults)
+            settled = settled && func->programId >= 0 &&
+                      holds(m_ids.funcResultOf(func, static_cast<int>(r)), ir::funcResultSharding(*func, r));
+        if (settled)
+            m_writtenSet.erase(op);
+    }
+    m_written.erase(std::remove_if(m_written.begin() + static_cast<std::ptrdiff_t>(m_settledUpTo), m_written.end(),
+                                   [this](const Op* op) { return !m_writtenSet.count(op); }),
+                    m_written.end());
+    m_settledUpTo = m_written.size();
+}
+
+void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
+{
+    // Erased ops left the set (opErased).
+    std::vector<Value*> values;
+    std::vector<std::pair<Op*, unsigned>> funcResults;
+    for (Op* op : m_written)
+        if (m_writtenSet.count(op) && inModule(op))
+            collectWritten(op, values, funcResults);
+    // A value never named is named where a walk of the module meets it: compare the whole module.
+    for (Value* v : values)
+        if (v->programId < 0) {
+            rescan(kind, note);
+            return;
+        }
+    for (const auto& [func, i] : funcResults)
+        if (func->programId < 0) {
+            rescan(kind, note);
+            return;
+        }
+    std::sort(values.begin(), values.end(), [](const Value* a, const Value* b) { return a->programId < b->programId; });
+    values.erase(std::unique(values.begin(), values.end(),
+                             [](const Value* a, const Value* b) { return a->programId == b->programId; }),
+                 values.end());
+    std::vector<TraceChange> changes;
+    std::optional<TensorSharding> storage;
+    auto check = [&](int idx, const TensorSharding* now) {
+        if (idx < 0)
+            return;
+        int& state = stateOf(idx);
+        const TensorSharding* was = m_data.sharding(state);
+        if (now ? (was && *was == *now) : !was)
+            return;
+        TraceChange c;
+        c.value = idx;
+        c.before = state;
+        c.after = shardingId(now);
+        c.kind = kind;
+        state = c.after;
+        changes.push_back(std::move(c));
+    };
+    for (const auto& [func, i] : funcResults)
+        check(m_ids.funcResultOf(func, static_cast<int>(i)), ir::funcResultSharding(*func, i));
+    for (Value* v : values)
+        check(v->programId, getShardingRef(v, storage));
+    forgetWritten();
+    if (m_verify)
+        verifyAgainstModule(note);
+    if (changes.empty())
+        return;
+    std::sort(changes.begin(), changes.end(),
+              [](const TraceChange& a, const TraceChange& b) { return a.value < b.value; });
+    TraceStep s = newStep(TraceStepKind::Stage);
+    s.note = note;
+    s.changes = std::move(changes);
+    pushStep(std::move(s));
+}
+
+void TraceRecorder::verifyAgainstModule(const std::string& note)
+{
+    // As rescan() without recording or naming: a difference, or a value never named, is a change
+    // that no notification reported.
+    std::optional<TensorSharding> storage;
+    auto check = [&](int idx, const TensorSharding* now, const std::string& what) {
+        const TensorSharding* was = idx >= 0 && static_cast<size_t>(idx) < m_state.size()
+                                        ? m_data.sharding(m_state[static_cast<size_t>(idx)])
+                                        : nullptr;
+        if (idx >= 0 && (now ? (was && *was == *now) : !was))
+            return;
+        ++m_missed;
+        std::cerr << "trace recorder: a change not notified at '" << note << "': " << what << " (value index " << idx
+                  << ")\n";
+    };
+    for (Op* func : m_module.funcs()) {
+        if (func->programId < 0) {
+            check(-1, nullptr, "an unnamed function");
+            continue;
+        }
+        const size_t numResults = ir::funcType(*func).results().size();
+        for (size_t i = 0; i < numResults; ++i)
+            check(m_ids.funcResultOf(func, static_cast<int>(i)),
+                  ir::funcResultSharding(*func, static_cast<unsigned>(i)), "a function result");
+        func->walk([&](Op* op) {
+            for (const auto& r : op->results())
+                check(r->programId, getShardingRef(r.get(), storage), "a result of " + op->name());
+            for (const auto& region : op->regions())
+                for (const auto& block : region->blocks())
+                    for (const auto& a : block->args())
+                        check(a->programId, getShardingRef(a.get(), storage), "an argument of " + op->name());
+        });
+    }
 }
 
 void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
 {
+    ++m_fullScans;
+    forgetWritten();
     // Only values still in the module (a walk never reaches erased ops); changes in index order.
     std::vector<TraceChange> changes;
     std::optional<TensorSharding> storage;
@@ -331,7 +514,6 @@ void TraceRecorder::beginNode(TraceNodeKind kind, const std::string& label, int6
     n.firstStep = n.endStep = static_cast<int>(m_numSteps);
     m_open.push_back(static_cast<int>(m_data.nodes.size()));
     m_data.nodes.push_back(std::move(n));
-    m_justScanned = false;
 }
 
 void TraceRecorder::endNodesFrom(TraceNodeKind kind)
@@ -354,7 +536,6 @@ TraceStep TraceRecorder::newStep(TraceStepKind kind)
 
 void TraceRecorder::pushStep(TraceStep step)
 {
-    m_justScanned = false;
     ++m_numSteps;
     if (m_writer)
         m_writer->step(step);
@@ -366,25 +547,25 @@ void TraceRecorder::passBegin(const std::string& passName, const std::string& st
 {
     m_round = -1;
     m_priority = -1;
-    rescanUnlessJustScanned(DecisionKind::External, "changed before " + passName + " began");
+    recheckWritten(DecisionKind::External, "changed before " + passName + " began");
     m_pass = passName;
     beginNode(TraceNodeKind::Pass, passName + (strategy.empty() ? "" : " " + strategy), 0);
 }
 
 void TraceRecorder::passEnd(const std::string& passName)
 {
-    rescan(DecisionKind::External, "changed by " + passName + " outside its steps");
+    recheckWritten(DecisionKind::External, "changed by " + passName + " outside its steps");
     endNodesFrom(TraceNodeKind::Pass);
     m_round = -1;
     m_priority = -1;
     m_pass.clear();
-    m_justScanned = true;
 }
 
 void TraceRecorder::stageBegin(const std::string& name, StageKind kind)
 {
-    rescanUnlessJustScanned(DecisionKind::External, "changed before stage " + name + " began");
+    recheckWritten(DecisionKind::External, "changed before stage " + name + " began");
     m_stage = std::make_pair(name, kind);
+    m_stageReportsWrites = false; // stageWritesReported() follows for a stage that does
     beginNode(TraceNodeKind::Stage, name, 0);
 }
 
@@ -395,10 +576,13 @@ void TraceRecorder::stageEnd()
     const DecisionKind kind = m_stage->second == StageKind::Import   ? DecisionKind::Import
                               : m_stage->second == StageKind::Export ? DecisionKind::Export
                                                                      : DecisionKind::PassStage;
-    rescan(kind, m_stage->first);
+    if (m_stageReportsWrites)
+        recheckWritten(kind, m_stage->first);
+    else
+        rescan(kind, m_stage->first);
     endNodesFrom(TraceNodeKind::Stage);
     m_stage.reset();
-    m_justScanned = true;
+    m_stageReportsWrites = false;
 }
 
 void TraceRecorder::userPriorityBegin(int64_t priority)
@@ -407,15 +591,16 @@ void TraceRecorder::userPriorityBegin(int64_t priority)
     m_priority = priority;
     beginNode(TraceNodeKind::UserPriority, "", priority);
     if (priority == 0)
-        rescan(DecisionKind::UserPriorityHeldBack, "axes of user priorities above 0 held back");
+        recheckWritten(DecisionKind::UserPriorityHeldBack, "axes of user priorities above 0 held back");
     else
-        rescan(DecisionKind::UserPriorityRestored, "axes of user priority " + std::to_string(priority) + " restored");
+        recheckWritten(DecisionKind::UserPriorityRestored,
+                       "axes of user priority " + std::to_string(priority) + " restored");
 }
 
 void TraceRecorder::opPriorityRoundBegin(int level)
 {
-    // No scan: inside a pass only its driver changes shardings, and it reports every change as a
-    // step (or a group sync or copy); passEnd's scan would still catch one that was not.
+    // Nothing to compare: inside a pass only its driver changes shardings, and it reports every
+    // change as a step (or a group sync or copy); passEnd compares what was written besides.
     m_round = level;
     beginNode(TraceNodeKind::OpPriorityRound, "", level);
 }
@@ -446,6 +631,7 @@ void TraceRecorder::shardingGroupSync(int64_t groupId, bool conflict, const std:
         recordEdgeFamily(s, m, c);
     }
     pushStep(std::move(s));
+    settleWritten();
 }
 
 void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
@@ -469,6 +655,7 @@ void TraceRecorder::shardingGroupCopy(int64_t groupId, Value* from, Value* to)
         recordEdgeFamily(s, to, c);
     }
     pushStep(std::move(s));
+    settleWritten();
 }
 
 void TraceRecorder::opErased(Op* op)
@@ -480,6 +667,7 @@ void TraceRecorder::opErased(Op* op)
     op->walk([this](Op* o) {
         if (o->programId >= 0 && static_cast<size_t>(o->programId) < m_liveOps.size())
             m_liveOps[static_cast<size_t>(o->programId)] = nullptr;
+        m_writtenSet.erase(o);
     });
 }
 
@@ -579,6 +767,7 @@ void TraceRecorder::step(const PropagationStep& ps)
         if (const ShardingChange& ch = ps.changes[i]; ch.value)
             recordEdgeFamily(s, ch.value, s.changes[i]); // copied: the list grows
     pushStep(std::move(s));
+    settleWritten();
 }
 
 void TraceRecorder::recordEdgeFamily(TraceStep& s, Value* changed, TraceChange like)

@@ -5,11 +5,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "core/ir/Module.h"
 #include "core/propagation/PropagationObserver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceBinary.h"
 #include "core/trace/TraceInterner.h"
@@ -34,9 +36,19 @@ DecisionKind decisionForTruncation(TruncationReason r);
 /// when the recorder is constructed. Values and ops are the module's ir::ProgramIds (built when
 /// the module has none yet): a trace value's index is its ProgramIds index, and its id and name
 /// are the ones users know. Recording never changes the module's shardings.
-class TraceRecorder : public PropagationObserver {
+///
+/// What changed outside the steps (the stages of a pipeline, a pass's work besides its steps) is
+/// found from the "sharding written" notifications of the code that writes shardings
+/// (ShardingWrites.h, heard on the constructing thread while the recorder lives: construct and
+/// destroy it on the thread that runs the passes): only the values
+/// of the ops written are compared with the recorded state. A stage that does not report its
+/// writes (it inserts or rewrites ops) is compared whole at its end, as are notified values that
+/// were never named (so that they are named in the order a walk meets them).
+class TraceRecorder : public PropagationObserver, private ShardingWriteListener {
 public:
     explicit TraceRecorder(ir::Module& module);
+    TraceRecorder(const TraceRecorder&) = delete;
+    TraceRecorder& operator=(const TraceRecorder&) = delete;
 
     void passBegin(const std::string& passName, const std::string& strategy) override;
     void passEnd(const std::string& passName) override;
@@ -61,6 +73,15 @@ public:
     bool finishStream(int keyframeInterval = 0);
     /// Steps recorded so far (kept or streamed).
     size_t numSteps() const { return m_numSteps; }
+
+    /// Checks the notifications: wherever the recorder compared only notified values it also
+    /// compares the whole module (without recording), and counts the values whose change it
+    /// would have missed. Off by default; on when the environment sets SHARDX_TRACE_VERIFY=1.
+    void setVerifyNotifications(bool on) { m_verify = on; }
+    /// Values found changed (or unnamed) by the verifying comparison but not notified.
+    size_t missedChanges() const { return m_missed; }
+    /// Whole-module comparisons made so far (the constructor's reading not counted).
+    size_t fullScans() const { return m_fullScans; }
 
     /// What was recorded so far (values and ops are filled in by trace() / takeTrace()).
     const TraceData& data() const { return m_data; }
@@ -98,8 +119,22 @@ private:
     /// Records every sharding that differs from the recorded state as one Stage step (`note`:
     /// what changed them, each change of kind `kind`). Walks the module.
     void rescan(DecisionKind kind, const std::string& note);
-    /// rescan() unless the last event was the end of a stage or pass (which scanned).
-    void rescanUnlessJustScanned(DecisionKind kind, const std::string& note);
+    /// Records, as rescan() does, what differs from the recorded state among the values of the
+    /// ops notified since the last comparison (a whole rescan() when one of them is not named).
+    void recheckWritten(DecisionKind kind, const std::string& note);
+    /// The recorded state of the values of `changes`/the notified ops compared with the module
+    /// (verification of the notifications, setVerifyNotifications()).
+    void verifyAgainstModule(const std::string& note);
+    /// True when `op` is in the recorded module (not in another one written meanwhile).
+    bool inModule(const ir::Op* op) const;
+    /// The candidates of a write to `op`: its values, and their data-flow edge families.
+    void collectWritten(ir::Op* op, std::vector<ir::Value*>& values,
+                        std::vector<std::pair<ir::Op*, unsigned>>& funcResults) const;
+    /// Drops the ops notified since the last event whose values hold what was recorded.
+    void settleWritten();
+    void forgetWritten();
+    void shardingsWritten(ir::Op& op) override;
+    void stageWritesReported() override;
     void beginNode(TraceNodeKind kind, const std::string& label, int64_t number);
     void endNodesFrom(TraceNodeKind kind);
     TraceStep newStep(TraceStepKind kind);
@@ -121,7 +156,14 @@ private:
     std::vector<ir::Op*> m_liveOps; ///< by op index: ops seen in events, null once erased
     std::vector<int> m_state;       ///< sharding id per value index as recorded so far
     size_t m_numSteps = 0;
-    bool m_justScanned = false; ///< nothing happened since a stage or pass ended and was scanned
+    std::vector<ir::Op*> m_written;                 ///< ops notified since the last comparison
+    std::unordered_set<const ir::Op*> m_writtenSet; ///< the same, as a set (erased ops leave it)
+    size_t m_settledUpTo = 0;                       ///< m_written before it was settled
+    bool m_stageReportsWrites = false;              ///< the open stage reports its writes
+    bool m_verify = false;
+    size_t m_missed = 0;
+    size_t m_fullScans = 0;
+    ShardingWriteScope m_writeScope{this};
     TraceBinaryWriter* m_writer = nullptr;
     bool m_keepSteps = true;
 };
