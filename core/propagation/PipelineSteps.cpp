@@ -2,8 +2,11 @@
 #include "core/propagation/PipelineSteps.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "core/ir/Canonicalizer.h"
@@ -120,6 +123,104 @@ void symbolDce(ir::Module& module)
     }
 }
 
+namespace {
+
+bool isMeshSymbolChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' || c == '-';
+}
+
+/// `text` with every `@old` symbol reference (a whole name: not `@old_1`) renamed by `renames`; nullopt when
+/// none is there.
+std::optional<std::string> renameMeshSymbolsInText(const std::string& text,
+                                                   const std::map<std::string, std::string>& renames)
+{
+    std::string out;
+    bool changed = false;
+    size_t i = 0;
+    while (i < text.size()) {
+        if (text[i] != '@') {
+            out += text[i++];
+            continue;
+        }
+        size_t end = i + 1;
+        while (end < text.size() && isMeshSymbolChar(text[end]))
+            ++end;
+        auto it = renames.find(text.substr(i + 1, end - i - 1));
+        if (it != renames.end()) {
+            out += '@';
+            out += it->second;
+            changed = true;
+        } else {
+            out.append(text, i, end - i);
+        }
+        i = end;
+    }
+    if (!changed)
+        return std::nullopt;
+    return out;
+}
+
+/// `attr` with its symbol references to renamed meshes renamed (in symbol references, and in the text of
+/// dialect attributes shardx keeps opaque, such as `#stablehlo.replica_group_mesh_axes<mesh = @m, ...>`);
+/// nullptr when nothing in it changed.
+ir::AttrPtr renameMeshSymbolsInAttr(const ir::AttrPtr& attr, const std::map<std::string, std::string>& renames)
+{
+    if (!attr)
+        return nullptr;
+    if (const auto* ref = attr->as<ir::SymbolRefAttr>()) {
+        if (ref->path.empty())
+            return nullptr;
+        auto it = renames.find(ref->path.front());
+        if (it == renames.end())
+            return nullptr;
+        ir::SymbolRefAttr renamed = *ref;
+        renamed.path.front() = it->second;
+        return ir::makeAttr(std::move(renamed));
+    }
+    if (const auto* opaque = attr->as<ir::OpaqueAttr>()) {
+        std::optional<std::string> body = renameMeshSymbolsInText(opaque->body, renames);
+        if (!body)
+            return nullptr;
+        ir::OpaqueAttr renamed = *opaque;
+        renamed.body = std::move(*body);
+        return ir::makeAttr(std::move(renamed));
+    }
+    if (const auto* array = attr->as<ir::ArrayAttr>()) {
+        std::optional<ir::ArrayAttr> renamed;
+        for (size_t i = 0; i < array->elements.size(); ++i) {
+            if (ir::AttrPtr element = renameMeshSymbolsInAttr(array->elements[i], renames)) {
+                if (!renamed)
+                    renamed = *array;
+                renamed->elements[i] = std::move(element);
+            }
+        }
+        return renamed ? ir::makeAttr(std::move(*renamed)) : nullptr;
+    }
+    if (const auto* dict = attr->as<ir::DictionaryAttr>()) {
+        std::optional<ir::DictionaryAttr> renamed;
+        for (size_t i = 0; i < dict->entries.size(); ++i) {
+            if (ir::AttrPtr value = renameMeshSymbolsInAttr(dict->entries[i].value, renames)) {
+                if (!renamed)
+                    renamed = *dict;
+                renamed->entries[i].value = std::move(value);
+            }
+        }
+        return renamed ? ir::makeAttr(std::move(*renamed)) : nullptr;
+    }
+    return nullptr;
+}
+
+void renameMeshSymbolsInList(ir::NamedAttrList& list, const std::map<std::string, std::string>& renames)
+{
+    for (ir::NamedAttribute& entry : list) {
+        if (ir::AttrPtr renamed = renameMeshSymbolsInAttr(entry.value, renames))
+            entry.value = std::move(renamed);
+    }
+}
+
+} // namespace
+
 void liftInlinedMeshes(ir::Module& module)
 {
     // De-duplicate identical mesh ops.
@@ -139,7 +240,7 @@ void liftInlinedMeshes(ir::Module& module)
             kept.push_back(m);
         }
     }
-    if (!renames.empty())
+    if (!renames.empty()) {
         forEachSharding(module, [&](TensorSharding& s) {
             auto it = renames.find(s.mesh.symbol);
             if (s.mesh.isInline() || it == renames.end())
@@ -147,6 +248,13 @@ void liftInlinedMeshes(ir::Module& module)
             s.mesh.symbol = it->second;
             return true;
         });
+        // Other references to a removed mesh: collectives that name their mesh (JAX's shard_map writes
+        // `replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, ...>`), symbol references.
+        module.op().walk([&](Op* op) {
+            renameMeshSymbolsInList(op->props(), renames);
+            renameMeshSymbolsInList(op->attrs(), renames);
+        });
+    }
     // Give every inline mesh a symbol.
     forEachSharding(module, [&](TensorSharding& s) {
         if (!s.mesh.isInline())

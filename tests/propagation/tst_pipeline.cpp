@@ -63,6 +63,31 @@ private slots:
         QVERIFY(has(out, "stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>}"));
     }
 
+    // A duplicate mesh is removed and every reference to it renamed: shardings, and the mesh a collective names
+    // in a dialect attribute shardx keeps as text (JAX's shard_map writes this for a psum inside it).
+    void duplicateMeshReferencesAreRenamed()
+    {
+        std::string out = pipeline(
+            "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+            "sdy.mesh @mesh_0 = <[\"a\"=2, \"b\"=2]>\n"
+            "sdy.mesh @mesh_01 = <[\"a\"=4]>\n"
+            "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh_0, [{\"a\"}, {}]>}) -> "
+            "tensor<8x8xf32> {\n"
+            "  %0 = \"stablehlo.all_reduce\"(%arg0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = "
+            "1>, "
+            "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "
+            "\"b\">]>, use_global_device_ids}> ({\n"
+            "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+            "    %s = stablehlo.add %x, %y : tensor<f32>\n"
+            "    stablehlo.return %s : tensor<f32>\n"
+            "  }) : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+            "  return %0 : tensor<8x8xf32>\n}\n");
+        QVERIFY2(has(out, "replica_group_mesh_axes<mesh = @mesh, axes"), out.c_str());
+        QVERIFY2(out.find("@mesh_0 ") == std::string::npos && out.find("@mesh_0,") == std::string::npos, out.c_str());
+        QVERIFY2(has(out, "sdy.mesh @mesh_01 = <[\"a\"=4]>"), out.c_str()); // another mesh, a longer name: kept
+        QVERIFY2(has(out, "#sdy.sharding<@mesh, [{\"a\"}, {}]>"), out.c_str());
+    }
+
     void sizeOneAxesRemoved()
     {
         std::string out =
