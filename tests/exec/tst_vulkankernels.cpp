@@ -66,6 +66,8 @@ class TestVulkanKernels : public QObject {
 private:
     std::unique_ptr<Instance> m_instance;
     std::unique_ptr<Device> m_device;
+    /// One device per fast-matmul kernel choice (MatmulKernel), made on first use, kept to the end as m_device.
+    std::unique_ptr<Device> m_matmulDevices[5];
 
     Device& dev() { return *m_device; }
     void run(CommandBatch& batch)
@@ -92,6 +94,8 @@ private slots:
 
     void cleanupTestCase()
     {
+        for (std::unique_ptr<Device>& d : m_matmulDevices)
+            d.reset();
         m_device.reset();
         if (m_instance)
             QVERIFY(noValidationErrors(*m_instance));
@@ -765,11 +769,15 @@ private slots:
         QFETCH(int, K);
         QFETCH(int, choice);
         QFETCH(QString, kernel);
-        DeviceOptions options;
-        options.matmul = MatmulKernel(choice);
-        auto created = Device::create(*m_instance, 0, options);
-        SHARDX_VK_VERIFY(created);
-        Device& device = **created;
+        std::unique_ptr<Device>& slot = m_matmulDevices[choice];
+        if (!slot) {
+            DeviceOptions options;
+            options.matmul = MatmulKernel(choice);
+            auto created = Device::create(*m_instance, 0, options);
+            SHARDX_VK_VERIFY(created);
+            slot = std::move(*created);
+        }
+        Device& device = *slot;
         if (kernel == "auto")
             kernel = device.physical().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "matmul_texel" : "matmul_shared";
         if (kernel == "matmul_texel" && device.physical().maxTexelBufferElements == 0)
