@@ -26,6 +26,9 @@ const char kValidateUsage[] =
     "                           [--inject-fault collective|swap-shards [--fault-device D] [--fault-collective K]]\n"
     "                           [--part N] [--entry NAME] [-o FILE]\n";
 
+/// `file:line:col: error: message` when the error has a position, else `error: message` (never "error: error:").
+std::string valErrorText(const Error& e) { return e.pos.isKnown() ? e.format() : "error: " + e.message; }
+
 /// Prints `report` (text or --json, with `note` when there is one); the exit status (0 match, 1 mismatch, 2
 /// could not write).
 int printValidation(exec::ValidationReport& report, const Args& args, const std::string& note)
@@ -113,7 +116,7 @@ int cmdValidate(int argc, char** argv)
     if (backend == "reference") {
         Expected<exec::ValidationReport> report = exec::validate(module, reference, options);
         if (!report) {
-            std::cerr << "shardx-cli validate: error: " << report.error().format() << "\n";
+            std::cerr << "shardx-cli validate: " << valErrorText(report.error()) << "\n";
             return 2;
         }
         return printValidation(*report, args, {});
@@ -131,7 +134,8 @@ int cmdValidate(int argc, char** argv)
             report->backendSummary = "vulkan: " + (*vulkan)->stats().summary();
             return printValidation(*report, args, {});
         }
-        failure = "the run on it failed: " + report.error().format();
+        failure = "the run on it failed: " +
+                  (report.error().pos.isKnown() ? report.error().format() : report.error().message);
     } else {
         failure = "it is unavailable: " + vulkan.error().message;
     }
@@ -142,7 +146,7 @@ int cmdValidate(int argc, char** argv)
     std::cerr << "shardx-cli validate: " << note << "\n";
     Expected<exec::ValidationReport> report = exec::validate(module, reference, options);
     if (!report) {
-        std::cerr << "shardx-cli validate: error: " << report.error().format() << "\n";
+        std::cerr << "shardx-cli validate: " << valErrorText(report.error()) << "\n";
         return 2;
     }
     printValidation(*report, args, note);

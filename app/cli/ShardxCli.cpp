@@ -336,7 +336,8 @@ bool partitionFile(Session& session, const std::string& path, const std::string&
     timer.stage("propagate");
     model = session.partition(options);
     if (!model) {
-        std::cerr << "shardx-cli " << command << ": error: " << model.error().message << "\n";
+        const Error& e = model.error();
+        std::cerr << "shardx-cli " << command << ": " << (e.pos.isKnown() ? e.format() : "error: " + e.message) << "\n";
         return false;
     }
     timer.stage("partition");

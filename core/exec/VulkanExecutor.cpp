@@ -607,7 +607,10 @@ private:
                 r.check(
                     vk::ops::dynamicUpdateSlice(r.batch, *rd, a, ctx.in(0).shape(), u, ctx.in(1).shape(), start, dst));
             } else {
-                r.check(vk::ops::dynamicSlice(r.batch, *rd, a, ctx.in(0).shape(), start, ctx.ints("slice_sizes"), dst));
+                // The sizes are the result type's, as the reference interpreter reads them: a per-device
+                // program keeps the global slice_sizes attribute (convert-global-to-local does not adapt
+                // it, PARTITION.md 7.5.6) while its types are local.
+                r.check(vk::ops::dynamicSlice(r.batch, *rd, a, ctx.in(0).shape(), start, result.shape, dst));
             }
             return finish(r, dst);
         }

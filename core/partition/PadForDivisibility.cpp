@@ -10,6 +10,7 @@
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/StablehloAttrs.h"
+#include "core/mesh/AxisRef.h"
 #include "core/partition/LocalOps.h"
 #include "core/partition/PartitionPasses.h"
 
@@ -258,12 +259,25 @@ private:
         const std::string& name = op->name();
         if (name == "sdy.all_slice" || name == "sdy.reduce_scatter") {
             const ir::Type& in = original(op->operand(0));
-            return padded(in, ir::outSharding(*op)) == in || sliceLike(op);
+            if (padded(in, ir::outSharding(*op)) == in)
+                return true;
+            if (name == "sdy.all_slice")
+                gatherMisalignedBeforeSlice(op);
+            return sliceLike(op);
         }
         if (name == "sdy.all_to_all")
             return opLegal(*op) || allToAll(op);
-        if (name == "sdy.all_gather")
-            return legal(op->operand(0)) || allGather(op);
+        if (name == "sdy.all_gather") {
+            if (legal(op->operand(0)))
+                return true;
+            ir::Op* reslice = gatherMisalignedWhole(op);
+            if (!allGather(op))
+                return false;
+            if (!reslice)
+                return true;
+            reslice->result(0)->setType(reslice->operand(0)->type()); // the trim's, padded or not
+            return rewrite(reslice);
+        }
         const bool generic = name == "sdy.all_reduce" || name == "sdy.sharded_to_unreduced" ||
                              name == "sdy.replicated_to_unreduced" || name.rfind("stablehlo.", 0) == 0;
         if (!generic || opLegal(*op))
@@ -344,6 +358,109 @@ private:
         if (needed)
             trimUses(*op, r, limit, ir::outSharding(*op), zeroBefore);
         return true;
+    }
+
+    // Shardy's rules for all_slice and all_gather (PARTITION.md 5.3.3, 5.3.5) assume that the shards a
+    // dimension keeps through the collective line up: the blocks of the padded finer sharding, taken
+    // `m` at a time, are the blocks of the coarser one. That fails when the coarser sharding divides the
+    // dimension and the finer one does not: 10 rows on 2 shards are blocks of 5, on 4 shards blocks of
+    // 3 (padded to 12), and two of those are 6 rows. A trim or pad on such a still-sharded dimension
+    // would move rows between shards, which convert-global-to-local rejects (or computes wrongly), and
+    // Shardy itself fails there. Such dimensions are gathered whole instead, trimmed or padded
+    // replicated, and sliced again.
+
+    /// True when a dimension of unpadded size `size`, sharded `coarse` ways, does not cut into the
+    /// blocks of its padded `coarse * m`-way sharding taken `m` at a time.
+    static bool misaligned(int64_t size, int64_t coarse, int64_t m)
+    {
+        if (coarse <= 1 || m <= 1 || size < 0)
+            return false;
+        const int64_t fine = coarse * m;
+        return (size + coarse - 1) / coarse != m * ((size + fine - 1) / fine);
+    }
+
+    /// An all_slice whose operand keeps axes `K` on a misaligned dimension: the operand is gathered
+    /// over `K` there first and the slice takes `K` and its own axes.
+    void gatherMisalignedBeforeSlice(ir::Op* op)
+    {
+        ir::Value* in = op->operand(0);
+        const TensorSharding* inS = ir::shardingOfValue(in);
+        const TensorSharding* out = ir::outSharding(*op);
+        const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
+        const Mesh* mesh = inS ? ir::meshOf(m_module, *inS) : nullptr;
+        if (!inS || !out || !axes || !mesh)
+            return;
+        const ir::Type& orig = original(in);
+        std::vector<std::vector<AxisRef>> gather(axes->size()), slicing = *axes;
+        TensorSharding gathered = *inS;
+        bool any = false;
+        for (size_t d = 0; d < axes->size() && d < inS->dims.size() && static_cast<int>(d) < orig.rank(); ++d) {
+            const std::vector<AxisRef>& kept = inS->dims[d].axes;
+            if (!misaligned(orig.dim(static_cast<int>(d)), axesProduct(kept, *mesh), axesProduct((*axes)[d], *mesh)))
+                continue;
+            gather[d] = kept;
+            slicing[d] = kept;
+            addAxesOrMerge(slicing[d], (*axes)[d], *mesh); // "model":(1)2 then "model":(2)2 is "model"
+            gathered.dims[d].axes.clear();
+            any = true;
+        }
+        if (!any)
+            return;
+        ir::Builder b = before(*op);
+        ir::Op* g = b.create("sdy.all_gather", {in}, {in->type()});
+        ir::setPerDimCollectiveAxes(*g, gather);
+        ir::setOutSharding(*g, gathered);
+        if (ir::AttrPtr cause = op->attrPtr("shardx.cause"))
+            g->setDiscardable("shardx.cause", cause);
+        m_original[g->result(0)] = orig;
+        if (!legal(in))
+            allGather(g);
+        op->setOperand(0, g->result(0));
+        ir::setPerDimCollectiveAxes(*op, slicing);
+    }
+
+    /// An all_gather that keeps axes `K` on a misaligned dimension: it gathers the dimension whole
+    /// and an all_slice over `K`, inserted after it, takes over its uses. Returns that all_slice.
+    ir::Op* gatherMisalignedWhole(ir::Op* op)
+    {
+        ir::Value* in = op->operand(0);
+        ir::Value* r = op->result(0);
+        const TensorSharding* inS = ir::shardingOfValue(in);
+        const TensorSharding* outP = ir::outSharding(*op);
+        const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
+        const Mesh* mesh = outP ? ir::meshOf(m_module, *outP) : nullptr;
+        if (!inS || !outP || !axes || !mesh)
+            return nullptr;
+        const TensorSharding out = *outP;
+        const ir::Type orig = r->type();
+        std::vector<std::vector<AxisRef>> gather = *axes, reslice(axes->size());
+        TensorSharding whole = out;
+        bool any = false;
+        for (size_t d = 0; d < axes->size() && d < out.dims.size() && d < inS->dims.size(); ++d) {
+            const std::vector<AxisRef>& kept = out.dims[d].axes;
+            if ((*axes)[d].empty() ||
+                !misaligned(orig.dim(static_cast<int>(d)), axesProduct(kept, *mesh), axesProduct((*axes)[d], *mesh)))
+                continue;
+            gather[d] = inS->dims[d].axes;
+            reslice[d] = kept;
+            whole.dims[d].axes.clear();
+            any = true;
+        }
+        if (!any)
+            return nullptr;
+        ir::setPerDimCollectiveAxes(*op, gather);
+        ir::setOutSharding(*op, whole);
+        ir::Builder b;
+        b.setInsertionPointAfter(*op);
+        b.setLocationOf(*op);
+        ir::Op* s = b.create("sdy.all_slice", {r}, {orig});
+        ir::setPerDimCollectiveAxes(*s, reslice);
+        ir::setOutSharding(*s, out);
+        if (ir::AttrPtr cause = op->attrPtr("shardx.cause"))
+            s->setDiscardable("shardx.cause", cause);
+        m_original[s->result(0)] = orig;
+        replaceUses(r, s->result(0), s);
+        return s;
     }
 
     bool allGather(ir::Op* op)

@@ -515,10 +515,26 @@ void addShards(const ir::Module& module, const std::vector<ListedTensor>& tensor
     }
 }
 
+/// "what: <first error's message>" at the first error's position, so that it prints as one diagnostic
+/// (`file:line:col: error: what: message`); any other diagnostics follow on their own lines.
 Error passError(const DiagnosticList& diags, const std::string& what)
 {
     Error e;
-    e.message = what + (diags.empty() ? std::string() : ":\n" + diags.formatAll());
+    e.message = what;
+    const std::vector<Diagnostic>& all = diags.all();
+    auto first =
+        std::find_if(all.begin(), all.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
+    if (first == all.end())
+        first = all.begin();
+    if (first == all.end())
+        return e;
+    e.message += ": " + first->message;
+    e.pos = first->pos;
+    for (const Diagnostic& n : first->notes)
+        e.message += "\n" + n.format();
+    for (auto it = all.begin(); it != all.end(); ++it)
+        if (it != first)
+            e.message += "\n" + it->format();
     return e;
 }
 

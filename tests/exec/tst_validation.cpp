@@ -415,6 +415,57 @@ func.func @main(%a: tensor<4x2xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"},
         badMesh.mesh = "2xq";
         QVERIFY(!exec::validate(*module, backend, badMesh));
     }
+
+    void unevenRowsResliceOnASubAxisMatch()
+    {
+        // 10 rows: 2 shards of 5 under "x":(1)2, 4 shards of 3 (padded to 12) under "x". The reshards between
+        // them cannot pad or trim the rows in place (two blocks of 3 are 6 rows): pad-for-divisibility gathers
+        // the dimension whole around them. The iota tells every row apart, so rows moved between shards
+        // would not match.
+        auto module = parseProgram(R"(
+sdy.mesh @mesh = <["x"=4]>
+func.func @main(%arg0: tensor<10x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x":(1)2}, {}]>}) -> (tensor<10x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x":(1)2}, {}]>}) {
+  %0 = sdy.reshard %arg0 <@mesh, [{"x"}, {}]> : tensor<10x3xf32>
+  %1 = stablehlo.iota dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<10x3xf32>
+  %2 = stablehlo.add %0, %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<10x3xf32>
+  %3 = sdy.reshard %2 <@mesh, [{"x":(1)2}, {}]> : tensor<10x3xf32>
+  return %3 : tensor<10x3xf32>
+})");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.strategy.clear();
+        std::vector<double> x(30);
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = static_cast<double>(i) / 4.0;
+        options.inputs = {tensorOf("f32", {10, 3}, x)};
+        const exec::ValidationReport report = run(*module, options);
+        QVERIFY2(report.matches(), reportText(report).constData());
+        QCOMPARE(report.devices, int64_t(4));
+    }
+
+    void aPartitionerErrorReadsAsOneDiagnostic()
+    {
+        // The pass's first error gives the position; its message follows the stages on one line.
+        auto module = parseProgram(R"(sdy.mesh @m = <["x"=4]>
+func.func @main(%arg0: tensor<6xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -> tensor<6xf32> {
+  %0 = stablehlo.negate %arg0 : tensor<6xf32>
+  return %0 : tensor<6xf32>
+})");
+        QVERIFY(module);
+        exec::ValidationOptions options;
+        options.strategy.clear();
+        exec::ReferenceExecutor backend;
+        auto report = exec::validate(*module, backend, options);
+        QVERIFY(!report);
+        const Error& e = report.error();
+        QCOMPARE(e.pos.line, 2);
+        QVERIFY2(e.message.rfind("partitioning failed: padding for divisibility failed: argument 0 of type "
+                                 "tensor<6xf32> has a sharding that does not divide it",
+                                 0) == 0,
+                 e.message.c_str());
+        QVERIFY2(e.message.find('\n') == std::string::npos && e.message.find("error:") == std::string::npos,
+                 e.message.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestValidation)

@@ -65,6 +65,16 @@ func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
   return %1 : tensor<8xf32>
 })";
 
+// A per-device program as convert-global-to-local leaves it: the types are local (the last dimension was
+// sharded 4 ways) but slice_sizes keeps the global sizes (PARTITION.md 7.5.6); the result type gives the sizes.
+const char* kLocalDynamicSlice = R"(
+func.func @f(%a: tensor<3x32x8xf32>, %i: tensor<i32>) -> tensor<32x8xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.dynamic_slice %a, %i, %c, %c, sizes = [1, 32, 32] : (tensor<3x32x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x32x8xf32>
+  %1 = stablehlo.reshape %0 : (tensor<1x32x8xf32>) -> tensor<32x8xf32>
+  return %1 : tensor<32x8xf32>
+})";
+
 exec::Tensor randomF32(std::vector<int64_t> shape, uint64_t seed)
 {
     return exec::randomTensor(*exec::elementTypeFromName("f32"), std::move(shape), seed);
@@ -146,6 +156,23 @@ private slots:
         const auto before = m_vk->stats().onDevice["stablehlo.reduce"];
         compareBackends(kReduce, {randomF32({6, 40}, 6)});
         QCOMPARE(m_vk->stats().onDevice["stablehlo.reduce"], before + 2);
+    }
+
+    void dynamicSliceTakesItsSizesFromTheResultType()
+    {
+        const exec::Tensor a = randomF32({3, 32, 8}, 7);
+        exec::Tensor i(*exec::elementTypeFromName("i32"), {});
+        i.setInt(0, 2);
+        const auto before = m_vk->stats().onDevice["stablehlo.dynamic_slice"];
+        compareBackends(kLocalDynamicSlice, {a, i});
+        QCOMPARE(m_vk->stats().onDevice["stablehlo.dynamic_slice"], before + 1);
+        // Hand-checked: the result is a[2] (rows of 8, starting at element 2*32*8).
+        auto m = parseProgram(kLocalDynamicSlice);
+        QVERIFY(m);
+        auto got = m_vk->runFunction(*m, "f", {a, i});
+        QVERIFY2(got, got ? "" : got.error().format().c_str());
+        for (int64_t k : {int64_t(0), int64_t(9), int64_t(255)})
+            QCOMPARE((*got)[0].getFloat(k), a.getFloat(2 * 32 * 8 + k));
     }
 
     void gridOfFourMatchesReference()

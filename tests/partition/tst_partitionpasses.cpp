@@ -173,6 +173,48 @@ func.func @f(%arg0: tensor<7xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -
         QVERIFY2(has(diags, "test.mlir:2:") && has(diags, "argument 0"), diags.c_str());
     }
 
+    void padGathersWhatTheCoarserShardingCutsDifferently()
+    {
+        // 10 rows: 2 shards of 5 under "x":(1)2, 4 shards of 3 (padded to 12) under "x". Two blocks of 3
+        // are 6 rows, not 5: a pad or trim on the dimension while it stays 2-way sharded would move rows
+        // between shards. So the 2-way value is gathered whole before it is padded and sliced 4 ways, and
+        // the 4-way value is gathered whole, trimmed and sliced 2 ways again.
+        const std::string out = run(R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<10xf32> {sdy.sharding = #sdy.sharding<@m, [{"x":(1)2}]>}) -> (tensor<10xf32> {sdy.sharding = #sdy.sharding<@m, [{"x":(1)2}]>}) {
+  %0 = sdy.all_slice [{"x":(2)2}] %arg0 out_sharding=<@m, [{"x"}]> : tensor<10xf32>
+  %1 = stablehlo.negate %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : tensor<10xf32>
+  %2 = sdy.all_gather [{"x":(2)2}] %1 out_sharding=<@m, [{"x":(1)2}]> : tensor<10xf32>
+  return %2 : tensor<10xf32>
+})",
+                                    {{"sdy-pad-for-divisibility", {}}});
+        QVERIFY(inOrder(
+            out, {"sdy.all_gather [{\"x\":(1)2}] %arg0 out_sharding=<@m, [{}]> : tensor<10xf32>",
+                  "stablehlo.pad %0, %cst, low = [0], high = [2], interior = [0] {sdy.sharding = "
+                  "#sdy.sharding_per_value<[<@m, [{}]>]>} : (tensor<10xf32>, tensor<f32>) -> tensor<12xf32>",
+                  "sdy.all_slice [{\"x\"}] %1 out_sharding=<@m, [{\"x\"}]> : tensor<12xf32>", "stablehlo.negate %2",
+                  ": tensor<12xf32>", "sdy.all_gather [{\"x\"}] %3 out_sharding=<@m, [{}]> : tensor<12xf32>",
+                  "stablehlo.slice %4 [0:10] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>]>}",
+                  "sdy.all_slice [{\"x\":(1)2}] %5 out_sharding=<@m, [{\"x\":(1)2}]> : tensor<10xf32>",
+                  "return %6 : tensor<10xf32>"}));
+        // 7 rows line up (2 shards of 4, 4 shards of 2): Shardy's rules apply unchanged, the trim after the
+        // gather widened back to an identity slice (PARTITION.md 5.3.5).
+        const std::string aligned = run(R"(sdy.mesh @m = <["x"=4]>
+func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) {
+  %0 = stablehlo.slice %arg0 [0:7] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : (tensor<8xf32>) -> tensor<7xf32>
+  %1 = sdy.all_gather [{"x":(2)2}] %0 out_sharding=<@m, [{"x":(1)2}]> : tensor<7xf32>
+  %2 = sdy.all_slice [{"x":(2)2}] %1 out_sharding=<@m, [{"x"}]> : tensor<7xf32>
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %3 = stablehlo.pad %2, %c, low = [0], high = [1], interior = [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : (tensor<7xf32>, tensor<f32>) -> tensor<8xf32>
+  return %3 : tensor<8xf32>
+})",
+                                        {{"sdy-pad-for-divisibility", {}}});
+        QVERIFY2(has(aligned, "sdy.all_gather [{\"x\":(2)2}] %0 out_sharding=<@m, [{\"x\":(1)2}]> : tensor<8xf32>"),
+                 aligned.c_str());
+        QVERIFY2(has(aligned, "sdy.all_slice [{\"x\":(2)2}] %2 out_sharding=<@m, [{\"x\"}]> : tensor<8xf32>"),
+                 aligned.c_str());
+        QVERIFY2(lacks(aligned, "out_sharding=<@m, [{}]>"), aligned.c_str());
+    }
+
     void perDeviceProgramOfASlicedArgument()
     {
         // x=2, y=2 with device_ids [3,2,1,0]: the device at position p holds rows [4*x(p), 4*x(p)+4).

@@ -444,8 +444,9 @@ private slots:
         QVERIFY(m_context->session() && m_context->session()->trace());
         const std::shared_ptr<const PartitionResult>& result = m_context->partitionResult();
         QVERIFY(result && !result->model);
-        const QString why = QStringLiteral("maximal.mlir:3:1: error: function argument 0 cannot have a single-device "
-                                           "(maximal) sharding attribute");
+        // One diagnostic: the pass's position, then the stage and its message on the same line.
+        const QString why = QStringLiteral("maximal.mlir:3:1: error: inserting explicit reshards failed: function "
+                                           "argument 0 cannot have a single-device (maximal) sharding attribute");
         QVERIFY2(result->error.contains(why), qPrintable(result->error));
         for (const QString& text : {collectives.summaryText(), devices.summaryText()}) {
             QVERIFY2(text.startsWith(QStringLiteral("Partitioning failed:")), qPrintable(text));

@@ -278,7 +278,9 @@ void computePartition(const Session& s, PartitionResult& out)
         out.model = std::move(*model);
         out.error.clear();
     } else {
-        out.error = QString::fromStdString(model.error().message);
+        // With its position when it has one (a partitioner pass's first error): `file:line:col: error: ...`.
+        const Error& e = model.error();
+        out.error = QString::fromStdString(e.pos.isKnown() ? e.format() : e.message);
     }
     Expected<std::vector<ReplicatedTensor>> replicated = s.replicatedTensors();
     if (replicated) {
