@@ -190,6 +190,24 @@ TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_ids(modul
 
 // ---- indexing ---------------------------------------------------------------------------
 
+void TraceRecorder::noteIfChanged(int idx, const TensorSharding* now, DecisionKind kind,
+                                  std::vector<TraceChange>& changes)
+{
+    if (idx < 0)
+        return;
+    int& state = stateOf(idx);
+    const TensorSharding* was = m_data.sharding(state);
+    if (now ? (was && *was == *now) : !was)
+        return;
+    TraceChange c;
+    c.value = idx;
+    c.before = state;
+    c.after = shardingId(now);
+    c.kind = kind;
+    state = c.after;
+    changes.push_back(std::move(c));
+}
+
 int& TraceRecorder::stateOf(int idx)
 {
     if (static_cast<size_t>(idx) >= m_state.size())
@@ -390,21 +408,7 @@ void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
                  values.end());
     std::vector<TraceChange> changes;
     std::optional<TensorSharding> storage;
-    auto check = [&](int idx, const TensorSharding* now) {
-        if (idx < 0)
-            return;
-        int& state = stateOf(idx);
-        const TensorSharding* was = m_data.sharding(state);
-        if (now ? (was && *was == *now) : !was)
-            return;
-        TraceChange c;
-        c.value = idx;
-        c.before = state;
-        c.after = shardingId(now);
-        c.kind = kind;
-        state = c.after;
-        changes.push_back(std::move(c));
-    };
+    auto check = [&](int idx, const TensorSharding* now) { noteIfChanged(idx, now, kind, changes); };
     for (const auto& [func, i] : funcResults)
         check(m_ids.funcResultOf(func, static_cast<int>(i)), ir::funcResultSharding(*func, i));
     for (Value* v : values)
@@ -464,21 +468,7 @@ void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
     // Only values still in the module (a walk never reaches erased ops); changes in index order.
     std::vector<TraceChange> changes;
     std::optional<TensorSharding> storage;
-    auto check = [&](int idx, const TensorSharding* now) {
-        if (idx < 0)
-            return;
-        int& state = stateOf(idx);
-        const TensorSharding* was = m_data.sharding(state);
-        if (now ? (was && *was == *now) : !was)
-            return;
-        TraceChange c;
-        c.value = idx;
-        c.before = state;
-        c.after = shardingId(now);
-        c.kind = kind;
-        state = c.after;
-        changes.push_back(std::move(c));
-    };
+    auto check = [&](int idx, const TensorSharding* now) { noteIfChanged(idx, now, kind, changes); };
     for (Op* func : m_module.funcs()) {
         const size_t numResults = ir::funcType(*func).results().size();
         for (size_t i = 0; i < numResults; ++i)

@@ -108,6 +108,8 @@ private:
     int internOp(ir::Op* op);
     /// The state entry of value `idx` (the state grows with the ProgramIds).
     int& stateOf(int idx);
+    /// Appends a change of value `idx` (skipped when < 0) to `now` when its recorded sharding differs.
+    void noteIfChanged(int idx, const TensorSharding* now, DecisionKind kind, std::vector<TraceChange>& changes);
     /// Adds to `s` a change like `like` for every value that reads its sharding through the same
     /// data-flow edge as `changed` (its owner, the edge, a while's region arguments) and now
     /// differs from the recorded state.
