@@ -502,6 +502,39 @@ Expected<PartitionModel> Session::partition(const PartitionOptions& options) con
     return model;
 }
 
+namespace {
+
+/// True when `v` lives in the body of an sdy.manual_computation whose manual axes are every axis of size > 1 of
+/// the module's meshes: its type is already one device's piece (JAX's shard_map), so "replicated" means nothing.
+bool insideFullyManualComputation(const ir::Value* v, const ir::Module* module)
+{
+    if (!v || !module)
+        return false;
+    const ir::Op* op =
+        v->definingOp() ? v->definingOp()->parentOp() : (v->ownerBlock() ? v->ownerBlock()->parentOp() : nullptr);
+    for (; op; op = op->parentOp()) {
+        if (op->name() != "sdy.manual_computation")
+            continue;
+        const ir::Attribute* attr = op->attr("manual_axes");
+        const ir::ManualAxesAttr* manual = attr ? attr->as<ir::ManualAxesAttr>() : nullptr;
+        if (!manual)
+            return false;
+        for (const ir::Op* meshOp : module->meshes()) {
+            const Mesh* mesh = ir::meshOpMesh(*meshOp);
+            if (!mesh)
+                continue;
+            for (const MeshAxis& axis : mesh->axes())
+                if (axis.size > 1 &&
+                    std::find(manual->axes.begin(), manual->axes.end(), axis.name) == manual->axes.end())
+                    return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBytes) const
 {
     if (!m_trace)
@@ -537,6 +570,8 @@ Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBy
         const int64_t bytes = type->numElements() * std::max(1, (bits + 7) / 8);
         if (bytes < minBytes)
             continue;
+        if (insideFullyManualComputation(static_cast<size_t>(value) < values.size() ? values[value] : nullptr, m))
+            continue; // a per-device value (shard_map's body): not replicated, manual
         ValueExplanation e = explainValue(index, value);
         if (e.missing.empty() && e.blockedBy.empty())
             continue;

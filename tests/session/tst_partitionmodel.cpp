@@ -393,6 +393,28 @@ func.func @main(%a: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
             << "no step ever offered it";
     }
 
+    // A value in the body of a manual computation over every axis (JAX's shard_map) is one device's piece:
+    // never listed as replicated, while the same all-reduce outside one is.
+    void manualValuesAreNotReplicated()
+    {
+        const std::string text = R"(sdy.mesh @mesh = <["x"=2, "y"=2]>
+func.func @main(%a: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<16x8xf32> {
+  %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"} (%l: tensor<8x4xf32>) {
+    %1 = "stablehlo.all_gather"(%l) <{all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> : (tensor<8x4xf32>) -> tensor<8x8xf32>
+    %2 = stablehlo.abs %1 : tensor<8x8xf32>
+    sdy.return %2 : tensor<8x8xf32>
+  } : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+})";
+        Session s;
+        QVERIFY2(s.openText(text, "test.mlir"), s.diagnostics().formatAll().c_str());
+        QVERIFY(s.propagate(PropagationRequest{}).ok);
+        Expected<std::vector<ReplicatedTensor>> list = s.replicatedTensors();
+        QVERIFY(list);
+        for (const ReplicatedTensor& r : *list)
+            QVERIFY2(r.displayName != "%1" && r.displayName != "%2", (r.displayName + " " + r.sharding).c_str());
+    }
+
     void whyReplicatedNamesEachReason()
     {
         QFETCH(QString, text);
