@@ -190,6 +190,18 @@ TraceRecorder::TraceRecorder(ir::Module& module) : m_module(module), m_ids(modul
 
 // ---- indexing ---------------------------------------------------------------------------
 
+void TraceRecorder::pushStageChanges(std::vector<TraceChange> changes, const std::string& note)
+{
+    if (changes.empty())
+        return;
+    std::sort(changes.begin(), changes.end(),
+              [](const TraceChange& a, const TraceChange& b) { return a.value < b.value; });
+    TraceStep s = newStep(TraceStepKind::Stage);
+    s.note = note;
+    s.changes = std::move(changes);
+    pushStep(std::move(s));
+}
+
 void TraceRecorder::noteIfChanged(int idx, const TensorSharding* now, DecisionKind kind,
                                   std::vector<TraceChange>& changes)
 {
@@ -416,14 +428,7 @@ void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
     forgetWritten();
     if (m_verify)
         verifyAgainstModule(note);
-    if (changes.empty())
-        return;
-    std::sort(changes.begin(), changes.end(),
-              [](const TraceChange& a, const TraceChange& b) { return a.value < b.value; });
-    TraceStep s = newStep(TraceStepKind::Stage);
-    s.note = note;
-    s.changes = std::move(changes);
-    pushStep(std::move(s));
+    pushStageChanges(std::move(changes), note);
 }
 
 void TraceRecorder::verifyAgainstModule(const std::string& note)
@@ -483,14 +488,7 @@ void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
                         check(m_ids.valueOf(a.get()), getShardingRef(a.get(), storage));
         });
     }
-    if (changes.empty())
-        return;
-    std::sort(changes.begin(), changes.end(),
-              [](const TraceChange& a, const TraceChange& b) { return a.value < b.value; });
-    TraceStep s = newStep(TraceStepKind::Stage);
-    s.note = note;
-    s.changes = std::move(changes);
-    pushStep(std::move(s));
+    pushStageChanges(std::move(changes), note);
 }
 
 void TraceRecorder::beginNode(TraceNodeKind kind, const std::string& label, int64_t number)

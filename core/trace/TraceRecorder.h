@@ -109,6 +109,8 @@ private:
     /// The state entry of value `idx` (the state grows with the ProgramIds).
     int& stateOf(int idx);
     /// Appends a change of value `idx` (skipped when < 0) to `now` when its recorded sharding differs.
+    /// Records `changes` (sorted by value here) as one stage step with `note`; nothing when empty.
+    void pushStageChanges(std::vector<TraceChange> changes, const std::string& note);
     void noteIfChanged(int idx, const TensorSharding* now, DecisionKind kind, std::vector<TraceChange>& changes);
     /// Adds to `s` a change like `like` for every value that reads its sharding through the same
     /// data-flow edge as `changed` (its owner, the edge, a while's region arguments) and now
