@@ -66,30 +66,7 @@ private slots:
         // of it) and its body (a reverse): convert-global-to-local gathers it at the start of each, one all-gather
         // of a new leading dimension over x and y (groups of all 4 devices) each: each device's 4x2 f32 block is
         // 32 B, (4-1)*32 = 96 B sent. They are listed with the loop as the op that needs them.
-        const QString file = m_dir.filePath(QStringLiteral("loop.mlir"));
-        QFile f(file);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"(sdy.mesh @mesh = <["x"=2, "y"=2]>
-func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) {
-  %c = stablehlo.constant dense<0> : tensor<i32>
-  %c1 = stablehlo.constant dense<1> : tensor<i32>
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %lim = stablehlo.constant dense<100.0> : tensor<f32>
-  %0:2 = stablehlo.while(%i = %c, %v = %arg0) : tensor<i32>, tensor<8x4xf32> attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, []>, <@mesh, [{"x"}, {"y"}]>]>}
-   cond {
-    %s = stablehlo.reduce(%v init: %zero) applies stablehlo.add across dimensions = [0, 1] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, []>]>} : (tensor<8x4xf32>, tensor<f32>) -> tensor<f32>
-    %q = stablehlo.compare LT, %s, %lim, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-    stablehlo.return %q : tensor<i1>
-  } do {
-    %rev = stablehlo.reverse %v, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<8x4xf32>
-    %t = stablehlo.add %rev, %v {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<8x4xf32>
-    %n = stablehlo.add %i, %c1 : tensor<i32>
-    stablehlo.return %n, %t : tensor<i32>, tensor<8x4xf32>
-  }
-  return %0#1 : tensor<8x4xf32>
-}
-)");
-        f.close();
+        const QString file = QStringLiteral(SHARDX_SOURCE_DIR "/tests/partition/data/loop_gathers.mlir");
         Result table = run("shardx-cli", {"partition", file, "--no-program"});
         QVERIFY2(table.exitCode == 0, qPrintable(table.out + table.err));
         for (const char* region : {"condition", "body"}) {

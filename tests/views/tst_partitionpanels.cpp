@@ -53,26 +53,12 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@maximal, []>
 // A loop carrying a value sharded on both axes of a 2x2 mesh whose condition and body read it whole (a reduce
 // over all of it, a reverse): convert-global-to-local gathers it at the start of each (PARTITION.md 7.8.6 leaves
 // loop-carried values global), two all-gathers that no sdy collective stands for.
-const char* kShardedLoop = R"(sdy.mesh @mesh = <["x"=2, "y"=2]>
-func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) {
-  %c = stablehlo.constant dense<0> : tensor<i32>
-  %c1 = stablehlo.constant dense<1> : tensor<i32>
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %lim = stablehlo.constant dense<100.0> : tensor<f32>
-  %0:2 = stablehlo.while(%i = %c, %v = %arg0) : tensor<i32>, tensor<8x4xf32> attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, []>, <@mesh, [{"x"}, {"y"}]>]>}
-   cond {
-    %s = stablehlo.reduce(%v init: %zero) applies stablehlo.add across dimensions = [0, 1] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, []>]>} : (tensor<8x4xf32>, tensor<f32>) -> tensor<f32>
-    %q = stablehlo.compare LT, %s, %lim, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-    stablehlo.return %q : tensor<i1>
-  } do {
-    %rev = stablehlo.reverse %v, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<8x4xf32>
-    %t = stablehlo.add %rev, %v {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<8x4xf32>
-    %n = stablehlo.add %i, %c1 : tensor<i32>
-    stablehlo.return %n, %t : tensor<i32>, tensor<8x4xf32>
-  }
-  return %0#1 : tensor<8x4xf32>
+/// tests/partition/data/loop_gathers.mlir (tst_shardxcli runs the CLI on the same module).
+std::string shardedLoop()
+{
+    QFile f(QStringLiteral(SHARDX_SOURCE_DIR "/tests/partition/data/loop_gathers.mlir"));
+    return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
 }
-)";
 
 /// Clicks the centre of `index` (of the view's model) as a user does.
 void clickRow(QTableView* view, const QModelIndex& index)
@@ -352,7 +338,7 @@ private slots:
         CollectivesPanel panel(*m_context);
         panel.resize(1100, 500);
         panel.show();
-        openText(kShardedLoop);
+        openText(shardedLoop().c_str());
         // Each device holds a 4x2 block of %v. The condition and the body each gather it whole over x and y (one
         // all-gather of a new leading dimension, groups of all 4 devices): payload 4*2*4 = 32 B, sent (4-1)*32 =
         // 96 B. They are listed with the loop as the op that needs them.
