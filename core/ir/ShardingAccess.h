@@ -12,6 +12,13 @@ inline constexpr char kInShardingsAttr[] = "in_shardings";   ///< manual_computa
 inline constexpr char kOutShardingsAttr[] = "out_shardings"; ///< manual_computation, named_computation
 inline constexpr char kSdyShardingAttr[] = "sdy.sharding";   ///< op results; func arguments and results
 
+/// The attribute holding `s` (`#sdy.sharding<...>`) / `shardings` (`#sdy.sharding_per_value<...>`),
+/// shared with every other live one of equal content: a propagated module writes the same few shardings
+/// on thousands of ops, and each would otherwise hold its own copy. Thread-safe; every setter below
+/// goes through these.
+AttrPtr sharedShardingAttr(const TensorSharding& s);
+AttrPtr sharedShardingsAttr(ShardingPerValue shardings);
+
 /// The sharding of `v` as SDY.md 4.2 reads it: a func argument's `sdy.sharding`, the
 /// in_shardings of a manual/named computation for its block arguments, the own sharding of
 /// sdy.sharding_constraint / reshard / data_flow_edge, the out_sharding of a collective, the

@@ -2,8 +2,53 @@
 #include "core/sharding/TensorSharding.h"
 
 #include <cstdio>
+#include <functional>
+#include <string_view>
 
 namespace shardx {
+
+namespace {
+
+constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ULL;
+
+inline void hashMix(uint64_t& h, uint64_t v) { h ^= v + kHashSeed + (h << 6) + (h >> 2); }
+
+void hashMixAxes(uint64_t& h, const std::vector<AxisRef>& axes)
+{
+    hashMix(h, axes.size());
+    for (const AxisRef& a : axes)
+        hashMix(h, hashAxisRef(a));
+}
+
+} // namespace
+
+uint64_t hashAxisRef(const AxisRef& a)
+{
+    uint64_t h = std::hash<std::string_view>{}(a.name);
+    if (a.sub) {
+        hashMix(h, static_cast<uint64_t>(a.sub->preSize));
+        hashMix(h, static_cast<uint64_t>(a.sub->size));
+    }
+    return h;
+}
+
+uint64_t hashSharding(const TensorSharding& s)
+{
+    uint64_t h = 1;
+    hashMix(h, std::hash<std::string_view>{}(s.mesh.isInline() ? s.mesh.toString() : s.mesh.symbol));
+    hashMix(h, s.dims.size());
+    for (const DimSharding& d : s.dims) {
+        hashMixAxes(h, d.axes);
+        hashMix(h, (d.closed ? 1u : 0u) | (d.priority ? 2u : 0u));
+        if (d.priority)
+            hashMix(h, static_cast<uint64_t>(*d.priority));
+    }
+    hashMixAxes(h, s.replicated);
+    hashMixAxes(h, s.unreduced);
+    if (!s.unreduced.empty()) // as operator== compares
+        hashMix(h, static_cast<uint64_t>(s.unreducedKind));
+    return h;
+}
 
 const char* reductionKindName(ReductionKind k)
 {

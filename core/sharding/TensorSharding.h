@@ -71,6 +71,11 @@ struct TensorSharding {
     static TensorSharding closedReplicated(MeshRef mesh, int rank);
 };
 
+/// Content hashes consistent with operator== (equal values hash alike). Stable within a process only:
+/// never written out. Used to pool equal shardings (trace pools, shared sharding attributes).
+uint64_t hashAxisRef(const AxisRef& a);
+uint64_t hashSharding(const TensorSharding& s);
+
 /// Several tensor shardings: `#sdy.sharding_per_value<[<...>, <...>]>`.
 struct ShardingPerValue {
     std::vector<TensorSharding> shardings;

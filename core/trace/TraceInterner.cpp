@@ -93,33 +93,9 @@ int intern(std::unordered_multimap<uint64_t, int>& index, Pool& pool, uint64_t h
 
 } // namespace
 
-uint64_t traceHash(const AxisRef& a)
-{
-    uint64_t h = std::hash<std::string_view>{}(a.name);
-    if (a.sub) {
-        mix(h, static_cast<uint64_t>(a.sub->preSize));
-        mix(h, static_cast<uint64_t>(a.sub->size));
-    }
-    return h;
-}
+uint64_t traceHash(const AxisRef& a) { return hashAxisRef(a); }
 
-uint64_t traceHash(const TensorSharding& s)
-{
-    uint64_t h = 1;
-    mix(h, s.mesh.isInline() ? s.mesh.toString() : s.mesh.symbol);
-    mix(h, s.dims.size());
-    for (const DimSharding& d : s.dims) {
-        mixAxes(h, d.axes);
-        mix(h, (d.closed ? 1u : 0u) | (d.priority ? 2u : 0u));
-        if (d.priority)
-            mix(h, static_cast<uint64_t>(*d.priority));
-    }
-    mixAxes(h, s.replicated);
-    mixAxes(h, s.unreduced);
-    if (!s.unreduced.empty()) // as TensorSharding::operator== compares
-        mix(h, static_cast<uint64_t>(s.unreducedKind));
-    return h;
-}
+uint64_t traceHash(const TensorSharding& s) { return hashSharding(s); }
 
 uint64_t traceHash(const ShardingProjection& p)
 {
