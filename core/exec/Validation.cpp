@@ -560,6 +560,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     timings.setDefault(backend.name(), "cpu");
     RunHooks hooks;
     hooks.cancel = options.cancel;
+    hooks.meshSource = &pre; // replica groups named by mesh axes (JAX's shard_map collectives) find their mesh
     if (options.timings)
         hooks.timings = &timings;
     if (options.intermediates)
