@@ -158,9 +158,7 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
             throw ExecError{"'" + name + "': produced " + std::to_string(results.size()) + " results, expected " +
                                 std::to_string(op.numResults()),
                             posOf(op)};
-        // The hooks see the processes of the run (a grid's, or the one of a global program), not the body
-        // instances of a manual computation: those are the devices of one op of the global program.
-        if ((m_hooks.observer || m_hooks.fault) && !proc.manual)
+        if (m_hooks.observer || m_hooks.fault)
             afterOp(op, proc, results);
         for (unsigned i = 0; i < op.numResults(); ++i)
             frame.values.insert_or_assign(op.result(i), std::move(results[i]));
@@ -245,7 +243,9 @@ void interpCorrupt(Tensor& t)
 void Interpreter::afterOp(const ir::Op& op, const ProcessInfo& proc, std::vector<Tensor>& results)
 {
     const ir::Op* parent = op.parentOp();
-    if (m_hooks.fault && interpIsCollective(op.name())) {
+    // A fault strikes the processes of the run (a grid's), not the body instances of a manual computation: those
+    // are the devices of one op of a global program, whose process ids mean something else.
+    if (m_hooks.fault && !proc.manual && interpIsCollective(op.name())) {
         const int64_t process = proc.replica * proc.numPartitions + proc.partition;
         if (process == m_hooks.fault->process) {
             bool strike = false;
@@ -260,7 +260,7 @@ void Interpreter::afterOp(const ir::Op& op, const ProcessInfo& proc, std::vector
                     interpCorrupt(t);
         }
     }
-    if (m_hooks.observer && parent && parent->name() == "func.func")
+    if (m_hooks.observer && parent && (proc.manual ? parent == proc.manual->op : parent->name() == "func.func"))
         m_hooks.observer->opEvaluated(op, proc, results);
 }
 

@@ -131,12 +131,15 @@ public:
 };
 
 /// Sees the results of the ops a run evaluates (validation: every intermediate of a program). Only ops
-/// directly in a function's body are shown, not those of nested regions (a reduce body runs per element).
-/// Called concurrently by the processes of a grid, each with its own `proc`.
+/// directly in a function's body are shown, not those of nested regions (a reduce body runs per element), and
+/// those directly in the body of a manual computation, once per device that runs it (`proc.manual` set).
+/// Called concurrently by the processes of a grid (and the devices of a manual computation), each with its
+/// own `proc`.
 class OpObserver {
 public:
     virtual ~OpObserver() = default;
-    /// `op` (directly in a func.func body) ran on process `proc` and produced `results`.
+    /// `op` (directly in a func.func body, or in the body of `proc.manual->op`) ran on process `proc` and
+    /// produced `results`.
     virtual void opEvaluated(const ir::Op& op, const ProcessInfo& proc, const std::vector<Tensor>& results) = 0;
 };
 

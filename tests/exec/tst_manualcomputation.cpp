@@ -3,7 +3,11 @@
 // are put back together by out_shardings. The expectations are derived by hand in the comments.
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include "core/exec/TensorIo.h"
@@ -400,6 +404,39 @@ module {
         QVERIFY2(r.out.contains("MISMATCH on devices [1]"), qPrintable(r.out));
         r = cli({"validate", kMatmulFile, "--backend", "reference", "--inject-fault", "swap-shards"});
         QVERIFY2(r.exitCode == 1, qPrintable(r.out + r.err));
+    }
+
+    void validateComparesTheBodyPerDevice()
+    {
+        // --intermediates: the body's values are compared per device (the global run has each device's instance),
+        // so a corrupted all_reduce (line 10) is the first divergence, on device 1, before the result.
+        Cli r = cli({"validate", kMatmulFile, "--intermediates"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("verdict: match (5 values compared on 8 devices)"), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     "%2 +tensor<8x8xf32> +per device \\(body of the sdy.manual_computation at 8:5\\) .* match")),
+                 qPrintable(r.out));
+        r = cli({"validate", kMatmulFile, "--intermediates", "--inject-fault", "collective"});
+        QVERIFY2(r.exitCode == 1, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("first divergence %2 (stablehlo.all_reduce) at " + QString(kMatmulFile) +
+                                ":10:7 on device 1"),
+                 qPrintable(r.out));
+
+        // Manual over "data" only: the dot_general of the body contracts the columns, which the partitioner splits
+        // along the free "model": its value is a partial sum on each device (listed as not compared), the tanh
+        // after the all_reduce is compared.
+        const QString partial = QStringLiteral(SHARDX_SOURCE_DIR "/tests/exec/data/shard_map_partial.mlir");
+        r = cli({"validate", partial, "--intermediates", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(report["verdict"].toString(), QStringLiteral("match"));
+        const QJsonArray skipped = report["skipped"].toArray();
+        QCOMPARE(skipped.size(), 1);
+        QVERIFY2(skipped[0].toString().startsWith("%1: a partial result"), qPrintable(skipped[0].toString()));
+        QStringList compared;
+        for (const QJsonValue& row : report["intermediates"].toArray())
+            compared << row.toObject()["name"].toString();
+        QCOMPARE(compared, QStringList{"%2"});
     }
 
     void validateOnVulkan()
