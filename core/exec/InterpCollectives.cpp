@@ -2,11 +2,13 @@
 // interpreter.run_parallel (one thread per process). Group formation follows the conformance README:
 // replica_groups, channel_handle and use_global_device_ids decide who meets whom.
 #include <algorithm>
+#include <cctype>
 #include <thread>
 
 #include "core/exec/Interpreter.h"
 #include "core/exec/Rendezvous.h"
 #include "core/ir/StablehloAttrs.h"
+#include "core/partition/LocalOps.h"
 
 namespace shardx::exec {
 
@@ -36,14 +38,96 @@ int64_t colChannelId(const OpContext& ctx)
     }
 }
 
+/// The value of `key = ...` in `text` from `from` on: the text after `=` up to the next `,` or `>` at the same
+/// nesting depth (`<`/`[` open a level), trimmed; empty when the key is not there.
+std::string colOpaqueField(const std::string& text, const std::string& key, size_t from = 0)
+{
+    for (size_t at = text.find(key, from); at != std::string::npos; at = text.find(key, at + 1)) {
+        const bool startsWord =
+            at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+        size_t eq = at + key.size();
+        while (eq < text.size() && text[eq] == ' ')
+            ++eq;
+        if (!startsWord || eq >= text.size() || text[eq] != '=')
+            continue;
+        size_t end = eq + 1;
+        int depth = 0;
+        for (; end < text.size(); ++end) {
+            const char c = text[end];
+            if (c == '<' || c == '[')
+                ++depth;
+            else if ((c == '>' || c == ']') && depth-- == 0)
+                break;
+            else if (c == ',' && depth == 0)
+                break;
+        }
+        std::string v = text.substr(eq + 1, end - eq - 1);
+        v.erase(0, v.find_first_not_of(' '));
+        v.erase(v.find_last_not_of(' ') + 1);
+        return v;
+    }
+    return {};
+}
+
+/// The device id groups of `#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name =
+/// "x">, ...]>` (the groups of those axes of mesh @m, PARTITION.md 2.4).
+std::vector<std::vector<int64_t>> colMeshAxesRows(const OpContext& ctx, const char* name, const ir::OpaqueAttr& o)
+{
+    const std::string meshText = colOpaqueField(o.body, "mesh");
+    if (meshText.size() < 2 || meshText[0] != '@')
+        ctx.fail(std::string("attribute '") + name + "': expected a mesh symbol (mesh = @name) in " + o.body);
+    std::string meshName = meshText.substr(1);
+    if (meshName.size() >= 2 && meshName.front() == '"' && meshName.back() == '"')
+        meshName = meshName.substr(1, meshName.size() - 2);
+    const Mesh* mesh = ctx.interp.module().findMesh(meshName);
+    if (!mesh && ctx.interp.hooks().meshSource)
+        mesh = ctx.interp.hooks().meshSource->findMesh(meshName);
+    if (!mesh)
+        ctx.fail(std::string("attribute '") + name + "' names the mesh @" + meshName +
+                 ", which is no sdy.mesh of the module");
+    std::vector<AxisRef> axes;
+    const std::string list = colOpaqueField(o.body, "axes");
+    for (size_t at = list.find("axis_ref<"); at != std::string::npos; at = list.find("axis_ref<", at + 1)) {
+        const size_t open = at + std::string("axis_ref").size();
+        size_t close = open + 1;
+        for (int depth = 0; close < list.size(); ++close) {
+            if (list[close] == '<')
+                ++depth;
+            else if (list[close] == '>' && depth-- == 0)
+                break;
+        }
+        const std::string ref = list.substr(open + 1, close - open - 1);
+        std::string axisName = colOpaqueField(ref, "name");
+        if (axisName.size() < 2 || axisName.front() != '"' || axisName.back() != '"')
+            ctx.fail(std::string("attribute '") + name + "': an axis_ref without a quoted name: " + ref);
+        axisName = axisName.substr(1, axisName.size() - 2);
+        if (!mesh->hasAxis(axisName))
+            ctx.fail(std::string("attribute '") + name + "': the mesh @" + meshName + " has no axis \"" + axisName +
+                     "\"");
+        const std::string pre = colOpaqueField(ref, "pre_size"), size = colOpaqueField(ref, "size");
+        if (pre.empty() != size.empty() || (pre.empty() && ref.find(',') != std::string::npos))
+            ctx.fail(std::string("attribute '") + name + "': an axis_ref this interpreter does not read: " + ref);
+        try {
+            axes.push_back(pre.empty() ? AxisRef(axisName) : AxisRef(axisName, std::stoll(pre), std::stoll(size)));
+        } catch (...) {
+            ctx.fail(std::string("attribute '") + name + "': an axis_ref this interpreter does not read: " + ref);
+        }
+    }
+    if (axes.empty())
+        ctx.fail(std::string("attribute '") + name + "': no axes in " + o.body);
+    return partition::replicaGroups(*mesh, axes);
+}
+
 /// `replica_groups` (or `source_target_pairs`) as rows of ids; -1 entries (padding of uneven groups)
-/// dropped. Empty when absent or empty.
+/// dropped. Empty when absent or empty. `replica_groups` may also name mesh axes (colMeshAxesRows).
 std::vector<std::vector<int64_t>> colIdRows(const OpContext& ctx, const char* name)
 {
     std::vector<std::vector<int64_t>> rows;
     const ir::Attribute* a = ctx.op.attr(name);
     if (!a)
         return rows;
+    if (const auto* o = a->as<ir::OpaqueAttr>(); o && o->mnemonic == "replica_group_mesh_axes")
+        return colMeshAxesRows(ctx, name, *o);
     const auto* dense = a->as<ir::DenseElementsAttr>();
     if (!dense || dense->type.rank() != 2)
         ctx.fail(std::string("attribute '") + name + "' must be a 2-d dense tensor");
@@ -135,6 +219,39 @@ struct ColGroup {
     std::string key;
 };
 
+std::string colIdsText(const std::vector<int64_t>& ids)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < ids.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(ids[i]);
+    return s + "]";
+}
+
+/// In the body of a manual computation every member of a group must run an instance of it: the devices that
+/// differ from this one along free (non-manual) axes hold the same global data and run no instance of their own.
+void colCheckManualGroup(const OpContext& ctx, const std::vector<int64_t>& members)
+{
+    const ManualScope* scope = ctx.proc.manual;
+    if (!scope)
+        return;
+    for (int64_t m : members) {
+        if (scope->runsOn(m))
+            continue;
+        std::string axes;
+        for (const std::string& a : scope->manualAxes)
+            axes += (axes.empty() ? "\"" : ", \"") + a + "\"";
+        const SourcePos pos = ctx.interp.posOf(*scope->op);
+        ctx.fail(std::string(members.size() == 2 && ctx.op.name() == "stablehlo.collective_permute" ? "the pair "
+                                                                                                    : "the group ") +
+                 colIdsText(members) + " of device " + std::to_string(ctx.proc.partition) + " reaches device " +
+                 std::to_string(m) +
+                 ", which differs from it along an axis that is not manual in the body of the "
+                 "sdy.manual_computation at " +
+                 std::to_string(pos.line) + ":" + std::to_string(pos.col) + " (manual axes: " + axes +
+                 "): a collective in a manual computation may only group devices along its manual axes");
+    }
+}
+
 ColGroup colMyGroup(const OpContext& ctx, ColMode mode, std::vector<std::vector<int64_t>> rows)
 {
     const int64_t me = colProcessId(ctx.proc, ctx.proc.replica, ctx.proc.partition);
@@ -142,6 +259,7 @@ ColGroup colMyGroup(const OpContext& ctx, ColMode mode, std::vector<std::vector<
         auto it = std::find(g.begin(), g.end(), me);
         if (it == g.end())
             continue;
+        colCheckManualGroup(ctx, g);
         ColGroup out;
         out.position = static_cast<size_t>(it - g.begin());
         out.members = std::move(g);
@@ -333,9 +451,24 @@ std::vector<Tensor> colAllToAllOp(OpContext& ctx)
 std::vector<Tensor> colCollectivePermuteOp(OpContext& ctx)
 {
     const ColMode mode = colPermuteMode(ctx);
-    // Every process of the domain (replicas of this partition, or partitions of this replica) meets.
-    const ColGroup group = colMyGroup(ctx, mode, {});
     const auto pairs = colIdRows(ctx, "source_target_pairs");
+    // Every process of the domain (replicas of this partition, or partitions of this replica) meets; in a manual
+    // computation's body, the devices that run an instance of it, and a pair may not leave them.
+    ColGroup group;
+    if (const ManualScope* scope = ctx.proc.manual; scope && mode == ColMode::CrossPartition) {
+        group.key = ctx.op.name() + "/" + std::to_string(colChannelId(ctx)) + "/manual";
+        for (int64_t d = 0; d < static_cast<int64_t>(scope->runs.size()); ++d)
+            if (scope->runsOn(d)) {
+                if (d == ctx.proc.partition)
+                    group.position = group.members.size();
+                group.members.push_back(d);
+            }
+        for (const auto& pair : pairs)
+            if (pair.size() == 2 && scope->runsOn(pair[0]) != scope->runsOn(pair[1]))
+                colCheckManualGroup(ctx, pair);
+    } else {
+        group = colMyGroup(ctx, mode, {});
+    }
     const int64_t myId = mode == ColMode::CrossReplica ? ctx.proc.replica : ctx.proc.partition;
     auto all = colExchange(ctx, group);
     Tensor out = ctx.result(0);
@@ -367,6 +500,7 @@ std::vector<Tensor> colCollectiveBroadcastOp(OpContext& ctx)
     for (const auto& g : groups) {
         if (std::find(g.begin(), g.end(), me) == g.end())
             continue;
+        colCheckManualGroup(ctx, g);
         ColGroup group;
         group.members = g;
         group.position = static_cast<size_t>(std::find(g.begin(), g.end(), me) - g.begin());
@@ -448,33 +582,31 @@ std::vector<Tensor> colRunParallelOp(OpContext& ctx)
 
 } // namespace
 
-std::vector<std::vector<Tensor>> Interpreter::runGrid(const std::vector<const ir::Op*>& funcs, int64_t replicas,
-                                                      int64_t partitions, std::vector<std::vector<Tensor>> args)
+std::vector<std::vector<Tensor>>
+Interpreter::runProcesses(std::vector<ProcessInfo> procs, const ProcessBody& body,
+                          const std::function<std::string(const ProcessInfo&)>& describe)
 {
-    const size_t n = funcs.size();
+    const size_t n = procs.size();
     Rendezvous rendezvous(static_cast<int64_t>(n));
+    for (ProcessInfo& proc : procs)
+        proc.rendezvous = &rendezvous;
     std::vector<std::vector<Tensor>> results(n);
     std::vector<std::optional<ExecError>> errors(n); // per process
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (size_t p = 0; p < n; ++p) {
         threads.emplace_back([&, p] {
-            const int64_t id = static_cast<int64_t>(p);
-            ProcessInfo proc{id / partitions, id % partitions, replicas, partitions, &rendezvous};
+            const ProcessInfo& proc = procs[p];
             bool failed = false;
             try {
-                results[p] = callFunction(*funcs[p], std::move(args[p]), proc);
+                results[p] = body(p, proc);
             } catch (const ExecError& e) {
                 failed = true;
-                errors[p] = ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
-                                          std::to_string(proc.partition) + "): " + e.message,
-                                      e.pos, e.secondary};
+                errors[p] = ExecError{describe(proc) + ": " + e.message, e.pos, e.secondary};
             } catch (const std::exception& e) {
                 // Nothing may escape a thread; what did not come from an op (out of memory) fails the run.
                 failed = true;
-                errors[p] = ExecError{"in process (replica " + std::to_string(proc.replica) + ", partition " +
-                                          std::to_string(proc.partition) + "): " + e.what(),
-                                      {}};
+                errors[p] = ExecError{describe(proc) + ": " + e.what(), {}};
             }
             rendezvous.processFinished(failed);
         });
@@ -490,6 +622,24 @@ std::vector<std::vector<Tensor>> Interpreter::runGrid(const std::vector<const ir
     if (first)
         throw *first;
     return results;
+}
+
+std::vector<std::vector<Tensor>> Interpreter::runGrid(const std::vector<const ir::Op*>& funcs, int64_t replicas,
+                                                      int64_t partitions, std::vector<std::vector<Tensor>> args)
+{
+    std::vector<ProcessInfo> procs;
+    procs.reserve(funcs.size());
+    for (size_t p = 0; p < funcs.size(); ++p) {
+        const int64_t id = static_cast<int64_t>(p);
+        procs.push_back(ProcessInfo{id / partitions, id % partitions, replicas, partitions, nullptr, nullptr});
+    }
+    return runProcesses(
+        std::move(procs),
+        [&](size_t p, const ProcessInfo& proc) { return callFunction(*funcs[p], std::move(args[p]), proc); },
+        [](const ProcessInfo& proc) {
+            return "in process (replica " + std::to_string(proc.replica) + ", partition " +
+                   std::to_string(proc.partition) + ")";
+        });
 }
 
 void registerCollectiveOps(HandlerMap& map)

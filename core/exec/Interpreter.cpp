@@ -82,6 +82,7 @@ Interpreter::Interpreter(const ir::Module& module) : m_module(module)
     registerControlOps(m_handlers);
     registerCollectiveOps(m_handlers);
     registerFftOps(m_handlers);
+    registerManualOps(m_handlers);
 }
 
 SourcePos Interpreter::posOf(const ir::Op& op) const
@@ -111,11 +112,13 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
         throw ExecError{"region takes " + std::to_string(block.numArgs()) + " arguments, got " +
                             std::to_string(args.size()),
                         owner ? posOf(*owner) : SourcePos{m_module.fileName, 0, 0}};
-    // Timed: the ops of function bodies and of the control flow in them, not those of a reduction's, sort's or
-    // scatter's body (run per element, they are part of their op's time).
+    // Timed: the ops of function bodies and of the control flow and manual computations in them (a manual
+    // computation's on each device that runs its body), not those of a reduction's, sort's or scatter's body
+    // (run per element, they are part of their op's time).
     bool timed = m_hooks.timings != nullptr;
     for (const ir::Op* o = owner; timed && o && o->name() != "func.func"; o = o->parentOp())
-        timed = o->name() == "stablehlo.while" || o->name() == "stablehlo.if" || o->name() == "stablehlo.case";
+        timed = o->name() == "stablehlo.while" || o->name() == "stablehlo.if" || o->name() == "stablehlo.case" ||
+                o->name() == "sdy.manual_computation";
     Frame frame;
     frame.parent = parent;
     for (unsigned i = 0; i < block.numArgs(); ++i) {
@@ -143,7 +146,8 @@ std::vector<Tensor> Interpreter::runRegion(const ir::Region& region, std::vector
         if (m_hooks.cancel && m_hooks.cancel->load(std::memory_order_relaxed))
             throw ExecError{"cancelled", posOf(op)};
         const bool timeThis = timed && name != "stablehlo.while" && name != "stablehlo.if" &&
-                              name != "stablehlo.case" && name != "func.call" && name != "interpreter.run_parallel";
+                              name != "stablehlo.case" && name != "func.call" && name != "interpreter.run_parallel" &&
+                              name != "sdy.manual_computation";
         const auto start = timeThis ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         std::vector<Tensor> results = evalOp(op, frame, proc);
         if (timeThis)
@@ -239,7 +243,9 @@ void interpCorrupt(Tensor& t)
 void Interpreter::afterOp(const ir::Op& op, const ProcessInfo& proc, std::vector<Tensor>& results)
 {
     const ir::Op* parent = op.parentOp();
-    if (m_hooks.fault && interpIsCollective(op.name())) {
+    // A fault strikes the processes of the run (a grid's), not the body instances of a manual computation: those
+    // are the devices of one op of a global program, whose process ids mean something else.
+    if (m_hooks.fault && !proc.manual && interpIsCollective(op.name())) {
         const int64_t process = proc.replica * proc.numPartitions + proc.partition;
         if (process == m_hooks.fault->process) {
             bool strike = false;
@@ -254,7 +260,7 @@ void Interpreter::afterOp(const ir::Op& op, const ProcessInfo& proc, std::vector
                     interpCorrupt(t);
         }
     }
-    if (m_hooks.observer && parent && parent->name() == "func.func")
+    if (m_hooks.observer && parent && (proc.manual ? parent == proc.manual->op : parent->name() == "func.func"))
         m_hooks.observer->opEvaluated(op, proc, results);
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 
 #include "core/exec/Tensor.h"
 #include "core/ir/Module.h"
+#include "core/mesh/Mesh.h"
 #include "core/support/Diagnostic.h"
 
 namespace shardx::exec {
@@ -31,6 +33,25 @@ struct ExecError {
     bool secondary = false;
 };
 
+/// The body instances of an `sdy.manual_computation` of a global program (JAX's shard_map): one process per
+/// device along its manual axes, the other (free) axes at the coordinates of the device that runs the op. A
+/// process is partition `device id` of one replica of `mesh.totalSize()` partitions, so that the device ids
+/// in the collectives of the body (replica groups, source/target pairs) are process ids.
+struct ManualScope {
+    const ir::Op* op = nullptr;          ///< the sdy.manual_computation
+    const ManualScope* parent = nullptr; ///< the manual computation around this one, if any
+    Mesh mesh;
+    /// The axes manual in the body: this computation's and those of the ones around it.
+    std::vector<std::string> manualAxes;
+    /// Per device id: 1 when a body instance runs on that device.
+    std::vector<char> runs;
+
+    bool runsOn(int64_t device) const
+    {
+        return device >= 0 && device < static_cast<int64_t>(runs.size()) && runs[static_cast<size_t>(device)];
+    }
+};
+
 /// Where a process sits in a run_parallel grid, and how it meets its peers.
 struct ProcessInfo {
     int64_t replica = 0;
@@ -38,6 +59,8 @@ struct ProcessInfo {
     int64_t numReplicas = 1;
     int64_t numPartitions = 1;
     Rendezvous* rendezvous = nullptr; ///< null outside a grid (collectives then see a grid of one)
+    /// Set in the body of a manual computation: the process is one device's instance of it (see ManualScope).
+    const ManualScope* manual = nullptr;
 };
 
 /// Values bound in a region (and, through `parent`, in the regions around it).
@@ -94,6 +117,7 @@ void registerLinalgOps(HandlerMap& map);
 void registerControlOps(HandlerMap& map);
 void registerCollectiveOps(HandlerMap& map);
 void registerFftOps(HandlerMap& map);
+void registerManualOps(HandlerMap& map);
 
 /// Runs some ops somewhere else than the interpreter's own handlers (a device back end). The interpreter
 /// still drives every function, region, grid and check; before running an op's handler it offers the op
@@ -107,12 +131,15 @@ public:
 };
 
 /// Sees the results of the ops a run evaluates (validation: every intermediate of a program). Only ops
-/// directly in a function's body are shown, not those of nested regions (a reduce body runs per element).
-/// Called concurrently by the processes of a grid, each with its own `proc`.
+/// directly in a function's body are shown, not those of nested regions (a reduce body runs per element), and
+/// those directly in the body of a manual computation, once per device that runs it (`proc.manual` set).
+/// Called concurrently by the processes of a grid (and the devices of a manual computation), each with its
+/// own `proc`.
 class OpObserver {
 public:
     virtual ~OpObserver() = default;
-    /// `op` (directly in a func.func body) ran on process `proc` and produced `results`.
+    /// `op` (directly in a func.func body, or in the body of `proc.manual->op`) ran on process `proc` and
+    /// produced `results`.
     virtual void opEvaluated(const ir::Op& op, const ProcessInfo& proc, const std::vector<Tensor>& results) = 0;
 };
 
@@ -144,6 +171,10 @@ struct RunHooks {
     /// When set, every op outside the bodies of reductions, sorts and scatters is timed on the host and
     /// recorded there (see TimingRecorder); a back end adds its kernels' device times.
     TimingRecorder* timings = nullptr;
+    /// Where `#stablehlo.replica_group_mesh_axes<mesh = @m, ...>` finds mesh @m when the module run has no
+    /// sdy.mesh of that name: a per-device program's meshes are dropped by the partitioner, and validation runs
+    /// it with the module it was partitioned from. Null: the module run only.
+    const ir::Module* meshSource = nullptr;
 };
 
 /// A failed check of the interpreter conventions (`check.expect_eq` and kin).
@@ -172,6 +203,14 @@ public:
     /// naming the process.
     std::vector<std::vector<Tensor>> runGrid(const std::vector<const ir::Op*>& funcs, int64_t replicas,
                                              int64_t partitions, std::vector<std::vector<Tensor>> args);
+    /// What a process of runProcesses runs: process `p` (its ProcessInfo, rendezvous set) returns its results.
+    using ProcessBody = std::function<std::vector<Tensor>(size_t p, const ProcessInfo& proc)>;
+    /// Runs `procs.size()` processes concurrently (one thread each) with collectives between them through one
+    /// new Rendezvous (set in each ProcessInfo); returns each process's results. The first failure is rethrown
+    /// (a cause before a peer released by it, then the lowest process), its message prefixed with
+    /// `describe(proc)` (`in process (replica 0, partition 1)`). runGrid and manual computations run on it.
+    std::vector<std::vector<Tensor>> runProcesses(std::vector<ProcessInfo> procs, const ProcessBody& body,
+                                                  const std::function<std::string(const ProcessInfo&)>& describe);
 
     /// Records a failed check (kept in the order recorded).
     void addCheckFailure(CheckFailure f);

@@ -18,6 +18,7 @@
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/Verifier.h"
+#include "core/mesh/DeviceLayout.h"
 #include "core/partition/PartitionModel.h"
 #include "core/passes/PassRegistry.h"
 #include "core/sharding/LocalShape.h"
@@ -114,21 +115,32 @@ Status valApplyMesh(ir::Module& module, const std::string& spec)
 
 // ---- recording values ---------------------------------------------------------------------------------
 
-/// Records the results of the ops directly in one function's body, per process.
+/// Records the results of the ops directly in one function's body, per process, and (`devices` > 0) those
+/// directly in the body of a manual computation in that body, per device that runs it.
 class ValRecorder : public OpObserver {
 public:
-    ValRecorder(const ir::Op* func, size_t processes) : m_func(func), m_values(processes) {}
+    ValRecorder(const ir::Op* func, size_t processes, size_t devices = 0)
+        : m_func(func), m_values(processes), m_manual(devices)
+    {}
 
     void opEvaluated(const ir::Op& op, const ProcessInfo& proc, const std::vector<Tensor>& results) override
     {
-        if (op.parentOp() != m_func)
-            return;
-        const size_t p = static_cast<size_t>(proc.replica * proc.numPartitions + proc.partition);
-        if (p >= m_values.size())
-            return;
-        // Each process writes only its own map (one thread per process).
-        for (unsigned i = 0; i < op.numResults() && i < results.size(); ++i)
-            m_values[p][op.result(i)] = results[i];
+        std::unordered_map<const ir::Value*, Tensor>* into = nullptr;
+        if (proc.manual) {
+            // Each device of a manual computation writes only its own map (one thread per device).
+            const ir::Op* mc = proc.manual->op;
+            if (!proc.manual->parent && mc->parentOp() == m_func &&
+                static_cast<size_t>(proc.partition) < m_manual.size())
+                into = &m_manual[static_cast<size_t>(proc.partition)];
+        } else if (op.parentOp() == m_func) {
+            // Each process writes only its own map (one thread per process).
+            const size_t p = static_cast<size_t>(proc.replica * proc.numPartitions + proc.partition);
+            if (p < m_values.size())
+                into = &m_values[p];
+        }
+        if (into)
+            for (unsigned i = 0; i < op.numResults() && i < results.size(); ++i)
+                (*into)[op.result(i)] = results[i];
     }
 
     const Tensor* find(size_t process, const ir::Value* v) const
@@ -136,10 +148,19 @@ public:
         auto it = m_values[process].find(v);
         return it == m_values[process].end() ? nullptr : &it->second;
     }
+    /// Device `device`'s value of `v`, a value in the body of a manual computation (null: none ran there).
+    const Tensor* findManual(int64_t device, const ir::Value* v) const
+    {
+        if (device < 0 || static_cast<size_t>(device) >= m_manual.size())
+            return nullptr;
+        auto it = m_manual[static_cast<size_t>(device)].find(v);
+        return it == m_manual[static_cast<size_t>(device)].end() ? nullptr : &it->second;
+    }
 
 private:
     const ir::Op* m_func;
     std::vector<std::unordered_map<const ir::Value*, Tensor>> m_values;
+    std::vector<std::unordered_map<const ir::Value*, Tensor>> m_manual;
 };
 
 // ---- comparing ------------------------------------------------------------------------------------------
@@ -185,6 +206,60 @@ Tensor valExtractShard(const ShardedLayout& layout, const DeviceShard* shard, co
     return local;
 }
 
+/// Compares element `li` of `local` with element `gi` of `global` (same element type) under `bound`; counts it in
+/// `row` (elements, max errors) and the NMSE sums. True when it is within the bound.
+bool valCompareElement(const Tensor& local, int64_t li, const Tensor& global, int64_t gi, double bound,
+                       ValueComparison& row, double& sumSqErr, double& sumSqRef)
+{
+    const ElementType& et = global.elementType();
+    ++row.elements;
+    double err = 0, ref = 0;
+    bool ok = true;
+    if (et.isFloat()) {
+        const double a = local.getFloat(li), b = global.getFloat(gi);
+        if (std::isnan(a) || std::isnan(b)) {
+            ok = std::isnan(a) && std::isnan(b);
+            err = ok ? 0 : std::numeric_limits<double>::infinity();
+        } else if (std::isinf(a) || std::isinf(b)) {
+            ok = a == b;
+            err = ok ? 0 : std::numeric_limits<double>::infinity();
+        } else {
+            err = std::fabs(a - b);
+            ok = err <= bound;
+        }
+        ref = std::fabs(b);
+    } else if (et.isComplex()) {
+        const std::complex<double> a = local.getComplex(li), b = global.getComplex(gi);
+        err = std::abs(a - b);
+        ref = std::abs(b);
+        ok = err <= bound;
+    } else {
+        const int64_t a = local.getInt(li), b = global.getInt(gi);
+        ok = a == b;
+        err = ok ? 0 : std::fabs(static_cast<double>(a) - static_cast<double>(b));
+        ref = std::fabs(static_cast<double>(b));
+    }
+    row.maxAbsError = std::max(row.maxAbsError, err);
+    if (ref > 0)
+        row.maxRelError = std::max(row.maxRelError, err / ref);
+    sumSqErr += err * err;
+    sumSqRef += ref * ref;
+    return ok;
+}
+
+/// The largest finite magnitude of `t`'s elements (0 for integers and booleans).
+double valScaleOf(const Tensor& t)
+{
+    const ElementType& et = t.elementType();
+    double scale = 0;
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+        const double m = et.isFloat() ? std::fabs(t.getFloat(i)) : et.isComplex() ? std::abs(t.getComplex(i)) : 0;
+        if (std::isfinite(m))
+            scale = std::max(scale, m);
+    }
+    return scale;
+}
+
 /// Compares every device's shard (`perDevice[id]`) of a value with the global program's `global`; fills the
 /// statistics of `row`. An error text when the shapes do not correspond (the value is then not compared).
 std::string valCompare(const Tensor& global, const TensorSharding* sharding, const Mesh& mesh,
@@ -201,14 +276,7 @@ std::string valCompare(const Tensor& global, const TensorSharding* sharding, con
     const ElementType& et = global.elementType();
     // The bound scales with the value's largest magnitude, not each element's: a reordered sum's rounding
     // error follows the size of its terms, and an element that cancels to near zero keeps it.
-    double scale = 0;
-    for (int64_t i = 0; i < global.numElements(); ++i) {
-        const double m = et.isFloat()     ? std::fabs(global.getFloat(i))
-                         : et.isComplex() ? std::abs(global.getComplex(i))
-                                          : 0;
-        if (std::isfinite(m))
-            scale = std::max(scale, m);
-    }
+    const double scale = valScaleOf(global);
     const double bound = row.tolerance.abs + row.tolerance.rel * scale;
     row.scale = scale;
     double sumSqErr = 0, sumSqRef = 0;
@@ -224,39 +292,7 @@ std::string valCompare(const Tensor& global, const TensorSharding* sharding, con
         row.localType = local->typeString();
         int64_t bad = 0;
         valForEachElement(*layout, shard, *local, global, [&](int64_t li, int64_t gi) {
-            ++row.elements;
-            double err = 0, ref = 0;
-            bool ok = true;
-            if (et.isFloat()) {
-                const double a = local->getFloat(li), b = global.getFloat(gi);
-                if (std::isnan(a) || std::isnan(b)) {
-                    ok = std::isnan(a) && std::isnan(b);
-                    err = ok ? 0 : std::numeric_limits<double>::infinity();
-                } else if (std::isinf(a) || std::isinf(b)) {
-                    ok = a == b;
-                    err = ok ? 0 : std::numeric_limits<double>::infinity();
-                } else {
-                    err = std::fabs(a - b);
-                    ok = err <= bound;
-                }
-                ref = std::fabs(b);
-            } else if (et.isComplex()) {
-                const std::complex<double> a = local->getComplex(li), b = global.getComplex(gi);
-                err = std::abs(a - b);
-                ref = std::abs(b);
-                ok = err <= bound;
-            } else {
-                const int64_t a = local->getInt(li), b = global.getInt(gi);
-                ok = a == b;
-                err = ok ? 0 : std::fabs(static_cast<double>(a) - static_cast<double>(b));
-                ref = std::fabs(static_cast<double>(b));
-            }
-            row.maxAbsError = std::max(row.maxAbsError, err);
-            if (ref > 0)
-                row.maxRelError = std::max(row.maxRelError, err / ref);
-            sumSqErr += err * err;
-            sumSqRef += ref * ref;
-            if (!ok)
+            if (!valCompareElement(*local, li, global, gi, bound, row, sumSqErr, sumSqRef))
                 ++bad;
         });
         row.mismatches += bad;
@@ -285,6 +321,68 @@ std::string valCompare(const Tensor& global, const TensorSharding* sharding, con
             row.replicaDisagreements.push_back(group);
     }
     return {};
+}
+
+/// Compares a value of a manual computation's body per device: device d's value in the per-device program
+/// (`perDevice[d]`) against the global run's body instance that stands for it (`instance[d]`), element by element.
+/// An error text when they do not correspond (the value is then not compared).
+std::string valCompareManual(const std::vector<const Tensor*>& instance, const std::vector<const Tensor*>& perDevice,
+                             ValueComparison& row)
+{
+    double scale = 0;
+    for (size_t d = 0; d < instance.size(); ++d) {
+        if (!instance[d] || !perDevice[d])
+            return "device " + std::to_string(d) + " has no value";
+        if (!instance[d]->sameShapeAndType(*perDevice[d]))
+            return "device " + std::to_string(d) + " holds " + perDevice[d]->typeString() + ", the body " +
+                   instance[d]->typeString() + " (split along free axes too)";
+        scale = std::max(scale, valScaleOf(*instance[d]));
+    }
+    if (instance.empty())
+        return "no device";
+    row.type = row.localType = instance.front()->typeString();
+    row.tolerance = toleranceFor(instance.front()->elementType());
+    row.scale = scale;
+    const double bound = row.tolerance.abs + row.tolerance.rel * scale;
+    double sumSqErr = 0, sumSqRef = 0;
+    for (size_t d = 0; d < instance.size(); ++d) {
+        int64_t bad = 0;
+        for (int64_t i = 0; i < instance[d]->numElements(); ++i)
+            if (!valCompareElement(*perDevice[d], i, *instance[d], i, bound, row, sumSqErr, sumSqRef))
+                ++bad;
+        row.mismatches += bad;
+        if (bad)
+            row.devices.push_back(static_cast<int64_t>(d));
+    }
+    row.nmse = sumSqRef > 0 ? sumSqErr / sumSqRef : (sumSqErr > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    return {};
+}
+
+/// For each device 0..numDevices-1, the device whose body instance of the manual computation `mc` stands for it in
+/// a run of the global program: the one with its coordinates along the manual axes and 0 along the others (the
+/// devices that differ along free axes hold the same data). -1 where the mesh does not say.
+std::vector<int64_t> valManualInstances(const ir::Module& module, const ir::Op& mc, int64_t numDevices)
+{
+    std::vector<int64_t> out(static_cast<size_t>(numDevices), -1);
+    const Mesh* mesh = nullptr;
+    for (const ShardingPerValue* list : {ir::inShardings(mc), ir::outShardings(mc)})
+        for (size_t i = 0; list && !mesh && i < list->shardings.size(); ++i)
+            if (const Mesh* m = ir::meshOf(module, list->shardings[i]); m && !m->axes().empty())
+                mesh = m;
+    const std::vector<std::string>* manual = ir::manualAxes(mc);
+    if (!mesh || !manual)
+        return out;
+    const DeviceLayout layout(*mesh);
+    for (int64_t d = 0; d < numDevices; ++d) {
+        std::optional<std::vector<int64_t>> coords = layout.coordsOfDevice(d);
+        if (!coords)
+            continue;
+        for (size_t a = 0; a < coords->size(); ++a)
+            if (std::find(manual->begin(), manual->end(), mesh->axes()[a].name) == manual->end())
+                (*coords)[a] = 0;
+        out[static_cast<size_t>(d)] = layout.deviceAt(layout.positionOfCoords(*coords));
+    }
+    return out;
 }
 
 std::string valNumber(double v)
@@ -490,7 +588,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     if (!stage("running the global program"))
         return cancelError;
     ReferenceExecutor reference;
-    ValRecorder globalValues(globalFunc, 1);
+    ValRecorder globalValues(globalFunc, 1, static_cast<size_t>(numDevices));
     reference.setHooks(RunHooks{options.intermediates ? &globalValues : nullptr, std::nullopt, options.cancel});
     Expected<std::vector<Tensor>> globalResults = reference.runFunction(*work, options.entry, inputs);
     if (cancelled())
@@ -560,6 +658,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
     timings.setDefault(backend.name(), "cpu");
     RunHooks hooks;
     hooks.cancel = options.cancel;
+    hooks.meshSource = &pre; // replica groups named by mesh axes (JAX's shard_map collectives) find their mesh
     if (options.timings)
         hooks.timings = &timings;
     if (options.intermediates)
@@ -659,6 +758,41 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
                    : nameOf(pid);
     };
 
+    // The values in the bodies of the manual computations of the global program (JAX's shard_map): the global run
+    // has them per device (ValRecorder::findManual), as the per-device program does once the body is inlined.
+    struct ValManualValue {
+        const ir::Value* value = nullptr; ///< in the global program run
+        const ir::Op* computation = nullptr;
+    };
+    std::unordered_map<int, ValManualValue> manualById;
+    std::unordered_map<const ir::Op*, std::vector<int64_t>> manualInstances;
+    // The partial values among them in the program before convert-global-to-local (an op contracting a dimension
+    // split along a free axis, before the all_reduce the partitioner adds), with why.
+    std::unordered_map<int, std::string> manualPartial;
+    auto forEachManualBodyValue = [](const ir::Op& func, auto&& f) {
+        for (const auto& opPtr : func.region(0).front().ops())
+            if (opPtr->name() == "sdy.manual_computation" && opPtr->numRegions() == 1 && !opPtr->region(0).empty())
+                for (const auto& inner : opPtr->region(0).front().ops())
+                    for (unsigned r = 0; r < inner->numResults(); ++r)
+                        if (inner->result(r)->programId >= 0)
+                            f(*opPtr, *inner->result(r));
+    };
+    if (options.intermediates) {
+        forEachManualBodyValue(*globalFunc, [&](const ir::Op& mc, const ir::Value& v) {
+            if (!manualInstances.count(&mc))
+                manualInstances[&mc] = valManualInstances(*work, mc, numDevices);
+            manualById[v.programId] = ValManualValue{&v, &mc};
+        });
+        forEachManualBodyValue(*preFunc, [&](const ir::Op&, const ir::Value& v) {
+            for (const ir::Use& u : v.uses())
+                if (u.user->name() == "sdy.all_reduce" || u.user->name() == "sdy.reduce_scatter")
+                    manualPartial[v.programId] =
+                        "a partial result, reduced across devices by the " + u.user->name() + " after it";
+            if (const TensorSharding* sh = ir::shardingOfValue(&v); sh && !sh->unreduced.empty())
+                manualPartial[v.programId] = "a partial value (unreduced axes)";
+        });
+    }
+
     if (options.intermediates) {
         for (unsigned a = 0; a < localBody.numArgs(); ++a) {
             ValueComparison row;
@@ -686,6 +820,33 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
                 if (v->programId < 0)
                     continue;
                 auto it = info.find(v->programId);
+                if (auto m = manualById.find(v->programId); it == info.end() && m != manualById.end()) {
+                    // A value of a manual computation's body: compared per device.
+                    if (auto partial = manualPartial.find(v->programId); partial != manualPartial.end()) {
+                        report.skipped.push_back(localNameOf(v->programId) + ": " + partial->second);
+                        continue;
+                    }
+                    const std::vector<int64_t>& instanceOf = manualInstances[m->second.computation];
+                    ValueComparison row;
+                    row.kind = ValueComparison::Kind::Intermediate;
+                    row.order = static_cast<int64_t>(numArgs) + position;
+                    row.name = localNameOf(v->programId);
+                    row.globalName = nameOf(v->programId);
+                    row.globalValue = static_cast<size_t>(v->programId) < userValues ? v->programId : -1;
+                    row.opName = op.name();
+                    row.pos = valPos(module, op.pos);
+                    const SourcePos mp = valPos(module, m->second.computation->pos);
+                    row.sharding = "per device (body of the sdy.manual_computation at " + std::to_string(mp.line) +
+                                   ":" + std::to_string(mp.col) + ")";
+                    const std::string why = valCompareManual(
+                        perDevice([&](size_t d) { return globalValues.findManual(instanceOf[d], m->second.value); }),
+                        perDevice([&](size_t d) { return localValues.find(d, v); }), row);
+                    if (!why.empty())
+                        report.skipped.push_back(row.name + ": " + why);
+                    else
+                        report.intermediates.push_back(std::move(row));
+                    continue;
+                }
                 if (it == info.end() || it->second.logical < 0)
                     continue; // made by the partitioner (offsets, masks): no global counterpart
                 const std::string name = localNameOf(v->programId);
