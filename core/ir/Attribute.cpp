@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 namespace shardx::ir {
 
@@ -246,6 +248,54 @@ std::string denseI1DataProblem(const DenseElementsAttr& dense)
                    " elements (expected one byte per element, or one for a splat)";
     }
     return {};
+}
+
+namespace {
+
+/// Live shared attributes by content hash, held weakly: an attribute no op holds any more dies as
+/// before, and its entry is swept when the table has doubled since the last sweep. The attributes are
+/// allocated apart from their control blocks (not make_shared), so a dead one's storage is freed at
+/// once, not when its weak entry is swept. One table for the
+/// process (attributes are immutable and shared across modules: clones share them already).
+class SharedAttrTable {
+public:
+    AttrPtr get(uint64_t hash, const std::function<bool(const Attribute&)>& equal,
+                const std::function<Attribute::Payload()>& make)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        auto [lo, hi] = m_table.equal_range(hash);
+        for (auto it = lo; it != hi; ++it)
+            if (AttrPtr a = it->second.lock(); a && equal(*a))
+                return a;
+        AttrPtr made(new Attribute(make()));
+        m_table.emplace(hash, made);
+        if (m_table.size() >= m_sweepAt) {
+            std::erase_if(m_table, [](const auto& entry) { return entry.second.expired(); });
+            m_sweepAt = std::max<size_t>(kMinSweep, 2 * m_table.size());
+        }
+        return made;
+    }
+
+private:
+    static constexpr size_t kMinSweep = 4096;
+    std::mutex m_mutex;
+    std::unordered_multimap<uint64_t, std::weak_ptr<const Attribute>> m_table;
+    size_t m_sweepAt = kMinSweep;
+};
+
+SharedAttrTable& sharedAttrTable()
+{
+    // Never destroyed: attributes may be made from other threads until exit.
+    static SharedAttrTable* table = new SharedAttrTable;
+    return *table;
+}
+
+} // namespace
+
+AttrPtr sharedAttr(uint64_t hash, const std::function<bool(const Attribute&)>& equal,
+                   const std::function<Attribute::Payload()>& make)
+{
+    return sharedAttrTable().get(hash, equal, make);
 }
 
 } // namespace shardx::ir

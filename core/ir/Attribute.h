@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -205,6 +206,14 @@ template <typename T> AttrPtr makeAttr(T payload)
 {
     return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload)));
 }
+
+/// The live attribute of content equal to one about to be made, or a new one made from `make()`: the
+/// same content written on thousands of ops (propagated shardings, sharding rules) is held once.
+/// `hash` must be equal for attributes that `equal` finds equal. The table holds its attributes weakly
+/// (one that no op holds any more dies as before), is shared by the whole process (attributes are
+/// immutable and shared across modules already) and is thread-safe.
+AttrPtr sharedAttr(uint64_t hash, const std::function<bool(const Attribute&)>& equal,
+                   const std::function<Attribute::Payload()>& make);
 
 /// Deep equality of two possibly-null attributes.
 bool attrEquals(const AttrPtr& a, const AttrPtr& b);

@@ -1,9 +1,6 @@
 // Reading and writing the sharding attributes of ops, func arguments and results.
 #include "core/ir/ShardingAccess.h"
 
-#include <algorithm>
-#include <mutex>
-#include <unordered_map>
 
 namespace shardx::ir {
 
@@ -45,43 +42,6 @@ void replaceOrAdd(Op& op, const char* name, AttrPtr value, bool discardable)
         op.setProp(name, std::move(value));
 }
 
-/// Live sharding attributes by content hash, held weakly: an attribute no op holds any more dies as
-/// before, and its entry is swept when the table has doubled since the last sweep. The attributes are
-/// allocated apart from their control blocks (not make_shared), so a dead one's storage is freed at
-/// once, not when its weak entry is swept. One table for the
-/// process (attributes are immutable and shared across modules: clones share them already).
-class SharedShardingAttrs {
-public:
-    template <typename Eq, typename Make> AttrPtr get(uint64_t hash, Eq&& equal, Make&& make)
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        auto [lo, hi] = m_table.equal_range(hash);
-        for (auto it = lo; it != hi; ++it)
-            if (AttrPtr a = it->second.lock(); a && equal(*a))
-                return a;
-        AttrPtr made = make();
-        m_table.emplace(hash, made);
-        if (m_table.size() >= m_sweepAt) {
-            std::erase_if(m_table, [](const auto& entry) { return entry.second.expired(); });
-            m_sweepAt = std::max<size_t>(kMinSweep, 2 * m_table.size());
-        }
-        return made;
-    }
-
-private:
-    static constexpr size_t kMinSweep = 4096;
-    std::mutex m_mutex;
-    std::unordered_multimap<uint64_t, std::weak_ptr<const Attribute>> m_table;
-    size_t m_sweepAt = kMinSweep;
-};
-
-SharedShardingAttrs& sharedShardingAttrs()
-{
-    // Never destroyed: attributes may be written from static destructors' paths and threads until exit.
-    static SharedShardingAttrs* table = new SharedShardingAttrs;
-    return *table;
-}
-
 } // namespace
 
 bool isCollectiveOp(const std::string& n)
@@ -93,13 +53,13 @@ bool isCollectiveOp(const std::string& n)
 
 AttrPtr sharedShardingAttr(const TensorSharding& s)
 {
-    return sharedShardingAttrs().get(
+    return sharedAttr(
         hashSharding(s),
         [&s](const Attribute& a) {
             const ShardingAttr* x = a.as<ShardingAttr>();
             return x && x->sharding == s;
         },
-        [&s] { return AttrPtr(new Attribute(Attribute::Payload(ShardingAttr{s}))); });
+        [&s] { return Attribute::Payload(ShardingAttr{s}); });
 }
 
 AttrPtr sharedShardingsAttr(ShardingPerValue shardings)
@@ -107,15 +67,13 @@ AttrPtr sharedShardingsAttr(ShardingPerValue shardings)
     uint64_t hash = 0x5bd1e995u + shardings.shardings.size();
     for (const TensorSharding& s : shardings.shardings)
         hash = hash * 0x100000001b3ull ^ hashSharding(s);
-    return sharedShardingAttrs().get(
+    return sharedAttr(
         hash,
         [&shardings](const Attribute& a) {
             const ShardingPerValueAttr* x = a.as<ShardingPerValueAttr>();
             return x && x->value == shardings;
         },
-        [&shardings] {
-            return AttrPtr(new Attribute(Attribute::Payload(ShardingPerValueAttr{std::move(shardings)})));
-        });
+        [&shardings] { return Attribute::Payload(ShardingPerValueAttr{std::move(shardings)}); });
 }
 
 const Mesh* meshOf(const Module& module, const TensorSharding& s) { return module.resolveMesh(s.mesh); }

@@ -132,7 +132,15 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
     std::optional<OpShardingRule> rule = createOpShardingRule(*op, m_options.conservative);
     if (!rule)
         return nullptr;
-    keepAlive = ir::makeAttr(ir::OpShardingRuleAttr{std::move(*rule)});
+    // Ops of one kind and shape have one rule: the attribute is shared by content (a transformer's
+    // layers would otherwise hold one copy per op).
+    keepAlive = ir::sharedAttr(
+        hashRule(*rule),
+        [&rule](const ir::Attribute& a) {
+            const ir::OpShardingRuleAttr* x = a.as<ir::OpShardingRuleAttr>();
+            return x && x->rule == *rule;
+        },
+        [&rule] { return ir::Attribute::Payload(ir::OpShardingRuleAttr{std::move(*rule)}); });
     op->setDiscardable(kShardingRuleAttrName, keepAlive);
     return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
 }

@@ -1,6 +1,8 @@
 // OpShardingRule: text form.
 #include "core/sharding/OpShardingRule.h"
 
+#include <initializer_list>
+
 namespace shardx {
 
 std::string factorName(int64_t f)
@@ -68,5 +70,29 @@ std::string OpShardingRule::toString() const
 }
 
 std::string OpShardingRule::toAttrString() const { return "#sdy.op_sharding_rule" + toString(); }
+
+uint64_t hashRule(const OpShardingRule& r)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); };
+    auto mixList = [&mix](const std::vector<int64_t>& list) {
+        mix(list.size());
+        for (int64_t x : list)
+            mix(static_cast<uint64_t>(x));
+    };
+    for (const std::vector<TensorFactorMapping>* tensors : {&r.operands, &r.results}) {
+        mix(tensors->size());
+        for (const TensorFactorMapping& t : *tensors) {
+            mix(t.size());
+            for (const DimFactors& d : t)
+                mixList(d);
+        }
+    }
+    for (const std::vector<int64_t>* list : {&r.factorSizes, &r.reductionFactors, &r.needReplicationFactors,
+                                             &r.permutationFactors, &r.blockedPropagationFactors})
+        mixList(*list);
+    mix(r.isCustom ? 1 : 0);
+    return h;
+}
 
 } // namespace shardx

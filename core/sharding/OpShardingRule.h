@@ -32,6 +32,9 @@ struct OpShardingRule {
     std::string toAttrString() const;
 };
 
+/// Content hash consistent with operator== (stable within a process only; never written out).
+uint64_t hashRule(const OpShardingRule& r);
+
 /// Name of factor index `f`: `i`..`z` for 0..17, then `z_1`, `z_2`, ...
 std::string factorName(int64_t f);
 

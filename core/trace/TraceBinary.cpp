@@ -493,12 +493,46 @@ void TraceBinaryWriter::flushChunk()
     m_chunkSteps = 0;
 }
 
+namespace {
+
+/// TraceData's own names as TraceNameRows.
+class DataNameRows final : public TraceNameRows {
+public:
+    explicit DataNameRows(const TraceData& d) : m_d(d) {}
+    size_t numValues() const override { return m_d.values.size(); }
+    Value value(size_t i) const override
+    {
+        const TraceValue& v = m_d.values[i];
+        return {v.id, v.displayName, v.scope, v.op, v.derivedFrom};
+    }
+    size_t numOps() const override { return m_d.ops.size(); }
+    Op op(size_t i) const override
+    {
+        const TraceOp& o = m_d.ops[i];
+        return {o.id, o.name, o.displayName, o.scope};
+    }
+    const std::vector<std::string>& scopes() const override { return m_d.scopes; }
+
+private:
+    const TraceData& m_d;
+};
+
+} // namespace
+
 bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKeyframeInterval)
 {
+    return finish(d, DataNameRows(d), numSteps, traceKeyframeInterval);
+}
+
+bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, size_t numSteps,
+                               int traceKeyframeInterval)
+{
     flushChunk();
-    m_stringIds.reserve(m_strings.size() + 2 * d.values.size() + d.ops.size() + d.scopes.size());
-    // `d` outlives the table's use: its strings are viewed, not copied.
-    auto sid = [this](const std::string& s) { return stableStringId(s); };
+    const size_t numValues = names.numValues(), numOps = names.numOps();
+    const std::vector<std::string>& scopes = names.scopes();
+    m_stringIds.reserve(m_strings.size() + 2 * numValues + numOps + scopes.size());
+    // `names` and `d` outlive the table's use: their strings are viewed, not copied.
+    auto sid = [this](std::string_view s) { return stableStringId(s); };
     std::string vals, ops, scop, node, init, pool;
     // Every field of a value or op is the difference to the same field of the one before:
     // neighbours have neighbouring strings and scopes.
@@ -507,8 +541,9 @@ bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKey
         putZ(o, v - prev[field]);
         prev[field] = v;
     };
-    putVarint(vals, d.values.size());
-    for (const TraceValue& v : d.values) {
+    putVarint(vals, numValues);
+    for (size_t i = 0; i < numValues; ++i) {
+        const TraceNameRows::Value v = names.value(i);
         delta(vals, 0, sid(v.id));
         delta(vals, 1, sid(v.displayName));
         delta(vals, 2, v.scope);
@@ -516,15 +551,16 @@ bool TraceBinaryWriter::finish(const TraceData& d, size_t numSteps, int traceKey
         delta(vals, 4, v.derivedFrom);
     }
     std::fill(std::begin(prev), std::end(prev), 0);
-    putVarint(ops, d.ops.size());
-    for (const TraceOp& o : d.ops) {
+    putVarint(ops, numOps);
+    for (size_t i = 0; i < numOps; ++i) {
+        const TraceNameRows::Op o = names.op(i);
         delta(ops, 0, sid(o.id));
         delta(ops, 1, sid(o.name));
         delta(ops, 2, o.scope);
         delta(ops, 3, sid(o.displayName));
     }
-    putVarint(scop, d.scopes.size());
-    for (const std::string& s : d.scopes)
+    putVarint(scop, scopes.size());
+    for (const std::string& s : scopes)
         putVarint(scop, sid(s));
     putVarint(node, d.nodes.size());
     for (const TraceNode& n : d.nodes) {

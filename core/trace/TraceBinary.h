@@ -64,6 +64,28 @@ uint32_t traceCrc32(const void* data, size_t size, uint32_t crc = 0);
 /// True when `data` starts with the binary trace magic.
 bool isBinaryTrace(std::string_view data);
 
+/// The names part of a trace (values, ops, scopes) as the writer reads it, viewed where it lives: the
+/// recorder's is the module's ProgramIds, so finishing a stream copies no name. Each accessor fills a
+/// TraceValue / TraceOp whose strings are views.
+class TraceNameRows {
+public:
+    struct Value {
+        std::string_view id, displayName;
+        int scope = -1, op = -1, derivedFrom = -1;
+    };
+    struct Op {
+        std::string_view id, name, displayName;
+        int scope = -1;
+    };
+    virtual ~TraceNameRows() = default;
+    virtual size_t numValues() const = 0;
+    virtual Value value(size_t i) const = 0;
+    virtual size_t numOps() const = 0;
+    virtual Op op(size_t i) const = 0;
+    /// TraceData::scopes: every scope the values and ops name, in that order of first use.
+    virtual const std::vector<std::string>& scopes() const = 0;
+};
+
 /// Streams a binary trace: steps as they are recorded (a chunk is written each keyframeSteps
 /// steps), then everything else at finish(). Only the open chunk is held in memory.
 class TraceBinaryWriter {
@@ -81,6 +103,9 @@ public:
     /// Trace::keyframeInterval(). False when the stream failed. It ends the writer: the writer
     /// may only be destroyed afterwards (its string table views `data`'s strings).
     bool finish(const TraceData& data, size_t numSteps, int traceKeyframeInterval);
+    /// The same with the names read from `names` (data's values, ops and scopes are ignored); `names`
+    /// and the strings it views must outlive the call.
+    bool finish(const TraceData& data, const TraceNameRows& names, size_t numSteps, int traceKeyframeInterval);
 
     int keyframeSteps() const { return m_keyframeSteps; }
 

@@ -806,12 +806,57 @@ void TraceRecorder::streamTo(TraceBinaryWriter* writer, bool keepSteps)
     m_keepSteps = keepSteps || !writer;
 }
 
+namespace {
+
+/// The module's ProgramIds as the binary writer's name rows, with the scopes pooled as fillNames()
+/// pools them (values, then ops, in order of first use): the same file, without copying every name.
+class ProgramIdsNameRows final : public TraceNameRows {
+public:
+    explicit ProgramIdsNameRows(const ir::ProgramIds& ids) : m_ids(ids), m_scopeMap(ids.numScopes(), -1)
+    {
+        for (const ir::ProgramValue& v : ids.values())
+            pool(v.scope);
+        for (const ir::ProgramOp& o : ids.ops())
+            pool(o.scope);
+    }
+    size_t numValues() const override { return m_ids.values().size(); }
+    Value value(size_t i) const override
+    {
+        const ir::ProgramValue& v = m_ids.values()[i];
+        return {v.id, v.name, mapped(v.scope), v.op, v.derivedFrom};
+    }
+    size_t numOps() const override { return m_ids.ops().size(); }
+    Op op(size_t i) const override
+    {
+        const ir::ProgramOp& o = m_ids.ops()[i];
+        return {o.id, o.opName, o.name, mapped(o.scope)};
+    }
+    const std::vector<std::string>& scopes() const override { return m_scopes; }
+
+private:
+    void pool(int id)
+    {
+        if (id >= 0 && m_scopeMap[static_cast<size_t>(id)] < 0) {
+            m_scopeMap[static_cast<size_t>(id)] = static_cast<int>(m_scopes.size());
+            m_scopes.push_back(m_ids.scopeName(id));
+        }
+    }
+    int mapped(int id) const { return id < 0 ? -1 : m_scopeMap[static_cast<size_t>(id)]; }
+
+    const ir::ProgramIds& m_ids;
+    std::vector<int> m_scopeMap;
+    std::vector<std::string> m_scopes;
+};
+
+} // namespace
+
 bool TraceRecorder::finishStream(int keyframeInterval)
 {
     if (!m_writer)
         return false;
     TraceData data;
-    // Everything but the steps (streamed already): a copy without them is small.
+    // Everything but the steps (streamed already) and the names (read in place): a copy without them
+    // is small.
     data.nodes = m_data.nodes;
     for (int n : m_open)
         data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
@@ -821,9 +866,10 @@ bool TraceRecorder::finishStream(int keyframeInterval)
     data.decisionSets = m_data.decisionSets;
     data.factorChangeSets = m_data.factorChangeSets;
     data.initial = m_data.initial;
-    fillNames(data);
-    const int interval = Trace::keyframeIntervalFor(m_numSteps, data.values.size(), keyframeInterval);
-    const bool ok = m_writer->finish(data, m_numSteps, interval);
+    const ProgramIdsNameRows names(m_ids);
+    data.initial.resize(names.numValues(), -1);
+    const int interval = Trace::keyframeIntervalFor(m_numSteps, names.numValues(), keyframeInterval);
+    const bool ok = m_writer->finish(data, names, m_numSteps, interval);
     m_writer = nullptr;
     return ok;
 }
