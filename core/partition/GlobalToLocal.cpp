@@ -128,11 +128,17 @@ ir::AttrPtr Converter::replicaGroups(const Mesh& mesh, const MeshRef& ref, const
             text += (i ? ", " : "") + std::string("#stablehlo.axis_ref<name = \"") + axes[i].name + "\">";
         return attr(text + "]>");
     }
-    const std::vector<std::vector<int64_t>> groups = partition::replicaGroups(mesh, axes);
+    // The same axis list gives the same attribute (attributes are immutable and shared).
+    for (const auto& [m, list, a] : m_groupAttrs)
+        if (list == axes && m == mesh)
+            return a;
+    const std::vector<std::vector<int64_t>>& groups = m_groups.get(mesh, axes);
     std::vector<int64_t> flat;
     for (const auto& g : groups)
         flat.insert(flat.end(), g.begin(), g.end());
-    return attr(i64DenseText(flat, {static_cast<int64_t>(groups.size()), groupSize}));
+    ir::AttrPtr a = attr(i64DenseText(flat, {static_cast<int64_t>(groups.size()), groupSize}));
+    m_groupAttrs.emplace_back(mesh, axes, a);
+    return a;
 }
 
 ir::AttrPtr Converter::nextChannel()
@@ -367,7 +373,7 @@ void Converter::reportAdded(const std::vector<std::pair<ir::Op*, AxisList>>& cre
         c.region = region;
         c.index = index;
         c.axes = axes;
-        c.replicaGroups = partition::replicaGroups(mesh, axes);
+        c.replicaGroups = m_groups.get(mesh, axes);
         c.from = from;
         c.to = to;
         m_options.added->push_back(std::move(c));

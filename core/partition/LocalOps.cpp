@@ -136,6 +136,15 @@ std::vector<std::vector<int64_t>> replicaGroups(const Mesh& mesh, const std::vec
     return groups;
 }
 
+const std::vector<std::vector<int64_t>>& ReplicaGroupCache::get(const Mesh& mesh, const std::vector<AxisRef>& axes)
+{
+    for (const Entry& e : m_entries)
+        if (e.axes == axes && e.mesh == mesh)
+            return e.groups;
+    m_entries.push_back(Entry{mesh, axes, replicaGroups(mesh, axes)});
+    return m_entries.back().groups;
+}
+
 namespace {
 
 using AxisList = std::vector<AxisRef>;
