@@ -106,6 +106,9 @@ public:
 
 private:
     bool convert(ir::Op* op);
+    /// An op that stays as it is (a function's return, sdy.return).
+    bool keep(ir::Op*) { return true; }
+    bool localizeResultsOf(ir::Op* op) { return localizeResults(*op); }
     bool func(ir::Op* op);
     bool manualComputation(ir::Op* op);
     bool namedComputation(ir::Op* op);
