@@ -392,6 +392,8 @@ void OpWalker::processOp(Op* op)
     }
     // 7. Rule.
     std::optional<OpShardingRule> rule = getOrCreateOpShardingRule(*op);
+    if (m_ctx.permutationFree)
+        m_ctx.permutationFree->note(*op, rule ? &*rule : nullptr);
     if (!rule || rule->isCustom)
         return;
     if (rule->operands.size() != op->numOperands() || rule->results.size() != op->numResults())
@@ -464,13 +466,26 @@ void OpWalker::processOp(Op* op)
             done = reshapeOverflowCommonAxes(problem, commonAxes);
         if (!done)
             commonAxes = computeCommonAxes(problem);
-        ShardingProjection updated = projection;
-        for (int t = 0; t < updated.numTensors(); ++t)
-            for (auto& [f, fs] : updated.tensor(t).factors) {
-                fs.axes = commonAxes[static_cast<size_t>(f)];
-                fs.overflowAxes.clear();
-            }
-        insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+        // Most ops already agree: every factor keeps its axes and none overflows. The updated
+        // projection is then the projection itself (no copy).
+        bool unchanged = true;
+        for (int t = 0; t < projection.numTensors() && unchanged; ++t)
+            for (const auto& [f, fs] : projection.tensor(t).factors)
+                if (!fs.overflowAxes.empty() || fs.axes != commonAxes[static_cast<size_t>(f)]) {
+                    unchanged = false;
+                    break;
+                }
+        if (unchanged) {
+            insertReshards(op, *rule, projection, projection, mesh, commonRef, operands, results);
+        } else {
+            ShardingProjection updated = projection;
+            for (int t = 0; t < updated.numTensors(); ++t)
+                for (auto& [f, fs] : updated.tensor(t).factors) {
+                    fs.axes = commonAxes[static_cast<size_t>(f)];
+                    fs.overflowAxes.clear();
+                }
+            insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+        }
         for (int64_t f : rule->reductionFactors)
             for (const AxisRef& a : commonAxes[static_cast<size_t>(f)])
                 reductionAxes.push_back(a);
@@ -545,6 +560,7 @@ bool checkNotMaximal(Context& ctx, Op* func)
 bool insertExplicitReshards(ir::Module& module, const ExplicitReshardsOptions& options, DiagnosticList& diags)
 {
     Context ctx{module, options.fullVersion, diags};
+    ctx.permutationFree = options.permutationFree;
     for (Op* func : module.funcs()) {
         if (!checkNotMaximal(ctx, func)) {
             ctx.failed = true;

@@ -616,7 +616,11 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     shardingConstraintToReshard(*m);
     closeShardings(*m);
     builder.tagCauses("reshard");
-    if (!insertExplicitReshards(*m, ExplicitReshardsOptions{true}, diags))
+    PermutationFreeOps permutationFree;
+    ExplicitReshardsOptions reshards;
+    reshards.fullVersion = true;
+    reshards.permutationFree = &permutationFree;
+    if (!insertExplicitReshards(*m, reshards, diags))
         return passError(diags, "inserting explicit reshards failed");
     builder.tagCauses("reshard");
     PermutationFactorOptions permutation;
@@ -625,6 +629,7 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     // exchange's collective_permutes are StableHLO ops inside a manual computation that it would
     // neither see nor explain (nor would the reversed meshes of a reverse be the devices' mesh).
     permutation.enableHaloExchange = false;
+    permutation.permutationFree = &permutationFree;
     if (!resolvePermutationFactors(*m, permutation, diags))
         return passError(diags, "resolving permutation factors failed");
     builder.tagCauses("permutation");
