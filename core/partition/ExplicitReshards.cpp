@@ -376,6 +376,8 @@ void OpWalker::processOp(Op* op)
     // 5. Shardings.
     std::vector<std::optional<TensorSharding>> operands;
     std::vector<std::optional<TensorSharding>> results;
+    operands.reserve(op->numOperands());
+    results.reserve(op->numResults());
     for (Value* v : op->operands())
         operands.push_back(operandSharding(v));
     for (const auto& r : op->results())
