@@ -1,7 +1,7 @@
 // ExplicitReshards: the op walk of `sdy-insert-explicit-reshards` (SDY.md 3.8).
 #include "core/partition/ExplicitReshards.h"
 
-#include <map>
+#include <algorithm>
 
 #include "core/ir/ShardingAccess.h"
 #include "core/partition/ExplicitReshardsInternal.h"
@@ -225,18 +225,20 @@ void OpWalker::pendingReductions(Op* op)
         m_ctx.diags.error(op->pos, "'" + op->name() + "' op " + why);
         m_ctx.failed = true;
     };
+    // Read without copies (getShardingRef): nothing changes the IR before the all-reduces below.
+    std::optional<TensorSharding> storage;
     if (op->numResults() == 0) {
         for (Value* v : op->operands()) {
-            std::optional<TensorSharding> s = getSharding(v);
+            const TensorSharding* s = getShardingRef(v, storage);
             if (s && !s->unreduced.empty())
                 return fail("has no results but an operand with unreduced axes");
         }
         return;
     }
-    std::optional<TensorSharding> first = getSharding(op->result(0));
+    const TensorSharding* first = getShardingRef(op->result(0), storage);
     const std::vector<AxisRef> keep = first ? first->unreduced : std::vector<AxisRef>{};
     for (unsigned i = 1; i < op->numResults(); ++i) {
-        std::optional<TensorSharding> s = getSharding(op->result(i));
+        const TensorSharding* s = getShardingRef(op->result(i), storage);
         if ((s ? s->unreduced : std::vector<AxisRef>{}) != keep)
             return fail("has results with different unreduced axes");
     }
@@ -292,7 +294,12 @@ bool differentDeviceOrder(const Context& ctx, const std::optional<TensorSharding
     if (!s || !s->hasDimAxes())
         return false;
     const Mesh* m = ir::meshOf(ctx.module, *s);
-    return m && m->allDeviceIds() != mesh.allDeviceIds();
+    if (!m || m == &mesh)
+        return false;
+    // allDeviceIds() without building the iota lists of two meshes that have no device_ids.
+    if (m->deviceIds().empty() && mesh.deviceIds().empty())
+        return m->totalSize() != mesh.totalSize();
+    return m->allDeviceIds() != mesh.allDeviceIds();
 }
 
 void OpWalker::insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
@@ -369,6 +376,8 @@ void OpWalker::processOp(Op* op)
     // 5. Shardings.
     std::vector<std::optional<TensorSharding>> operands;
     std::vector<std::optional<TensorSharding>> results;
+    operands.reserve(op->numOperands());
+    results.reserve(op->numResults());
     for (Value* v : op->operands())
         operands.push_back(operandSharding(v));
     for (const auto& r : op->results())
@@ -385,6 +394,8 @@ void OpWalker::processOp(Op* op)
     }
     // 7. Rule.
     std::optional<OpShardingRule> rule = getOrCreateOpShardingRule(*op);
+    if (m_ctx.permutationFree)
+        m_ctx.permutationFree->note(*op, rule ? &*rule : nullptr);
     if (!rule || rule->isCustom)
         return;
     if (rule->operands.size() != op->numOperands() || rule->results.size() != op->numResults())
@@ -413,12 +424,17 @@ void OpWalker::processOp(Op* op)
     if (!common || common->isMaximal())
         return;
     {
-        std::map<std::string, int> counts;
+        // The mesh most shardings with axes name (the first to get there on a tie). Two references
+        // are the same mesh when they are equal (they print the same).
+        std::vector<std::pair<const MeshRef*, int>> counts;
         int best = 0;
         for (const TensorSharding* s : all) {
             if (!s->hasDimAxes())
                 continue;
-            int c = ++counts[s->mesh.toString()];
+            auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return *e.first == s->mesh; });
+            if (it == counts.end())
+                it = counts.insert(counts.end(), {&s->mesh, 0});
+            const int c = ++it->second;
             if (c > best) {
                 best = c;
                 commonRef = s->mesh;
@@ -452,13 +468,26 @@ void OpWalker::processOp(Op* op)
             done = reshapeOverflowCommonAxes(problem, commonAxes);
         if (!done)
             commonAxes = computeCommonAxes(problem);
-        ShardingProjection updated = projection;
-        for (int t = 0; t < updated.numTensors(); ++t)
-            for (auto& [f, fs] : updated.tensor(t).factors) {
-                fs.axes = commonAxes[static_cast<size_t>(f)];
-                fs.overflowAxes.clear();
-            }
-        insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+        // Most ops already agree: every factor keeps its axes and none overflows. The updated
+        // projection is then the projection itself (no copy).
+        bool unchanged = true;
+        for (int t = 0; t < projection.numTensors() && unchanged; ++t)
+            for (const auto& [f, fs] : projection.tensor(t).factors)
+                if (!fs.overflowAxes.empty() || fs.axes != commonAxes[static_cast<size_t>(f)]) {
+                    unchanged = false;
+                    break;
+                }
+        if (unchanged) {
+            insertReshards(op, *rule, projection, projection, mesh, commonRef, operands, results);
+        } else {
+            ShardingProjection updated = projection;
+            for (int t = 0; t < updated.numTensors(); ++t)
+                for (auto& [f, fs] : updated.tensor(t).factors) {
+                    fs.axes = commonAxes[static_cast<size_t>(f)];
+                    fs.overflowAxes.clear();
+                }
+            insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+        }
         for (int64_t f : rule->reductionFactors)
             for (const AxisRef& a : commonAxes[static_cast<size_t>(f)])
                 reductionAxes.push_back(a);
@@ -533,6 +562,7 @@ bool checkNotMaximal(Context& ctx, Op* func)
 bool insertExplicitReshards(ir::Module& module, const ExplicitReshardsOptions& options, DiagnosticList& diags)
 {
     Context ctx{module, options.fullVersion, diags};
+    ctx.permutationFree = options.permutationFree;
     for (Op* func : module.funcs()) {
         if (!checkNotMaximal(ctx, func)) {
             ctx.failed = true;

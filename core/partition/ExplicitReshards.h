@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/ir/Module.h"
+#include "core/partition/PartitionPasses.h"
 #include "core/support/Diagnostic.h"
 
 namespace shardx {
@@ -11,6 +12,9 @@ struct ExplicitReshardsOptions {
     /// `enable-full-version`: resolve every op's factor conflicts (false: only reductions,
     /// data-flow/call/return unreduced handling and the dot special case).
     bool fullVersion = false;
+    /// When set, receives the ops whose sharding rule has no permutation factor (for a
+    /// resolve-permutation-factors run right after, PartitionPasses.h).
+    PermutationFreeOps* permutationFree = nullptr;
 };
 
 /// Inserts `sdy.reshard` ops and unreduced collectives so that every op's operand and result

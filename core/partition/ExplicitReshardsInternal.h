@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/ir/Module.h"
+#include "core/partition/PartitionPasses.h"
 #include "core/rules/ShardingProjection.h"
 #include "core/sharding/OpShardingRule.h"
 #include "core/sharding/TensorSharding.h"
@@ -20,6 +21,7 @@ struct Context {
     bool fullVersion = false;
     DiagnosticList& diags;
     bool failed = false;
+    PermutationFreeOps* permutationFree = nullptr;
 };
 
 // ---- building ops ------------------------------------------------------------------------

@@ -113,7 +113,9 @@ TensorSharding closedVersion(TensorSharding s)
 
 Value* allReducePending(Context& ctx, Value* value, const std::vector<AxisRef>& keepUnreduced, InsertPoint& ip)
 {
-    std::optional<TensorSharding> s = getSharding(value);
+    // Called for every operand of every op: read in place (most values have no unreduced axes).
+    std::optional<TensorSharding> storage;
+    const TensorSharding* s = getShardingRef(value, storage);
     if (!s || s->unreduced.empty())
         return value;
     const Mesh* mesh = ir::meshOf(ctx.module, *s);
@@ -126,7 +128,8 @@ Value* allReducePending(Context& ctx, Value* value, const std::vector<AxisRef>& 
     out.unreduced = axisListDifference(s->unreduced, axes, *mesh);
     for (DimSharding& d : out.dims)
         d.priority.reset();
-    return ip.insert(makeAllReduce(value, axes, out, s->unreducedKind));
+    const ReductionKind kind = s->unreducedKind;
+    return ip.insert(makeAllReduce(value, axes, out, kind));
 }
 
 Value* insertUnreducedCollectives(Context& ctx, Value* value, const TensorSharding& in, const TensorSharding& out,

@@ -128,11 +128,17 @@ ir::AttrPtr Converter::replicaGroups(const Mesh& mesh, const MeshRef& ref, const
             text += (i ? ", " : "") + std::string("#stablehlo.axis_ref<name = \"") + axes[i].name + "\">";
         return attr(text + "]>");
     }
-    const std::vector<std::vector<int64_t>> groups = partition::replicaGroups(mesh, axes);
+    // The same axis list gives the same attribute (attributes are immutable and shared).
+    for (const auto& [m, list, a] : m_groupAttrs)
+        if (list == axes && m == mesh)
+            return a;
+    const std::vector<std::vector<int64_t>>& groups = m_groups.get(mesh, axes);
     std::vector<int64_t> flat;
     for (const auto& g : groups)
         flat.insert(flat.end(), g.begin(), g.end());
-    return attr(i64DenseText(flat, {static_cast<int64_t>(groups.size()), groupSize}));
+    ir::AttrPtr a = attr(i64DenseText(flat, {static_cast<int64_t>(groups.size()), groupSize}));
+    m_groupAttrs.emplace_back(mesh, axes, a);
+    return a;
 }
 
 ir::AttrPtr Converter::nextChannel()
@@ -367,7 +373,7 @@ void Converter::reportAdded(const std::vector<std::pair<ir::Op*, AxisList>>& cre
         c.region = region;
         c.index = index;
         c.axes = axes;
-        c.replicaGroups = partition::replicaGroups(mesh, axes);
+        c.replicaGroups = m_groups.get(mesh, axes);
         c.from = from;
         c.to = to;
         m_options.added->push_back(std::move(c));
@@ -465,61 +471,51 @@ bool Converter::constant(ir::Op* op)
 
 bool Converter::convert(ir::Op* op)
 {
+    // The ops with a rewrite of their own, by interned name (one pointer comparison each: this runs
+    // for every op of the program).
+    using Handler = bool (Converter::*)(ir::Op*);
+    static const std::vector<std::pair<ir::OperationName, Handler>> kHandlers = [] {
+        std::vector<std::pair<ir::OperationName, Handler>> t;
+        auto add = [&](const char* n, Handler h) { t.emplace_back(ir::OperationName(n), h); };
+        add("func.func", &Converter::func);
+        add("func.return", &Converter::keep);
+        add("func.call", &Converter::localizeResultsOf);
+        add("sdy.all_gather", &Converter::allGather);
+        add("sdy.all_slice", &Converter::allSlice);
+        add("sdy.all_reduce", &Converter::allReduce);
+        add("sdy.reduce_scatter", &Converter::reduceScatter);
+        add("sdy.all_to_all", &Converter::allToAll);
+        add("sdy.collective_permute", &Converter::collectivePermute);
+        add("sdy.constant", &Converter::constant);
+        add("sdy.manual_computation", &Converter::manualComputation);
+        add("sdy.named_computation", &Converter::namedComputation);
+        add("stablehlo.while", &Converter::whileLoop);
+        add("stablehlo.return", &Converter::regionReturn);
+        add("sdy.return", &Converter::keep);
+        add("stablehlo.dot", &Converter::dot);
+        add("stablehlo.dot_general", &Converter::dot);
+        add("stablehlo.convolution", &Converter::convolution);
+        add("stablehlo.concatenate", &Converter::concatenate);
+        add("stablehlo.slice", &Converter::slice);
+        add("stablehlo.pad", &Converter::pad);
+        add("stablehlo.iota", &Converter::iota);
+        add("stablehlo.reduce_window", &Converter::windowed);
+        add("stablehlo.select_and_scatter", &Converter::windowed);
+        add("stablehlo.gather", &Converter::gather);
+        add("stablehlo.scatter", &Converter::scatter);
+        return t;
+    }();
+    const ir::OperationName opName = op->opName();
+    for (const auto& [n, handler] : kHandlers)
+        if (n == opName)
+            return (this->*handler)(op);
     const std::string& name = op->name();
-    if (name == "func.func")
-        return func(op);
-    if (name == "func.return")
-        return true;
-    if (name == "func.call")
-        return localizeResults(*op);
-    if (name == "sdy.all_gather")
-        return allGather(op);
-    if (name == "sdy.all_slice")
-        return allSlice(op);
-    if (name == "sdy.all_reduce")
-        return allReduce(op);
-    if (name == "sdy.reduce_scatter")
-        return reduceScatter(op);
-    if (name == "sdy.all_to_all")
-        return allToAll(op);
-    if (name == "sdy.collective_permute")
-        return collectivePermute(op);
-    if (name == "sdy.constant")
-        return constant(op);
-    if (name == "sdy.manual_computation")
-        return manualComputation(op);
-    if (name == "sdy.named_computation")
-        return namedComputation(op);
-    if (name == "stablehlo.while")
-        return whileLoop(op);
-    if (name == "stablehlo.return")
-        return regionReturn(op);
-    if (name == "sdy.return")
-        return true;
     if (name.rfind("sdy.", 0) == 0)
         return fail(*op, "'" + name +
                              "' has no per-device form: the partitioner passes before -sdy-convert-global-to-local "
                              "must have removed it");
     if (name.rfind("func.", 0) == 0)
         return fail(*op, "'" + name + "' has no per-device form");
-    if (name == "stablehlo.dot" || name == "stablehlo.dot_general")
-        return dot(op);
-    if (name == "stablehlo.convolution")
-        return convolution(op);
-    if (name == "stablehlo.concatenate")
-        return concatenate(op);
-    if (name == "stablehlo.slice")
-        return slice(op);
-    if (name == "stablehlo.pad")
-        return pad(op);
-    if (name == "stablehlo.iota")
-        return iota(op);
-    if (name == "stablehlo.reduce_window" || name == "stablehlo.select_and_scatter")
-        return windowed(op);
-    if (name == "stablehlo.gather")
-        return gather(op);
-    if (name == "stablehlo.scatter")
-        return scatter(op);
     return localizeResults(*op);
 }
 

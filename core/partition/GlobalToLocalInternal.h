@@ -6,12 +6,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/ir/Builder.h"
 #include "core/ir/StablehloAttrs.h"
+#include "core/partition/LocalOps.h"
 #include "core/partition/PartitionPasses.h"
 #include "core/sharding/TensorSharding.h"
 
@@ -104,6 +106,9 @@ public:
 
 private:
     bool convert(ir::Op* op);
+    /// An op that stays as it is (a function's return, sdy.return).
+    bool keep(ir::Op*) { return true; }
+    bool localizeResultsOf(ir::Op* op) { return localizeResults(*op); }
     bool func(ir::Op* op);
     bool manualComputation(ir::Op* op);
     bool namedComputation(ir::Op* op);
@@ -126,6 +131,9 @@ private:
     /// computation's sdy.return): the driver skips them.
     std::set<const ir::Op*> m_erased;
     int64_t m_nextChannel = 1;
+    ReplicaGroupCache m_groups;
+    /// replicaGroups()'s dense attributes, per mesh and axis list.
+    std::vector<std::tuple<Mesh, AxisList, ir::AttrPtr>> m_groupAttrs;
 };
 
 } // namespace shardx::partition

@@ -136,6 +136,15 @@ std::vector<std::vector<int64_t>> replicaGroups(const Mesh& mesh, const std::vec
     return groups;
 }
 
+const std::vector<std::vector<int64_t>>& ReplicaGroupCache::get(const Mesh& mesh, const std::vector<AxisRef>& axes)
+{
+    for (const Entry& e : m_entries)
+        if (e.axes == axes && e.mesh == mesh)
+            return e.groups;
+    m_entries.push_back(Entry{mesh, axes, replicaGroups(mesh, axes)});
+    return m_entries.back().groups;
+}
+
 namespace {
 
 using AxisList = std::vector<AxisRef>;
@@ -223,13 +232,20 @@ ir::Type paddedType(const ir::Type& t, const TensorSharding* s, const Mesh* mesh
 {
     if (!s || !mesh || !t.isRankedTensor())
         return t;
-    std::vector<int64_t> shape = t.shape();
-    for (size_t d = 0; d < shape.size() && d < s->dims.size(); ++d) {
+    // Asked for every value by pad-for-divisibility: most divide, and keep their type as it is.
+    const std::vector<int64_t>& in = t.shape();
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < in.size() && d < s->dims.size(); ++d) {
+        if (s->dims[d].axes.empty() || in[d] == ir::Type::kDynamic)
+            continue;
         const int64_t n = axesProduct(s->dims[d].axes, *mesh);
-        if (shape[d] != ir::Type::kDynamic && n > 1 && shape[d] % n != 0)
-            shape[d] += n - shape[d] % n;
+        if (n > 1 && in[d] % n != 0) {
+            if (shape.empty())
+                shape = in;
+            shape[d] += n - in[d] % n;
+        }
     }
-    return t.withShape(shape);
+    return shape.empty() ? t : t.withShape(shape);
 }
 
 ir::Value* padHigh(ir::Builder& b, ir::Value* v, ir::Value* value, const ir::Type& target, const TensorSharding* s)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,20 @@ ir::Value* zeros(ir::Builder& b, const ir::Type& type);
 int64_t shardIndex(int64_t deviceId, const Mesh& mesh, const std::vector<AxisRef>& axes);
 /// The replica groups of `axes` (PARTITION.md 2.4): (N/G) groups of G device ids.
 std::vector<std::vector<int64_t>> replicaGroups(const Mesh& mesh, const std::vector<AxisRef>& axes);
+/// replicaGroups() remembered per mesh and axis list: a pass asks for the groups of the same few axis
+/// lists once per collective, and each answer walks every device of the mesh.
+class ReplicaGroupCache {
+public:
+    const std::vector<std::vector<int64_t>>& get(const Mesh& mesh, const std::vector<AxisRef>& axes);
+
+private:
+    struct Entry {
+        Mesh mesh;
+        std::vector<AxisRef> axes;
+        std::vector<std::vector<int64_t>> groups;
+    };
+    std::deque<Entry> m_entries; // few (the distinct axis lists of a module's collectives); stable references
+};
 /// The `source_target_pairs` of a collective_permute from `in` to `out` (PARTITION.md 7.6.6):
 /// one (source, target) pair per device, in device id order; the target holds under `out` the
 /// shard the source holds under `in`.

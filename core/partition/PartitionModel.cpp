@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -33,13 +35,18 @@ namespace {
 
 constexpr char kCauseAttr[] = "shardx.cause";
 
+bool isSdyName(const std::string& n) { return n.size() > 4 && n.compare(0, 4, "sdy.") == 0; }
 bool isCollectiveName(const std::string& n)
 {
+    if (!isSdyName(n))
+        return false;
     return n == "sdy.all_gather" || n == "sdy.all_slice" || n == "sdy.all_reduce" || n == "sdy.reduce_scatter" ||
            n == "sdy.all_to_all" || n == "sdy.collective_permute";
 }
 bool isInserted(const std::string& n)
 {
+    if (!isSdyName(n))
+        return false;
     return n == "sdy.reshard" || isCollectiveName(n) || n == "sdy.sharded_to_unreduced" ||
            n == "sdy.replicated_to_unreduced";
 }
@@ -130,8 +137,18 @@ public:
     /// `local`): the gathers of while loops' carried values and of regions' return operands.
     void collectAdded(PartitionModel& model, const std::vector<AddedCollective>& added, ir::Module& local)
     {
-        std::unordered_map<const ir::Op*, bool> alive;
-        local.op().walk([&](ir::Op* op) { alive[op] = true; });
+        if (added.empty())
+            return;
+        // Which of the ops the list names the program still has (a later rewrite may have erased one).
+        std::unordered_set<const ir::Op*> named, alive;
+        for (const AddedCollective& c : added) {
+            named.insert(c.op);
+            named.insert(c.owner);
+        }
+        local.op().walk([&](ir::Op* op) {
+            if (named.count(op))
+                alive.insert(op);
+        });
         for (const AddedCollective& c : added)
             if (alive.count(c.op) && alive.count(c.owner))
                 model.collectives.push_back(describeAdded(c));
@@ -255,7 +272,7 @@ private:
                             if (source != target)
                                 info.replicaGroups.push_back({source, target});
             } else {
-                info.replicaGroups = partition::replicaGroups(*mesh, info.axes);
+                info.replicaGroups = m_groups.get(*mesh, info.axes);
                 info.groupSize =
                     info.replicaGroups.empty() ? 1 : static_cast<int64_t>(info.replicaGroups.front().size());
             }
@@ -379,6 +396,7 @@ private:
     ir::Module& m_module;
     const PartitionOptions& m_options;
     std::vector<Cause> m_causes;
+    partition::ReplicaGroupCache m_groups;
 };
 
 /// The largest sum of live tensor bytes along each function's body (values die after their last
@@ -395,6 +413,7 @@ int64_t peakLiveBytes(const ir::Module& module)
             continue;
         const ir::Block& body = func->region(0).front();
         std::unordered_map<const ir::Op*, size_t> index;
+        index.reserve(body.ops().size());
         size_t i = 0;
         for (const auto& op : body.ops())
             index[op.get()] = i++;
@@ -471,46 +490,82 @@ std::vector<ListedTensor> listedTensors(ir::Module& module, ShardListing listing
     return out;
 }
 
-/// Adds each listed tensor's shard to every device of `model` (whose mesh is set).
+/// What one device holds of a tensor: the per-device part of a TensorShardInfo.
+struct DevicePiece {
+    std::vector<int64_t> localShape;
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    int64_t paddingElements = 0;
+    std::string slice;
+};
+
+/// Adds each listed tensor's shard to every device of `model` (whose mesh is set). Tensors of one
+/// shape and sharding (the layers of a model) have the same pieces: each layout is computed once,
+/// and the per-device pieces are copied to every tensor that has it.
 void addShards(const ir::Module& module, const std::vector<ListedTensor>& tensors, PartitionModel& model)
 {
+    // Key: the mesh the layout is computed on, the sharding as text (every field of it) and the shape.
+    std::unordered_map<std::string, std::optional<std::vector<DevicePiece>>> layouts;
+    std::string key;
+    for (DeviceInfo& d : model.devices)
+        d.shards.reserve(d.shards.size() + tensors.size());
     for (const ListedTensor& t : tensors) {
         const Mesh* mesh = t.sharding ? ir::meshOf(module, *t.sharding) : nullptr;
-        const std::vector<int64_t> shape = t.type.shape();
-        TensorSharding replicated;
-        replicated.dims.resize(shape.size());
-        Expected<ShardedLayout> layout =
-            computeShardedLayout(mesh ? *t.sharding : replicated, mesh ? *mesh : model.mesh, shape);
-        if (!layout)
-            continue;
+        const std::vector<int64_t>& shape = t.type.shape();
         const std::string sharding = shardingText(t.sharding); // the same on every device
-        for (DeviceInfo& d : model.devices) {
-            const DeviceShard* shard = layout->shardOfDevice(d.id);
+        key.clear();
+        key += std::to_string(reinterpret_cast<uintptr_t>(mesh));
+        key += mesh ? sharding : std::string("<replicated>");
+        for (int64_t n : shape)
+            key += "x" + std::to_string(n);
+        auto [it, fresh] = layouts.try_emplace(key);
+        if (fresh) {
+            TensorSharding replicated;
+            replicated.dims.resize(shape.size());
+            Expected<ShardedLayout> layout =
+                computeShardedLayout(mesh ? *t.sharding : replicated, mesh ? *mesh : model.mesh, shape);
+            if (layout) {
+                std::vector<DevicePiece>& pieces = it->second.emplace();
+                pieces.reserve(model.devices.size());
+                for (const DeviceInfo& d : model.devices) {
+                    const DeviceShard* shard = layout->shardOfDevice(d.id);
+                    DevicePiece piece;
+                    piece.localShape = layout->localShape;
+                    if (shard) {
+                        int64_t real = 1;
+                        for (size_t dim = 0; dim < shape.size(); ++dim) {
+                            piece.ranges.emplace_back(shard->begin(dim), shard->end(dim));
+                            real *= shard->validExtent[dim];
+                        }
+                        piece.paddingElements = product(layout->localShape) - real;
+                        piece.slice = layout->sliceText(*shard);
+                    } else {
+                        // A device outside the tensor's mesh (another mesh of the module) holds all of it.
+                        piece.slice = "[";
+                        for (int64_t n : shape) {
+                            piece.ranges.emplace_back(0, n);
+                            piece.slice += (piece.ranges.size() > 1 ? ", 0:" : "0:") + std::to_string(n);
+                        }
+                        piece.slice += "]";
+                        piece.localShape = shape;
+                    }
+                    pieces.push_back(std::move(piece));
+                }
+            }
+        }
+        if (!it->second)
+            continue;
+        for (size_t i = 0; i < model.devices.size(); ++i) {
+            const DevicePiece& piece = (*it->second)[i];
             TensorShardInfo info;
             info.value = t.value;
             info.name = t.name;
             info.sharding = sharding;
             info.globalShape = shape;
-            info.localShape = layout->localShape;
-            if (shard) {
-                int64_t real = 1;
-                for (size_t dim = 0; dim < shape.size(); ++dim) {
-                    info.ranges.emplace_back(shard->begin(dim), shard->end(dim));
-                    real *= shard->validExtent[dim];
-                }
-                info.paddingElements = product(layout->localShape) - real;
-                info.slice = layout->sliceText(*shard);
-            } else {
-                // A device outside the tensor's mesh (another mesh of the module) holds all of it.
-                info.slice = "[";
-                for (int64_t n : shape) {
-                    info.ranges.emplace_back(0, n);
-                    info.slice += (info.ranges.size() > 1 ? ", 0:" : "0:") + std::to_string(n);
-                }
-                info.slice += "]";
-                info.localShape = shape;
-            }
-            d.shards.push_back(std::move(info));
+            info.localShape = piece.localShape;
+            info.ranges = piece.ranges;
+            info.paddingElements = piece.paddingElements;
+            info.slice = piece.slice;
+            model.devices[i].shards.push_back(std::move(info));
         }
     }
 }
@@ -561,7 +616,11 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     shardingConstraintToReshard(*m);
     closeShardings(*m);
     builder.tagCauses("reshard");
-    if (!insertExplicitReshards(*m, ExplicitReshardsOptions{true}, diags))
+    PermutationFreeOps permutationFree;
+    ExplicitReshardsOptions reshards;
+    reshards.fullVersion = true;
+    reshards.permutationFree = &permutationFree;
+    if (!insertExplicitReshards(*m, reshards, diags))
         return passError(diags, "inserting explicit reshards failed");
     builder.tagCauses("reshard");
     PermutationFactorOptions permutation;
@@ -570,6 +629,7 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     // exchange's collective_permutes are StableHLO ops inside a manual computation that it would
     // neither see nor explain (nor would the reversed meshes of a reverse be the devices' mesh).
     permutation.enableHaloExchange = false;
+    permutation.permutationFree = &permutationFree;
     if (!resolvePermutationFactors(*m, permutation, diags))
         return passError(diags, "resolving permutation factors failed");
     builder.tagCauses("permutation");

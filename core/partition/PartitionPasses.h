@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/ir/Module.h"
 #include "core/mesh/Mesh.h"
+#include "core/sharding/OpShardingRule.h"
 #include "core/support/Diagnostic.h"
 
 namespace shardx {
@@ -23,12 +25,31 @@ struct DeviceCountOptions {
 /// to an sdy.all_reduce over every axis of the module's first mesh with axes.
 bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& options, DiagnosticList& diags);
 
+/// What `-sdy-insert-explicit-reshards` learnt of the sharding rules of a module's ops, for the
+/// `-sdy-resolve-permutation-factors` that runs right after it on the same module (the partition
+/// model runs both, and each would build the rule of every op): the ops whose rule has no
+/// permutation factor, so that the second pass need not build their rules again. Only ops whose
+/// rule the registry computes from the op alone are noted (the pointwise ops, broadcast_in_dim,
+/// transpose, dot, dot_general, reduce): the reshards inserted around them leave it as it was.
+class PermutationFreeOps {
+public:
+    /// Notes the rule `rule` (nullptr: none) built for `op`.
+    void note(const ir::Op& op, const OpShardingRule* rule);
+    /// True when `op` (the same op: same name) was noted with a rule without permutation factors.
+    bool contains(const ir::Op& op) const;
+
+private:
+    std::unordered_map<const ir::Op*, ir::OperationName> m_ops;
+};
+
 /// Options of `-sdy-resolve-permutation-factors`.
 struct PermutationFactorOptions {
     /// `enable-halo-exchange`: exchange neighbour data for pad, slice, reverse and uneven reshape
     /// splits instead of replicating.
     bool enableHaloExchange = true;
     DeviceCountOptions counts;
+    /// Ops known to need nothing (from the explicit reshards run just before), or null.
+    const PermutationFreeOps* permutationFree = nullptr;
 };
 
 /// `-sdy-resolve-permutation-factors` (PARTITION.md 4): every StableHLO op whose sharding rule

@@ -4,8 +4,10 @@
 // PermutationHalo.cpp) or by replicating that factor around them (4.4); reshapes are analysed
 // apart (PermutationReshape.cpp).
 #include <algorithm>
+#include <iterator>
 
 #include "core/ir/Builder.h"
+#include "core/ir/OpRegistry.h"
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/ir/StablehloAttrs.h"
@@ -74,6 +76,8 @@ void PermutationResolver::visit(ir::Op* op)
         reshape(op);
         return;
     }
+    if (m_options.permutationFree && m_options.permutationFree->contains(*op))
+        return; // its rule has no permutation factor (built by explicit reshards just before)
     std::optional<OpShardingRule> rule = getOrCreateOpShardingRule(*op, /*conservativePropagation=*/false);
     if (!rule || rule->isCustom || rule->permutationFactors.empty())
         return;
@@ -217,6 +221,32 @@ void PermutationResolver::replicate(ir::Op* op, const OpShardingRule& rule)
 } // namespace shardx::partition
 
 namespace shardx {
+
+void PermutationFreeOps::note(const ir::Op& op, const OpShardingRule* rule)
+{
+    // The rules that read nothing but the op's own attributes and types (those of concatenate,
+    // dynamic_slice and custom_call, for instance, look at the ops around it).
+    static const ir::OperationName kOwn[] = {
+        ir::OperationName("stablehlo.broadcast_in_dim"), ir::OperationName("stablehlo.transpose"),
+        ir::OperationName("stablehlo.dot"), ir::OperationName("stablehlo.dot_general"),
+        ir::OperationName("stablehlo.reduce")};
+    if (rule && !rule->isCustom && !rule->permutationFactors.empty())
+        return;
+    const ir::OperationName name = op.opName();
+    bool own = std::find(std::begin(kOwn), std::end(kOwn), name) != std::end(kOwn);
+    if (!own) {
+        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(name);
+        own = info && info->hasPointwiseRule;
+    }
+    if (own)
+        m_ops.insert_or_assign(&op, name);
+}
+
+bool PermutationFreeOps::contains(const ir::Op& op) const
+{
+    auto it = m_ops.find(&op);
+    return it != m_ops.end() && it->second == op.opName();
+}
 
 bool resolvePermutationFactors(ir::Module& module, const PermutationFactorOptions& options, DiagnosticList& diags)
 {

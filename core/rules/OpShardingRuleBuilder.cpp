@@ -2,6 +2,7 @@
 #include "core/rules/OpShardingRuleBuilder.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace shardx {
 
@@ -95,7 +96,8 @@ void OpShardingRuleBuilder::addPointwiseWithMismatch(const Shape& inShape, const
 
 OpShardingRule OpShardingRuleBuilder::build()
 {
-    OpShardingRule rule = m_rule;
+    OpShardingRule rule = std::move(m_rule); // rules are built for every op: no copy
+    m_rule = OpShardingRule{};
     for (auto* maps : {&rule.operands, &rule.results})
         for (TensorFactorMapping& map : *maps)
             for (DimFactors& d : map)

@@ -58,7 +58,8 @@ public:
     /// Marks the rule custom (user-written).
     void setCustom(bool custom) { m_rule.isCustom = custom; }
 
-    /// Finishes the rule: size-1 factors for empty dimensions, sorted special-factor lists.
+    /// Finishes the rule: size-1 factors for empty dimensions, sorted special-factor lists. The rule
+    /// is moved out: call it once.
     OpShardingRule build();
 
     /// A "all operands/results get this dim" helper: a vector of `n` copies of `dim`.

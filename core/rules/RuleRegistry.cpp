@@ -165,7 +165,7 @@ std::optional<OpShardingRule> createOpShardingRule(const ir::Op& op, bool conser
     options.conservativePropagation = conservativePropagation;
     RuleResult r = computeOpShardingRule(op, options);
     if (r.outcome == RuleOutcome::Created)
-        return std::move(r.rule);
+        return std::move(r.rule); // a member is not moved from implicitly
     if (whyNot)
         *whyNot = r.reason;
     return std::nullopt;

@@ -6,7 +6,9 @@
 
 #include "core/io/MlirPrinter.h"
 #include "core/io/MlirReader.h"
+#include "core/partition/ExplicitReshards.h"
 #include "core/partition/LocalOps.h"
+#include "core/partition/PartitionPasses.h"
 #include "core/passes/PassRegistry.h"
 #include "tests/TestSupport.h"
 
@@ -93,6 +95,72 @@ private slots:
         for (int64_t d = 0; d < 8; ++d)
             index.push_back(partition::shardIndex(d, mesh, {AxisRef("y", 2, 2), AxisRef("x")}));
         QCOMPARE(index, (std::vector<int64_t>{0, 1, 2, 3, 0, 1, 2, 3}));
+    }
+
+    void replicaGroupCacheAnswersPerMeshAndAxisList()
+    {
+        // The cache the passes keep gives what replicaGroups() gives, per mesh (device order
+        // included) and axis list, and its answers stay valid while it grows.
+        const Mesh permuted({{"x", 2}, {"y", 4}}, {0, 2, 4, 6, 1, 3, 5, 7});
+        const Mesh iota({{"x", 2}, {"y", 4}});
+        partition::ReplicaGroupCache cache;
+        const auto& first = cache.get(permuted, {AxisRef("y", 1, 2)});
+        const std::vector<std::vector<int64_t>> copy = first;
+        QCOMPARE(groupsText(first), std::string("[0,4][2,6][1,5][3,7]"));
+        QCOMPARE(groupsText(cache.get(iota, {AxisRef("y", 1, 2)})), std::string("[0,2][1,3][4,6][5,7]"));
+        QCOMPARE(groupsText(cache.get(permuted, {AxisRef("x")})), std::string("[0,1][2,3][4,5][6,7]"));
+        QCOMPARE(groupsText(cache.get(iota, {AxisRef("y")})),
+                 groupsText(partition::replicaGroups(iota, {AxisRef("y")})));
+        QCOMPARE(&cache.get(permuted, {AxisRef("y", 1, 2)}), &first);
+        QCOMPARE(first, copy);
+    }
+
+    void explicitReshardsTellTheResolverWhichRulesHaveNoPermutationFactor()
+    {
+        // The partition model runs explicit reshards, then resolve-permutation-factors with the ops
+        // the first found permutation-free: the pointwise add and the dot_general, not the slices or
+        // the concatenate of slices (whose rule looks at the ops around it). The program is the same
+        // as without that knowledge.
+        const char* text = R"(sdy.mesh @m = <["a"=2, "b"=2]>
+func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {"b"}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"b"}, {}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {}]>}) {
+  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : tensor<8x8xf32>
+  %1 = stablehlo.slice %0 [0:4, 0:8] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : (tensor<8x8xf32>) -> tensor<4x8xf32>
+  %2 = stablehlo.slice %0 [4:8, 0:8] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : (tensor<8x8xf32>) -> tensor<4x8xf32>
+  %3 = stablehlo.concatenate %2, %1, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {"b"}]>]>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %4 = stablehlo.dot_general %3, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}]>]>} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %4 : tensor<8x8xf32>
+})";
+        auto partitioned = [&](bool shareRules, std::vector<std::string>* permutationFree) {
+            DiagnosticList diags;
+            auto module = io::parseMlir(text, "test.mlir", diags);
+            if (!module)
+                return "<parse error> " + diags.formatAll();
+            PermutationFreeOps known;
+            ExplicitReshardsOptions reshards;
+            reshards.fullVersion = true;
+            reshards.permutationFree = shareRules ? &known : nullptr;
+            if (!insertExplicitReshards(*module, reshards, diags))
+                return "<explicit reshards failed> " + diags.formatAll();
+            if (permutationFree)
+                module->op().walk([&](ir::Op* op) {
+                    if (known.contains(*op))
+                        permutationFree->push_back(op->name());
+                });
+            PermutationFactorOptions permutation;
+            permutation.enableHaloExchange = false;
+            permutation.permutationFree = shareRules ? &known : nullptr;
+            if (!resolvePermutationFactors(*module, permutation, diags))
+                return "<resolving failed> " + diags.formatAll();
+            return io::printModule(*module);
+        };
+        std::vector<std::string> permutationFree;
+        const std::string shared = partitioned(true, &permutationFree);
+        const std::string alone = partitioned(false, nullptr);
+        QCOMPARE(permutationFree, (std::vector<std::string>{"stablehlo.add", "stablehlo.dot_general"}));
+        QCOMPARE(shared, alone);
+        // The resolver still replicated the permutation factors of the slices and the concatenate.
+        QVERIFY2(has(shared, "stablehlo.slice"), shared.c_str());
+        QVERIFY2(has(shared, "sdy.reshard"), shared.c_str());
     }
 
     void replicaGroupsOnIotaMeshes()
