@@ -303,7 +303,7 @@ void GraphPanel::initialView()
 {
     // Fit the whole graph when it stays readable; else fit its width and start at the top, where
     // dataflow starts.
-    const QRectF r = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    const QRectF r = m_scene->contentRect().adjusted(-20, -20, 20, 20);
     const QRectF v = m_view->viewport()->rect();
     if (r.isEmpty() || v.isEmpty())
         return;

@@ -62,6 +62,7 @@ void GraphView::setZoom(double z, const QPoint* anchor)
         scale(factor, factor);
     }
     setTransformationAnchor(old);
+    m_scene->setViewScale(zoom());
     emit zoomChanged(zoom());
     emit viewportMoved();
 }
@@ -71,7 +72,7 @@ void GraphView::zoomOut() { setZoom(zoom() / kStep); }
 
 void GraphView::fitAll()
 {
-    const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    const QRectF r = m_scene->contentRect().adjusted(-20, -20, 20, 20);
     if (r.isEmpty())
         return;
     const QRectF v = viewport()->rect();
@@ -101,10 +102,10 @@ ItemRef GraphView::itemAt(const QPoint& pos, bool* onCollapseButton, bool* onTit
     if (onTitle)
         *onTitle = false;
     const QPointF scenePos = mapToScene(pos);
-    // Items under the point, topmost first: nodes sit above frames.
+    // Nodes sit above frames.
+    if (NodeItem* node = m_scene->nodeItemAt(scenePos))
+        return node->ref();
     for (QGraphicsItem* item : scene()->items(scenePos, Qt::IntersectsItemShape, Qt::DescendingOrder, transform())) {
-        if (auto* node = qgraphicsitem_cast<NodeItem*>(item))
-            return node->ref();
         if (auto* cluster = qgraphicsitem_cast<ClusterItem*>(item)) {
             const QPointF local = cluster->mapFromScene(scenePos);
             if (onCollapseButton)
