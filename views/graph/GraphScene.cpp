@@ -68,6 +68,7 @@ void GraphScene::clearGraph()
     m_labels.clear();
     m_tiles.clear();
     m_nodeTiles.clear();
+    m_outerFrames.clear();
     setSceneRect(QRectF());
 }
 
@@ -100,6 +101,14 @@ void GraphScene::setViewScale(double scale)
     m_viewScale = scale;
     for (TileItem* tile : m_tiles)
         applyScale(tile);
+}
+
+bool GraphScene::coversBackground(const QRectF& sceneRect) const
+{
+    for (const ClusterItem* c : m_outerFrames)
+        if (c->coversOpaquely(sceneRect))
+            return true;
+    return false;
 }
 
 QRectF GraphScene::contentRect() const
@@ -235,6 +244,17 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
             if (values.size() > 1)
                 item->setLabel(QStringLiteral("%1 tensors").arg(values.size()));
         }
+    }
+    // Each frame learns where the frames of the groups inside it cover it, the outermost frames
+    // where they cover the background (ClusterItem::paint, GraphView::drawBackground).
+    for (ClusterItem* c : m_clusterItems) {
+        int parent = g.groups()[static_cast<size_t>(c->group())].parent;
+        while (parent >= 0 && !m_clusters.contains(parent))
+            parent = g.groups()[static_cast<size_t>(parent)].parent;
+        if (parent >= 0)
+            m_clusters.value(parent)->addInnerFrame(c->sceneBoundingRect().adjusted(2, 2, -2, -2));
+        else
+            m_outerFrames.push_back(c);
     }
     for (const auto& [key, tile] : tiles) {
         applyScale(tile);

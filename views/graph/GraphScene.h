@@ -49,6 +49,9 @@ public:
     NodeItem* groupBox(int group) const { return m_groupBoxes.value(group); }
     /// The frame of expanded group `group`, nullptr when it is closed or hidden.
     ClusterItem* cluster(int group) const { return m_clusters.value(group); }
+    /// True when the opaque fill of a group's frame covers `sceneRect` (the view's background
+    /// there need not be drawn).
+    bool coversBackground(const QRectF& sceneRect) const;
     /// What the graph covers: its nodes, edges, frames and placed labels (itemsBoundingRect()
     /// would count the room tiles of labels keep for labels to move).
     QRectF contentRect() const;
@@ -88,6 +91,7 @@ private:
     QList<ClusterItem*> m_clusterItems;
     QList<TileItem*> m_tiles;
     QList<TileItem*> m_nodeTiles;
+    QList<ClusterItem*> m_outerFrames; ///< frames inside no other frame
     std::vector<NodeItem*> m_byNode;
     QHash<int, NodeItem*> m_groupBoxes;
     QHash<int, ClusterItem*> m_clusters;

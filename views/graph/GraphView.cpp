@@ -38,6 +38,11 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
     viewport()->setCursor(Qt::ArrowCursor);
+    // Every frame paints each pixel of what it exposes (the background brush, or a group's opaque
+    // frame over it): the viewport's own fill of its background before each frame is not needed.
+    // Opaque, the viewport still scrolls by moving its pixels.
+    viewport()->setAutoFillBackground(false);
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
 double GraphView::zoom() const { return transform().m11(); }
@@ -246,6 +251,13 @@ void GraphView::scrollContentsBy(int dx, int dy)
 {
     QGraphicsView::scrollContentsBy(dx, dy);
     emit viewportMoved();
+}
+
+void GraphView::drawBackground(QPainter* painter, const QRectF& rect)
+{
+    if (m_scene->coversBackground(rect))
+        return; // a frame drawn over it fills all of it
+    QGraphicsView::drawBackground(painter, rect);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event)
