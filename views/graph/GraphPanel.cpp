@@ -646,7 +646,7 @@ void GraphPanel::applyTheme()
     m_view->setBackgroundBrush(m_theme.background);
     m_scene->refreshTheme();
     m_styler->restyleAll();
-    m_legend->update();
+    m_legend->refresh();
     m_minimap->invalidate();
 }
 
