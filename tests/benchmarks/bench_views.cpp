@@ -25,6 +25,7 @@
 #include "views/graph/GraphStyler.h"
 #include "views/graph/GraphView.h"
 #include "views/graph/NodeItem.h"
+#include "views/graph/TileItem.h"
 #include "views/session/SessionContext.h"
 
 using namespace shardx;
@@ -62,6 +63,26 @@ double threadCpuSeconds()
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+/// The graph's items (nodes, group boxes and frames, edges, edge labels: not the tiles holding
+/// them) in the scene, or those whose bounding rectangle meets `rect`, shown or not (far out the
+/// tiles paint their items, which are hidden then).
+int graphItems(const QGraphicsScene& scene, const QRectF* rect = nullptr)
+{
+    int n = 0;
+    for (const QGraphicsItem* item : scene.items())
+        if (item->type() > QGraphicsItem::UserType && item->type() != TileItem::Type &&
+            (!rect || rect->intersects(item->sceneBoundingRect())))
+            ++n;
+    return n;
+}
+
+/// The graph's items in `view`'s viewport.
+int graphItemsInView(const GraphView& view)
+{
+    const QRectF shown = view.mapToScene(view.viewport()->rect()).boundingRect();
+    return graphItems(*view.scene(), &shown);
 }
 
 /// A main window's worth of graph: a context and a shown panel.
@@ -122,7 +143,7 @@ void BM_OpenToFirstFrame(benchmark::State& state)
         state.SetIterationTime(seconds(t));
         uiCpu += threadCpuSeconds() - cpu0;
         propagating += window->context.isBusy();
-        items = static_cast<int>(window->panel.scene()->items().size());
+        items = graphItems(*window->panel.scene());
         ops = window->panel.graph()->numOps();
         window->context.cancel();
         window.reset();
@@ -190,30 +211,36 @@ void BM_Step(benchmark::State& state)
     w.settle();
     size_t k = 0;
     size_t restyled = 0;
-    double tProc = 0, tPaint = 0;
+    double tProc = 0, tPaint = 0, cpuProc = 0, cpuPaint = 0;
     for (auto _ : state) {
         const size_t target = mid + (k % 400 < 200 ? k % 200 : 200 - k % 200); // 200 forwards, 200 back
         ++k;
         QElapsedTimer t;
+        const double cpu0 = threadCpuSeconds();
         t.start();
         w.context.setStep(target);
         QApplication::processEvents(); // the coalesced cursor move: stepChanged, restyle
         const double a = seconds(t);
+        const double cpu1 = threadCpuSeconds();
         w.paint();
         state.SetIterationTime(seconds(t));
         tProc += a;
         tPaint += seconds(t) - a;
+        cpuProc += cpu1 - cpu0;
+        cpuPaint += threadCpuSeconds() - cpu1;
         restyled += w.panel.styler()->lastRestyled();
     }
     state.counters["steps"] = static_cast<double>(steps);
-    state.counters["items"] = static_cast<double>(w.panel.scene()->items().size());
+    state.counters["items"] = graphItems(*w.panel.scene());
     state.counters["restyled_per_step"] = static_cast<double>(restyled) / static_cast<double>(state.iterations());
     GraphView* view = w.panel.view();
-    state.counters["items_in_view"] =
-        static_cast<double>(w.panel.scene()->items(view->mapToScene(view->viewport()->rect())).size());
+    state.counters["items_in_view"] = graphItemsInView(*view);
     state.counters["zoom"] = view->zoom();
     state.counters["proc_ms"] = tProc * 1000 / state.iterations();
     state.counters["paint_ms"] = tPaint * 1000 / state.iterations();
+    // The UI thread's CPU time of each part (wall time on a shared machine includes waiting for a core).
+    state.counters["proc_cpu_ms"] = cpuProc * 1000 / state.iterations();
+    state.counters["paint_cpu_ms"] = cpuPaint * 1000 / state.iterations();
 }
 
 /// Opening a group of about range(1) ops and everything in it: layout on the core thread, the new
@@ -236,14 +263,14 @@ void BM_ExpandGroup(benchmark::State& state)
             if (!window->panel.expanded()[static_cast<size_t>(g)])
                 window->panel.setExpanded(g, true);
         window->settle();
-        const int itemsBefore = static_cast<int>(window->panel.scene()->items().size());
+        const int itemsBefore = graphItems(*window->panel.scene());
         QElapsedTimer t;
         t.start();
         window->panel.expandAll(group);
         window->settle();
         window->paint();
         state.SetIterationTime(seconds(t));
-        items = static_cast<int>(window->panel.scene()->items().size()) - itemsBefore;
+        items = graphItems(*window->panel.scene()) - itemsBefore;
         window.reset();
     }
     state.counters["group_ops"] = ops;
@@ -255,19 +282,22 @@ void panFrames(benchmark::State& state, Window& w)
 {
     GraphView* view = w.panel.view();
     int k = 0;
+    double cpu = 0;
     for (auto _ : state) {
         QScrollBar* bar = (k / 20) % 2 ? view->horizontalScrollBar() : view->verticalScrollBar();
         const int delta = (k / 40) % 2 ? -40 : 40;
         ++k;
         QElapsedTimer t;
+        const double cpu0 = threadCpuSeconds();
         t.start();
         bar->setValue(bar->value() + delta);
         w.paint();
         state.SetIterationTime(seconds(t));
+        cpu += threadCpuSeconds() - cpu0;
     }
-    state.counters["items_in_scene"] = static_cast<double>(w.panel.scene()->items().size());
-    state.counters["items_in_view"] =
-        static_cast<double>(w.panel.scene()->items(view->mapToScene(view->viewport()->rect())).size());
+    state.counters["frame_cpu_ms"] = cpu * 1000 / state.iterations();
+    state.counters["items_in_scene"] = graphItems(*w.panel.scene());
+    state.counters["items_in_view"] = graphItemsInView(*view);
     state.counters["zoom"] = view->zoom();
 }
 
@@ -292,9 +322,7 @@ void BM_PanFrameItems(benchmark::State& state)
     Window& w = propagated(102, true);
     GraphView* view = w.panel.view();
     const auto& nodes = w.panel.scene()->nodeItems();
-    const auto inView = [&] {
-        return static_cast<double>(w.panel.scene()->items(view->mapToScene(view->viewport()->rect())).size());
-    };
+    const auto inView = [&] { return static_cast<double>(graphItemsInView(*view)); };
     double lo = 0.02, hi = 1.0; // fewer items in view at higher zoom
     for (int i = 0; i < 20; ++i) {
         const double z = std::sqrt(lo * hi);

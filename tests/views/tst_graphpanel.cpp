@@ -1,6 +1,8 @@
 // GraphPanel through a SessionContext: every op of the samples drawn with its clusters, clicks
 // select values, selections reveal nodes, stepping restyles exactly what the trace changed,
-// search, expand and collapse, and a generated 10k-op module.
+// search, expand and collapse, and a generated 10k-op module; the tiles the items live in: a
+// step repaints exactly what it restyled, far out a tile paints what its items would, clicks
+// find the items of tiles.
 #include <QtTest>
 
 #include <QElapsedTimer>
@@ -18,11 +20,14 @@
 #include "core/trace/Breakpoints.h"
 #include "views/graph/ClusterItem.h"
 #include "views/graph/EdgeItem.h"
+#include "views/graph/GraphLegend.h"
+#include "views/graph/GraphMinimap.h"
 #include "views/graph/GraphPanel.h"
 #include "views/graph/GraphScene.h"
 #include "views/graph/GraphStyler.h"
 #include "views/graph/GraphView.h"
 #include "views/graph/NodeItem.h"
+#include "views/graph/TileItem.h"
 #include "views/session/SessionContext.h"
 
 using namespace shardx;
@@ -90,6 +95,45 @@ struct Fixture {
         return shown.contains(panel.view()->mapFromScene(item->sceneBoundingRect().center()));
     }
 };
+
+/// Collects the regions the graph's viewport repaints.
+class PaintRecorder : public QObject {
+public:
+    explicit PaintRecorder(QWidget* widget) { widget->installEventFilter(this); }
+    QRegion region;
+    bool eventFilter(QObject*, QEvent* event) override
+    {
+        if (event->type() == QEvent::Paint)
+            region += static_cast<QPaintEvent*>(event)->region();
+        return false;
+    }
+};
+
+/// How an item looks: what a step may change of it.
+struct Look {
+    NodeItem::Style style;
+    bool marked = false;
+    EdgeItem::Highlight highlight = EdgeItem::Highlight::None;
+    QString label;
+    QRectF labelRect;
+    bool operator==(const Look& o) const = default;
+};
+
+/// `tile`'s rectangle holds `item`'s (to rounding: a tile's rectangle is a union of its items').
+bool holds(const TileItem* tile, const QGraphicsItem* item)
+{
+    return tile->boundingRect().adjusted(-1e-6, -1e-6, 1e-6, 1e-6).contains(item->sceneBoundingRect());
+}
+
+std::map<const QGraphicsItem*, Look> looks(const GraphScene& scene)
+{
+    std::map<const QGraphicsItem*, Look> out;
+    for (const NodeItem* n : scene.nodeItems())
+        out[n] = Look{n->style(), n->isMarked()};
+    for (const EdgeItem* e : scene.edgeItems())
+        out[e] = Look{{}, false, e->highlight(), e->label(), e->labelRect()};
+    return out;
+}
 
 QStringList samplePaths()
 {
@@ -190,8 +234,11 @@ private slots:
             if (r.isEmpty())
                 continue;
             ++placed;
-            const QList<QGraphicsItem*> at =
-                scene->items(r.center(), Qt::IntersectsItemBoundingRect, Qt::DescendingOrder);
+            // (The tiles holding the items and the tiles' holders are not part of the drawing.)
+            QList<QGraphicsItem*> at = scene->items(r.center(), Qt::IntersectsItemBoundingRect, Qt::DescendingOrder);
+            at.removeIf([](const QGraphicsItem* item) {
+                return item->type() <= TileItem::UserType || item->type() == TileItem::Type;
+            });
             QVERIFY(!at.isEmpty());
             QVERIFY2(at.front()->type() != EdgeItem::Type, qPrintable(e->label()));
             auto* label = qgraphicsitem_cast<EdgeLabelItem*>(at.front());
@@ -421,6 +468,176 @@ private slots:
         QVERIFY(scene->groupBox(softmax));
         QVERIFY(scene->groupBox(softmax)->title() == QStringLiteral("softmax"));
         QVERIFY(!scene->nodeItem(f.node("%15")));
+    }
+
+    void itemsLiveInTilesAndAStepRepaintsWhatItRestyled_data()
+    {
+        QTest::addColumn<double>("zoom");
+        QTest::addRow("100%") << 1.0;
+        QTest::addRow("far out, tiles paint") << 0.2;
+    }
+
+    void itemsLiveInTilesAndAStepRepaintsWhatItRestyled()
+    {
+        QFETCH(double, zoom);
+        Fixture f;
+        QVERIFY(f.open(kSamples + "mlp_dp_tp.mlir"));
+        GraphScene* scene = f.panel.scene();
+        GraphView* view = f.panel.view();
+        // The overlays repaint the graph under them on their own schedule.
+        f.panel.findChild<GraphMinimap*>()->hide();
+        f.panel.findChild<GraphLegend*>()->hide();
+        // Zoomed before the items are made: an item hidden since then has no rectangle painted at
+        // another zoom, which Qt would repaint once (harmlessly) when the item shows.
+        view->setZoom(zoom);
+        f.panel.expandAll(0);
+        QVERIFY(f.settle());
+        view->centerOn(scene->contentRect().center());
+        f.context.setStep(0);
+        f.settle();
+
+        // Nodes, edges and labels are items of tiles that hold them; the top level is tiles and frames.
+        QVERIFY(!scene->tiles().isEmpty());
+        for (const NodeItem* n : scene->nodeItems()) {
+            const TileItem* tile = TileItem::of(n);
+            QVERIFY(tile && tile->layer() == TileItem::Layer::Nodes);
+            QVERIFY(holds(tile, n));
+            QCOMPARE(tile->isFar(), zoom < lod::kFar);
+            QCOMPARE(n->isVisible(), zoom >= lod::kFar);
+        }
+        for (const EdgeItem* e : scene->edgeItems()) {
+            const TileItem* tile = TileItem::of(e);
+            QVERIFY(tile && tile->layer() != TileItem::Layer::Nodes && tile->layer() != TileItem::Layer::Labels);
+            QVERIFY(holds(tile, e));
+        }
+        for (const QGraphicsItem* item : scene->items())
+            if (!item->parentItem())
+                QVERIFY(item->type() == TileItem::Type || item->type() == ClusterItem::Type);
+
+        // Each step repaints the items whose looks it changed (drawn by their tiles far out), and
+        // nothing else.
+        PaintRecorder painted(view->viewport());
+        const QRect shown = view->viewport()->rect();
+        const size_t steps = f.context.session()->trace()->numSteps();
+        int repaintedSteps = 0, highlights = 0;
+        for (size_t k = 1; k <= steps; ++k) {
+            const auto before = looks(*scene);
+            QRegion expected;
+            auto expect = [&](const QRectF& sceneRect) {
+                if (!sceneRect.isEmpty())
+                    expected += view->mapFromScene(sceneRect).boundingRect().adjusted(-1, -1, 1, 1) & shown;
+            };
+            painted.region = QRegion();
+            f.context.setStep(k);
+            for (int i = 0; i < 5; ++i)
+                QCoreApplication::processEvents();
+            for (const auto& [item, look] : looks(*scene)) {
+                const Look& old = before.at(item);
+                if (look == old)
+                    continue;
+                if (look.style != old.style || look.marked != old.marked || look.highlight != old.highlight)
+                    expect(item->sceneBoundingRect());
+                highlights += look.highlight != old.highlight;
+                if (zoom < lod::kLabels)
+                    continue; // labels are not drawn
+                if (!old.labelRect.isEmpty())
+                    expect(old.labelRect.adjusted(-2, -2, 2, 2)); // EdgeLabelItem::boundingRect()
+                if (!look.labelRect.isEmpty())
+                    expect(look.labelRect.adjusted(-2, -2, 2, 2));
+            }
+            for (const QRect& r : expected)
+                QVERIFY2(painted.region.contains(r),
+                         qPrintable(QStringLiteral("step %1: a restyled item was not repainted").arg(k)));
+            for (const QRect& r : painted.region)
+                QVERIFY2(expected.intersects(r.adjusted(-3, -3, 3, 3)),
+                         qPrintable(QStringLiteral("step %1 repainted what it did not restyle").arg(k)));
+            repaintedSteps += !painted.region.isEmpty();
+        }
+        QVERIFY(repaintedSteps > 3);
+        QVERIFY(highlights > 0);
+    }
+
+    void clickingANodeInsideATileSelectsIt_data()
+    {
+        QTest::addColumn<double>("zoom");
+        QTest::addRow("100%") << 1.0;
+        QTest::addRow("far out, tiles paint") << 0.1;
+    }
+
+    void clickingANodeInsideATileSelectsIt()
+    {
+        QFETCH(double, zoom);
+        Fixture f;
+        QVERIFY(f.open(kSamples + "attention.mlir"));
+        f.panel.expandAll(0);
+        QVERIFY(f.settle());
+        GraphView* view = f.panel.view();
+        view->setZoom(zoom);
+        for (const char* name : {"%9", "%arg1", "%24"}) {
+            NodeItem* item = f.panel.scene()->nodeItem(f.node(name));
+            QVERIFY(item);
+            const TileItem* tile = TileItem::of(item);
+            QVERIFY(tile);
+            // Far out the tile draws the node, which is hidden (not found by QGraphicsScene::items()).
+            QCOMPARE(tile->isFar(), zoom < lod::kFar);
+            QCOMPARE(item->isVisible(), !tile->isFar());
+            view->centerOn(item);
+            const QPoint at = view->mapFromScene(item->sceneBoundingRect().center());
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+            const layout::DataflowNode& n = f.graph().nodes()[static_cast<size_t>(f.node(name))];
+            QCOMPARE(f.context.selectedValue(), n.value);
+            QVERIFY(item->isMarked());
+        }
+    }
+
+    void farOutATilePaintsWhatItsItemsWould()
+    {
+        Fixture f;
+        QVERIFY(f.open(kSamples + "mlp_dp_tp.mlir"));
+        f.panel.expandAll(0);
+        QVERIFY(f.settle());
+        GraphScene* scene = f.panel.scene();
+        GraphView* view = f.panel.view();
+        // A step with highlighted edges and a current op, and a selected node.
+        const Trace& trace = *f.context.session()->trace();
+        size_t step = 0;
+        for (size_t k = 1; k <= trace.numSteps() && !step; ++k)
+            if (trace.steps()[k - 1].op >= 0 && !trace.steps()[k - 1].changes.empty())
+                step = k;
+        QVERIFY(step > 0);
+        f.context.setStep(step);
+        QCoreApplication::processEvents();
+        const int node = f.node("%2");
+        f.context.select(f.graph().nodes()[static_cast<size_t>(node)].value, -1);
+        QCoreApplication::processEvents();
+        QVERIFY(scene->nodeItem(node)->isMarked());
+        int highlighted = 0;
+        for (const EdgeItem* e : scene->edgeItems())
+            highlighted += e->highlight() != EdgeItem::Highlight::None;
+        QVERIFY(highlighted > 0);
+
+        view->setZoom(0.15);
+        view->centerOn(scene->contentRect().center());
+        int far = 0;
+        for (const TileItem* tile : scene->tiles())
+            far += tile->isFar();
+        QCOMPARE(far, static_cast<int>(scene->tiles().size()));
+        const QImage tiles = view->viewport()->grab().toImage();
+        // The same view with every item painting itself (at the same scale: their far branch).
+        scene->setViewScale(1);
+        for (const TileItem* tile : scene->tiles())
+            QVERIFY(!tile->isFar());
+        const QImage items = view->viewport()->grab().toImage();
+        QCOMPARE(tiles.size(), items.size());
+        int differing = 0, inked = 0;
+        const QRgb background = items.pixel(0, 0);
+        for (int y = 0; y < items.height(); ++y)
+            for (int x = 0; x < items.width(); ++x) {
+                differing += tiles.pixel(x, y) != items.pixel(x, y);
+                inked += items.pixel(x, y) != background;
+            }
+        QVERIFY2(inked > 1000, "nothing drawn");
+        QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 pixels differ").arg(differing)));
     }
 
     void generatedModuleOpensCollapsedAndQuickly()

@@ -5,9 +5,25 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
+#include <cmath>
+
 #include "views/graph/GraphTheme.h"
 
 namespace shardx::views {
+
+namespace {
+
+constexpr double kFrameRadius = 6;
+
+/// The part of a frame at `rect` (item coordinates) that its fill covers whole: the body without
+/// its rounded corners and antialiased edge.
+QRectF filledFrameArea(const QRectF& rect)
+{
+    return rect.adjusted(kFrameRadius + 1, kFrameRadius + 1, -kFrameRadius - 1, -kFrameRadius - 1);
+}
+
+} // namespace
 
 ClusterItem::ClusterItem(int group, const QRectF& sceneRect, QString title, QString subtitle, int depth,
                          bool collapsible, const GraphTheme* theme)
@@ -60,8 +76,24 @@ void ClusterItem::setMarked(bool marked)
     update();
 }
 
+void ClusterItem::addInnerFrame(const QRectF& sceneRect)
+{
+    const QRectF inner = filledFrameArea(sceneRect.translated(-pos()));
+    if (!inner.isEmpty())
+        m_innerFrames.push_back(inner);
+}
+
+bool ClusterItem::coversOpaquely(const QRectF& sceneRect) const
+{
+    return filledFrameArea(m_rect).contains(sceneRect.translated(-pos()));
+}
+
 void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
+    // Hidden under an inner frame (drawn above this one, opaque): nothing of this one shows.
+    for (const QRectF& inner : m_innerFrames)
+        if (inner.contains(option->exposedRect))
+            return;
     const GraphTheme& t = *m_theme;
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QColor fill = t.clusterFill[m_depth % 2];
@@ -72,7 +104,7 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
         return;
     }
     const QRectF body = m_rect.adjusted(0.5, 0.5, -0.5, -0.5);
-    constexpr double radius = 6;
+    constexpr double radius = kFrameRadius;
     const QPen border(m_marked ? t.selection : t.clusterBorder, m_marked ? 2 : 1);
     // Frames of open groups cover the view many times over when zoomed in: an antialiased rounded
     // fill of each costs milliseconds a frame. Where no rounded corner is on screen, the part on
@@ -90,10 +122,27 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
         painter->drawRoundedRect(body, radius, radius);
     } else {
         painter->fillRect(body.intersected(exposed), fill);
+        // No corner on screen: what shows of the outline is straight, the sides that cross the
+        // exposed part (stroking the whole rounded outline of a frame many views long costs more).
         painter->setRenderHint(QPainter::Antialiasing, true);
         painter->setPen(border);
-        painter->setBrush(Qt::NoBrush);
-        painter->drawRoundedRect(body, radius, radius);
+        const double reach = border.widthF() + 1;
+        const double top = std::max(body.top() + radius, exposed.top() - reach);
+        const double bottom = std::min(body.bottom() - radius, exposed.bottom() + reach);
+        const double left = std::max(body.left() + radius, exposed.left() - reach);
+        const double right = std::min(body.right() - radius, exposed.right() + reach);
+        if (top < bottom) {
+            if (std::abs(body.left() - exposed.center().x()) <= exposed.width() / 2 + reach)
+                painter->drawLine(QPointF(body.left(), top), QPointF(body.left(), bottom));
+            if (std::abs(body.right() - exposed.center().x()) <= exposed.width() / 2 + reach)
+                painter->drawLine(QPointF(body.right(), top), QPointF(body.right(), bottom));
+        }
+        if (left < right) {
+            if (std::abs(body.top() - exposed.center().y()) <= exposed.height() / 2 + reach)
+                painter->drawLine(QPointF(left, body.top()), QPointF(right, body.top()));
+            if (std::abs(body.bottom() - exposed.center().y()) <= exposed.height() / 2 + reach)
+                painter->drawLine(QPointF(left, body.bottom()), QPointF(right, body.bottom()));
+        }
     }
     if (lod < 0.45 || !exposed.intersects(titleRect()))
         return;

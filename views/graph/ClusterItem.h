@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QGraphicsItem>
+#include <QList>
 #include <QString>
 
 namespace shardx::views {
@@ -32,6 +33,12 @@ public:
     void setMarked(bool marked);
     bool isMarked() const { return m_marked; }
     void refresh() { update(); }
+    /// The frame of a group inside this one is at `sceneRect` (GraphScene tells each frame its
+    /// inner frames): where an inner frame's opaque fill covers the exposed part of this frame,
+    /// this frame paints nothing (nested open groups would each fill the whole view again).
+    void addInnerFrame(const QRectF& sceneRect);
+    /// True when `sceneRect` lies where this frame's fill is opaque (inside its rounded corners).
+    bool coversOpaquely(const QRectF& sceneRect) const;
 
 private:
     int m_group;
@@ -42,6 +49,7 @@ private:
     bool m_collapsible;
     const GraphTheme* m_theme;
     bool m_marked = false;
+    QList<QRectF> m_innerFrames; ///< where inner frames cover this one, in item coordinates
 };
 
 } // namespace shardx::views

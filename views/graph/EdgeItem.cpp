@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "views/graph/GraphTheme.h"
+#include "views/graph/TileItem.h"
 
 namespace shardx::views {
 
@@ -36,6 +37,8 @@ void EdgeItem::setLabelRect(const std::optional<QRectF>& rect)
 {
     if (rect == m_labelRect)
         return;
+    if (m_labelTile && rect && !m_label.isEmpty())
+        m_labelTile->include(rect->adjusted(-2, -2, 2, 2));
     if (m_labelItem)
         m_labelItem->geometryWillChange();
     m_labelRect = rect;
@@ -46,7 +49,11 @@ void EdgeItem::labelChanged()
 {
     if (!m_labelItem && scene() && !labelRect().isEmpty()) {
         m_labelItem = new EdgeLabelItem(this);
-        scene()->addItem(m_labelItem);
+        if (m_labelTile) {
+            m_labelTile->add(m_labelItem);
+        } else {
+            scene()->addItem(m_labelItem);
+        }
     }
     if (m_labelItem)
         m_labelItem->update();
@@ -83,8 +90,21 @@ void EdgeItem::setHighlight(Highlight h)
     m_highlight = h;
     setZValue(h == Highlight::None ? (m_connector ? 1.1 : 1) : 1.5);
     update();
+    if (m_tile) {
+        m_tile->lift(this, h != Highlight::None);
+        update();
+        TileItem::updateFar(this);
+    }
     if (m_labelItem)
         m_labelItem->update();
+}
+
+void EdgeItem::setTiles(TileItem* home, TileItem* labels)
+{
+    m_tile = home;
+    m_labelTile = labels;
+    if (m_tile)
+        m_tile->add(this);
 }
 
 void EdgeItem::refresh()
@@ -99,24 +119,34 @@ void EdgeItem::refresh()
     labelChanged();
 }
 
+QColor EdgeItem::colour() const
+{
+    if (m_highlight == Highlight::Target)
+        return m_theme->stepAccent;
+    if (m_highlight == Highlight::Source)
+        return m_theme->sourceAccent;
+    return m_theme->edge;
+}
+
+QPen EdgeItem::farPen() const
+{
+    // A cosmetic hairline, no arrowhead, no label.
+    QPen pen(colour(), m_highlight == Highlight::None ? 0 : 2);
+    pen.setCosmetic(true);
+    return pen;
+}
+
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
-    const GraphTheme& t = *m_theme;
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    QColor colour = t.edge;
+    const QColor colour = this->colour();
     double width = 1.2;
-    if (m_highlight == Highlight::Target) {
-        colour = t.stepAccent;
+    if (m_highlight == Highlight::Target)
         width = 3;
-    } else if (m_highlight == Highlight::Source) {
-        colour = t.sourceAccent;
+    else if (m_highlight == Highlight::Source)
         width = 2.5;
-    }
-    if (lod < 0.3) {
-        // Far out: a cosmetic hairline, no arrowhead, no label.
-        QPen pen(colour, m_highlight == Highlight::None ? 0 : 2);
-        pen.setCosmetic(true);
-        painter->setPen(pen);
+    if (lod < lod::kFar) {
+        painter->setPen(farPen());
         painter->setBrush(Qt::NoBrush);
         painter->drawPath(m_path);
         return;
@@ -179,7 +209,7 @@ QRectF EdgeLabelItem::boundingRect() const
 void EdgeLabelItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     // Labels hide when zoomed out, as the edge's arrowhead detail does.
-    if (option->levelOfDetailFromTransform(painter->worldTransform()) >= 0.75)
+    if (option->levelOfDetailFromTransform(painter->worldTransform()) >= lod::kLabels)
         m_edge->paintLabel(painter);
 }
 

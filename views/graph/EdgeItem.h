@@ -3,6 +3,7 @@
 
 #include <QGraphicsItem>
 #include <QPainterPath>
+#include <QPen>
 #include <QString>
 
 #include <optional>
@@ -12,6 +13,7 @@ namespace shardx::views {
 
 struct GraphTheme;
 class EdgeLabelItem;
+class TileItem;
 
 /// A spline from dot (or a connector through a group's border), an arrowhead where the use
 /// ends, and a label: the sharding of the tensor it carries at the current step. Highlighted
@@ -47,15 +49,27 @@ public:
     QRectF labelRect() const;
     const QPainterPath& path() const { return m_path; }
     Highlight highlight() const { return m_highlight; }
+    /// Highlighted edges leave their tile for the top level of the scene, above every tile of
+    /// edges (tiles stack as wholes: within its tile, a highlighted edge would still pass under
+    /// the edges of the tiles drawn after it); they go back when the highlight ends.
     void setHighlight(Highlight h);
     void refresh();
+    /// The tile holding this edge (its parent unless highlighted) and the tile its label goes to
+    /// (GraphScene sets both before the edge is in a scene); none: the scene's top level.
+    void setTiles(TileItem* home, TileItem* labels);
     /// Draws the label (background and text) at labelRect(), for EdgeLabelItem.
     void paintLabel(QPainter* painter) const;
+    /// The hairline paint() draws the edge with far out (its tile draws it so then: TileItem).
+    QPen farPen() const;
 
 private:
     /// The label's item: made when the label is first placed in a scene; owned by the scene.
     void labelChanged();
+    /// The colour of the edge, by its highlight.
+    QColor colour() const;
     EdgeLabelItem* m_labelItem = nullptr;
+    TileItem* m_tile = nullptr;
+    TileItem* m_labelTile = nullptr;
     QPainterPath m_path;
     std::optional<QPointF> m_arrowTip;
     QPointF m_arrowBase;

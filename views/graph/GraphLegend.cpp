@@ -1,6 +1,7 @@
 // GraphLegend: swatches for axes, fills and marks.
 #include "views/graph/GraphLegend.h"
 
+#include <QEvent>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -29,7 +30,20 @@ void GraphLegend::setAxes(const std::vector<std::string>& names, const std::vect
     for (size_t i = 0; i < names.size(); ++i)
         m_axes.push_back(Axis{QString::fromStdString(names[i]), i < sizes.size() ? sizes[i] : 0});
     resize(sizeHint());
+    refresh();
+}
+
+void GraphLegend::refresh()
+{
+    m_picture = QPixmap();
     update();
+}
+
+void GraphLegend::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange)
+        refresh();
 }
 
 QSize GraphLegend::sizeHint() const
@@ -45,8 +59,22 @@ QSize GraphLegend::sizeHint() const
 
 void GraphLegend::paintEvent(QPaintEvent*)
 {
-    const GraphTheme& t = *m_theme;
+    const qreal dpr = devicePixelRatioF();
+    if (m_picture.isNull() || m_picture.size() != size() * dpr || m_picture.devicePixelRatio() != dpr) {
+        m_picture = QPixmap(size() * dpr);
+        m_picture.setDevicePixelRatio(dpr);
+        m_picture.fill(Qt::transparent);
+        QPainter p(&m_picture);
+        p.setFont(font());
+        draw(p);
+    }
     QPainter p(this);
+    p.drawPixmap(0, 0, m_picture);
+}
+
+void GraphLegend::draw(QPainter& p) const
+{
+    const GraphTheme& t = *m_theme;
     paintOverlayPanel(p, QRectF(rect()), t);
 
     QFont bold = font();

@@ -303,7 +303,7 @@ void GraphPanel::initialView()
 {
     // Fit the whole graph when it stays readable; else fit its width and start at the top, where
     // dataflow starts.
-    const QRectF r = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    const QRectF r = m_scene->contentRect().adjusted(-20, -20, 20, 20);
     const QRectF v = m_view->viewport()->rect();
     if (r.isEmpty() || v.isEmpty())
         return;
@@ -646,7 +646,7 @@ void GraphPanel::applyTheme()
     m_view->setBackgroundBrush(m_theme.background);
     m_scene->refreshTheme();
     m_styler->restyleAll();
-    m_legend->update();
+    m_legend->refresh();
     m_minimap->invalidate();
 }
 

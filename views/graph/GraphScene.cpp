@@ -3,12 +3,16 @@
 
 #include <QSet>
 
+#include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "views/graph/ClusterItem.h"
 #include "views/graph/EdgeItem.h"
 #include "views/graph/GraphTheme.h"
 #include "views/graph/NodeItem.h"
+#include "views/graph/TileItem.h"
 
 namespace shardx::views {
 
@@ -35,6 +39,14 @@ QPainterPath pathOf(const std::vector<Spline>& splines)
 
 QString opCount(int n) { return n == 1 ? QStringLiteral("1 op") : QStringLiteral("%1 ops").arg(n); }
 
+/// The side of a tile in scene units: about a window at 100 % (a view then meets a few tiles of a
+/// layer), and a few hundred items per tile in a dense graph.
+constexpr double kTileSize = 1024;
+/// How far from its edge a label may be placed (LabelPlacer: beside points along the edge), so
+/// that a label tile rarely has to grow after a step re-places a label.
+constexpr double kLabelReachX = 320;
+constexpr double kLabelReachY = 16;
+
 } // namespace
 
 GraphScene::GraphScene(const GraphTheme* theme, QObject* parent) : QGraphicsScene(parent), m_theme(theme) {}
@@ -54,6 +66,9 @@ void GraphScene::clearGraph()
     m_byValue.clear();
     m_labelValue.clear();
     m_labels.clear();
+    m_tiles.clear();
+    m_nodeTiles.clear();
+    m_outerFrames.clear();
     setSceneRect(QRectF());
 }
 
@@ -74,6 +89,54 @@ NodeItem* GraphScene::visibleItemFor(int node) const
     return nullptr;
 }
 
+void GraphScene::applyScale(TileItem* tile) const
+{
+    tile->setFar(m_viewScale < (tile->layer() == TileItem::Layer::Labels ? lod::kLabels : lod::kFar));
+}
+
+void GraphScene::setViewScale(double scale)
+{
+    if (scale == m_viewScale)
+        return;
+    m_viewScale = scale;
+    for (TileItem* tile : m_tiles)
+        applyScale(tile);
+}
+
+bool GraphScene::coversBackground(const QRectF& sceneRect) const
+{
+    for (const ClusterItem* c : m_outerFrames)
+        if (c->coversOpaquely(sceneRect))
+            return true;
+    return false;
+}
+
+QRectF GraphScene::contentRect() const
+{
+    QRectF r;
+    for (const ClusterItem* c : m_clusterItems)
+        r |= c->sceneBoundingRect();
+    for (const TileItem* tile : m_tiles)
+        if (tile->layer() != TileItem::Layer::Labels)
+            r |= tile->boundingRect(); // the union of its items'
+    for (const EdgeItem* e : m_edgeItems)
+        if (!e->labelRect().isEmpty())
+            r |= e->labelRect().adjusted(-2, -2, 2, 2); // EdgeLabelItem::boundingRect()
+    return r;
+}
+
+NodeItem* GraphScene::nodeItemAt(const QPointF& scenePos) const
+{
+    for (TileItem* tile : m_nodeTiles) {
+        if (!tile->boundingRect().contains(scenePos))
+            continue;
+        for (QGraphicsItem* item : tile->items())
+            if (item->sceneBoundingRect().contains(scenePos) && item->contains(item->mapFromScene(scenePos)))
+                return static_cast<NodeItem*>(item);
+    }
+    return nullptr;
+}
+
 void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shared_ptr<const FlatLayout> flat)
 {
     clearGraph();
@@ -83,6 +146,19 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
         return;
     const DataflowGraph& g = *m_graph;
     m_byNode.assign(g.nodes().size(), nullptr);
+    // Nodes, edges and labels go under tiles (TileItem), the tiles into the scene at the end.
+    using Layer = TileItem::Layer;
+    std::map<std::tuple<Layer, qint64, qint64>, TileItem*> tiles;
+    auto tileAt = [&](Layer layer, const QPointF& p) {
+        TileItem*& tile = tiles[{layer, static_cast<qint64>(std::floor(p.x() / kTileSize)),
+                                 static_cast<qint64>(std::floor(p.y() / kTileSize))}];
+        if (!tile)
+            tile = new TileItem(layer);
+        return tile;
+    };
+    auto addToTile = [&](QGraphicsItem* item, Layer layer) {
+        tileAt(layer, item->sceneBoundingRect().center())->add(item);
+    };
     for (const FlatItem& it : m_flat->items) {
         const QRectF r(it.rect.x, it.rect.y, it.rect.width, it.rect.height);
         if (it.shape == ItemShape::Node) {
@@ -95,7 +171,7 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
             auto* item =
                 new NodeItem(it.ref, kind, r, QString::fromStdString(n.name),
                              QString::fromUtf8(n.detail.data(), static_cast<qsizetype>(n.detail.size())), m_theme);
-            addItem(item);
+            addToTile(item, Layer::Nodes);
             m_nodeItems.push_back(item);
             m_byNode[static_cast<size_t>(it.ref.index)] = item;
             continue;
@@ -114,7 +190,7 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
                          QStringLiteral(" · ") + detail;
             }
             auto* item = new NodeItem(it.ref, NodeItem::Kind::Group, r, title, detail, m_theme);
-            addItem(item);
+            addToTile(item, Layer::Nodes);
             m_nodeItems.push_back(item);
             m_groupBoxes.insert(it.ref.index, item);
             continue;
@@ -136,7 +212,10 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
         if (!e.splines.empty() && e.splines.back().headArrow && e.arrowhead)
             tip = QPointF(e.splines.back().headArrow->x, e.splines.back().headArrow->y);
         auto* item = new EdgeItem(pathOf(e.splines), tip, e.edges, e.connector, m_theme);
-        addItem(item);
+        const QRectF bounds = item->boundingRect();
+        TileItem* labels = tileAt(Layer::Labels, bounds.center());
+        labels->include(bounds.adjusted(-kLabelReachX, -kLabelReachY, kLabelReachX, kLabelReachY));
+        item->setTiles(tileAt(e.connector ? Layer::Connectors : Layer::Edges, bounds.center()), labels);
         m_edgeItems.push_back(item);
         std::set<int> values;
         for (int d : e.edges) {
@@ -165,6 +244,24 @@ void GraphScene::setLayout(std::shared_ptr<const DataflowGraph> graph, std::shar
             if (values.size() > 1)
                 item->setLabel(QStringLiteral("%1 tensors").arg(values.size()));
         }
+    }
+    // Each frame learns where the frames of the groups inside it cover it, the outermost frames
+    // where they cover the background (ClusterItem::paint, GraphView::drawBackground).
+    for (ClusterItem* c : m_clusterItems) {
+        int parent = g.groups()[static_cast<size_t>(c->group())].parent;
+        while (parent >= 0 && !m_clusters.contains(parent))
+            parent = g.groups()[static_cast<size_t>(parent)].parent;
+        if (parent >= 0)
+            m_clusters.value(parent)->addInnerFrame(c->sceneBoundingRect().adjusted(2, 2, -2, -2));
+        else
+            m_outerFrames.push_back(c);
+    }
+    for (const auto& [key, tile] : tiles) {
+        applyScale(tile);
+        addItem(tile);
+        m_tiles.push_back(tile);
+        if (tile->layer() == Layer::Nodes)
+            m_nodeTiles.push_back(tile);
     }
     const double margin = 40;
     setSceneRect(QRectF(-margin, -margin, m_flat->size.width + 2 * margin, m_flat->size.height + 2 * margin));

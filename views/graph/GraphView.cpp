@@ -38,6 +38,11 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
     viewport()->setCursor(Qt::ArrowCursor);
+    // Every frame paints each pixel of what it exposes (the background brush, or a group's opaque
+    // frame over it): the viewport's own fill of its background before each frame is not needed.
+    // Opaque, the viewport still scrolls by moving its pixels.
+    viewport()->setAutoFillBackground(false);
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
 double GraphView::zoom() const { return transform().m11(); }
@@ -62,6 +67,7 @@ void GraphView::setZoom(double z, const QPoint* anchor)
         scale(factor, factor);
     }
     setTransformationAnchor(old);
+    m_scene->setViewScale(zoom());
     emit zoomChanged(zoom());
     emit viewportMoved();
 }
@@ -71,7 +77,7 @@ void GraphView::zoomOut() { setZoom(zoom() / kStep); }
 
 void GraphView::fitAll()
 {
-    const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    const QRectF r = m_scene->contentRect().adjusted(-20, -20, 20, 20);
     if (r.isEmpty())
         return;
     const QRectF v = viewport()->rect();
@@ -101,10 +107,10 @@ ItemRef GraphView::itemAt(const QPoint& pos, bool* onCollapseButton, bool* onTit
     if (onTitle)
         *onTitle = false;
     const QPointF scenePos = mapToScene(pos);
-    // Items under the point, topmost first: nodes sit above frames.
+    // Nodes sit above frames.
+    if (NodeItem* node = m_scene->nodeItemAt(scenePos))
+        return node->ref();
     for (QGraphicsItem* item : scene()->items(scenePos, Qt::IntersectsItemShape, Qt::DescendingOrder, transform())) {
-        if (auto* node = qgraphicsitem_cast<NodeItem*>(item))
-            return node->ref();
         if (auto* cluster = qgraphicsitem_cast<ClusterItem*>(item)) {
             const QPointF local = cluster->mapFromScene(scenePos);
             if (onCollapseButton)
@@ -245,6 +251,13 @@ void GraphView::scrollContentsBy(int dx, int dy)
 {
     QGraphicsView::scrollContentsBy(dx, dy);
     emit viewportMoved();
+}
+
+void GraphView::drawBackground(QPainter* painter, const QRectF& rect)
+{
+    if (m_scene->coversBackground(rect))
+        return; // a frame drawn over it fills all of it
+    QGraphicsView::drawBackground(painter, rect);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event)

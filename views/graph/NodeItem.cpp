@@ -5,6 +5,7 @@
 #include <QStyleOptionGraphicsItem>
 
 #include "views/graph/GraphTheme.h"
+#include "views/graph/TileItem.h"
 
 namespace shardx::views {
 
@@ -52,6 +53,7 @@ void NodeItem::setStyle(const Style& style)
         return;
     m_style = style;
     update();
+    TileItem::updateFar(this);
 }
 
 void NodeItem::setMarked(bool marked)
@@ -60,9 +62,36 @@ void NodeItem::setMarked(bool marked)
         return;
     m_marked = marked;
     update();
+    TileItem::updateFar(this);
 }
 
-void NodeItem::refresh() { update(); }
+void NodeItem::refresh()
+{
+    update();
+    TileItem::updateFar(this);
+}
+
+std::pair<QRectF, QColor> NodeItem::farBox() const
+{
+    const GraphTheme& t = *m_theme;
+    QRectF box = boxRect();
+    if (m_kind == Kind::Group)
+        box.adjust(0, 0, -4, -4); // the stack below-right
+    QColor fill = m_style.fills.isEmpty() ? (m_style.hasSharding ? t.replicated : t.nodeFill) : m_style.fills.front();
+    if (m_kind == Kind::Group)
+        fill = t.groupFill;
+    if (m_style.currentStep)
+        fill = t.stepAccent;
+    else if (m_marked)
+        fill = t.selection;
+    return {box, fill};
+}
+
+void NodeItem::paintFar(QPainter* painter) const
+{
+    const auto [box, fill] = farBox();
+    painter->fillRect(box.translated(pos()), fill);
+}
 
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
@@ -78,16 +107,9 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     outline.addRoundedRect(box, radius, radius);
 
     // Far out: a filled box, no text or markers (the chip example's level of detail).
-    if (lod < 0.3) {
-        QColor fill =
-            m_style.fills.isEmpty() ? (m_style.hasSharding ? t.replicated : t.nodeFill) : m_style.fills.front();
-        if (group)
-            fill = t.groupFill;
-        if (m_style.currentStep)
-            fill = t.stepAccent;
-        else if (m_marked)
-            fill = t.selection;
-        painter->fillRect(box, fill);
+    if (lod < lod::kFar) {
+        const auto [farRect, fill] = farBox();
+        painter->fillRect(farRect, fill);
         return;
     }
 

@@ -51,9 +51,14 @@ public:
     void setMarked(bool marked);
     /// Drops the cached rendering after a theme change.
     void refresh();
+    /// Draws the node as paint() does far out (a filled box), in scene coordinates: for its tile,
+    /// which paints its nodes itself then (TileItem).
+    void paintFar(QPainter* painter) const;
 
 private:
     QRectF boxRect() const;
+    /// The box and its colour far out.
+    std::pair<QRectF, QColor> farBox() const;
 
     layout::ItemRef m_ref;
     Kind m_kind;
