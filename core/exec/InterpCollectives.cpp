@@ -38,84 +38,26 @@ int64_t colChannelId(const OpContext& ctx)
     }
 }
 
-/// The value of `key = ...` in `text` from `from` on: the text after `=` up to the next `,` or `>` at the same
-/// nesting depth (`<`/`[` open a level), trimmed; empty when the key is not there.
-std::string colOpaqueField(const std::string& text, const std::string& key, size_t from = 0)
-{
-    for (size_t at = text.find(key, from); at != std::string::npos; at = text.find(key, at + 1)) {
-        const bool startsWord =
-            at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
-        size_t eq = at + key.size();
-        while (eq < text.size() && text[eq] == ' ')
-            ++eq;
-        if (!startsWord || eq >= text.size() || text[eq] != '=')
-            continue;
-        size_t end = eq + 1;
-        int depth = 0;
-        for (; end < text.size(); ++end) {
-            const char c = text[end];
-            if (c == '<' || c == '[')
-                ++depth;
-            else if ((c == '>' || c == ']') && depth-- == 0)
-                break;
-            else if (c == ',' && depth == 0)
-                break;
-        }
-        std::string v = text.substr(eq + 1, end - eq - 1);
-        v.erase(0, v.find_first_not_of(' '));
-        v.erase(v.find_last_not_of(' ') + 1);
-        return v;
-    }
-    return {};
-}
-
 /// The device id groups of `#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name =
 /// "x">, ...]>` (the groups of those axes of mesh @m, PARTITION.md 2.4).
 std::vector<std::vector<int64_t>> colMeshAxesRows(const OpContext& ctx, const char* name, const ir::OpaqueAttr& o)
 {
-    const std::string meshText = colOpaqueField(o.body, "mesh");
-    if (meshText.size() < 2 || meshText[0] != '@')
-        ctx.fail(std::string("attribute '") + name + "': expected a mesh symbol (mesh = @name) in " + o.body);
-    std::string meshName = meshText.substr(1);
-    if (meshName.size() >= 2 && meshName.front() == '"' && meshName.back() == '"')
-        meshName = meshName.substr(1, meshName.size() - 2);
+    std::string error;
+    const std::optional<stablehlo::ReplicaGroupMeshAxes> parsed = stablehlo::parseReplicaGroupMeshAxes(o, &error);
+    if (!parsed)
+        ctx.fail(std::string("attribute '") + name + "': " + error);
+    const std::string& meshName = parsed->mesh;
     const Mesh* mesh = ctx.interp.module().findMesh(meshName);
     if (!mesh && ctx.interp.hooks().meshSource)
         mesh = ctx.interp.hooks().meshSource->findMesh(meshName);
     if (!mesh)
         ctx.fail(std::string("attribute '") + name + "' names the mesh @" + meshName +
                  ", which is no sdy.mesh of the module");
-    std::vector<AxisRef> axes;
-    const std::string list = colOpaqueField(o.body, "axes");
-    for (size_t at = list.find("axis_ref<"); at != std::string::npos; at = list.find("axis_ref<", at + 1)) {
-        const size_t open = at + std::string("axis_ref").size();
-        size_t close = open + 1;
-        for (int depth = 0; close < list.size(); ++close) {
-            if (list[close] == '<')
-                ++depth;
-            else if (list[close] == '>' && depth-- == 0)
-                break;
-        }
-        const std::string ref = list.substr(open + 1, close - open - 1);
-        std::string axisName = colOpaqueField(ref, "name");
-        if (axisName.size() < 2 || axisName.front() != '"' || axisName.back() != '"')
-            ctx.fail(std::string("attribute '") + name + "': an axis_ref without a quoted name: " + ref);
-        axisName = axisName.substr(1, axisName.size() - 2);
-        if (!mesh->hasAxis(axisName))
-            ctx.fail(std::string("attribute '") + name + "': the mesh @" + meshName + " has no axis \"" + axisName +
+    for (const AxisRef& axis : parsed->axes)
+        if (!mesh->hasAxis(axis.name))
+            ctx.fail(std::string("attribute '") + name + "': the mesh @" + meshName + " has no axis \"" + axis.name +
                      "\"");
-        const std::string pre = colOpaqueField(ref, "pre_size"), size = colOpaqueField(ref, "size");
-        if (pre.empty() != size.empty() || (pre.empty() && ref.find(',') != std::string::npos))
-            ctx.fail(std::string("attribute '") + name + "': an axis_ref this interpreter does not read: " + ref);
-        try {
-            axes.push_back(pre.empty() ? AxisRef(axisName) : AxisRef(axisName, std::stoll(pre), std::stoll(size)));
-        } catch (...) {
-            ctx.fail(std::string("attribute '") + name + "': an axis_ref this interpreter does not read: " + ref);
-        }
-    }
-    if (axes.empty())
-        ctx.fail(std::string("attribute '") + name + "': no axes in " + o.body);
-    return partition::replicaGroups(*mesh, axes);
+    return partition::replicaGroups(*mesh, parsed->axes);
 }
 
 /// `replica_groups` (or `source_target_pairs`) as rows of ids; -1 entries (padding of uneven groups)

@@ -1,7 +1,6 @@
 // Reading and writing the sharding attributes of ops, func arguments and results.
 #include "core/ir/ShardingAccess.h"
 
-
 namespace shardx::ir {
 
 namespace {
@@ -80,10 +79,7 @@ const Mesh* meshOf(const Module& module, const TensorSharding& s) { return modul
 
 const TensorSharding* opSharding(const Op& op) { return shardingAttrOf(op, kShardingAttr); }
 
-void setOpSharding(Op& op, const TensorSharding& s)
-{
-    replaceOrAdd(op, kShardingAttr, sharedShardingAttr(s), false);
-}
+void setOpSharding(Op& op, const TensorSharding& s) { replaceOrAdd(op, kShardingAttr, sharedShardingAttr(s), false); }
 
 const TensorSharding* outSharding(const Op& collective) { return shardingAttrOf(collective, kOutShardingAttr); }
 

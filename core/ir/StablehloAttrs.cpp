@@ -448,4 +448,82 @@ std::optional<std::string> customCallTarget(const ir::Op& customCall)
     return stringValue(customCall.attr(kCallTargetNameAttr));
 }
 
+namespace {
+
+/// The value of `key = ...` in `text` from `from` on: the text after `=` up to the next `,` or `>` at the same
+/// nesting depth (`<`/`[` open a level), trimmed; empty when the key is not there.
+std::string meshAxesField(const std::string& text, const std::string& key, size_t from = 0)
+{
+    for (size_t at = text.find(key, from); at != std::string::npos; at = text.find(key, at + 1)) {
+        const bool startsWord =
+            at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+        size_t eq = at + key.size();
+        while (eq < text.size() && text[eq] == ' ')
+            ++eq;
+        if (!startsWord || eq >= text.size() || text[eq] != '=')
+            continue;
+        size_t end = eq + 1;
+        int depth = 0;
+        for (; end < text.size(); ++end) {
+            const char c = text[end];
+            if (c == '<' || c == '[')
+                ++depth;
+            else if ((c == '>' || c == ']') && depth-- == 0)
+                break;
+            else if (c == ',' && depth == 0)
+                break;
+        }
+        std::string v = text.substr(eq + 1, end - eq - 1);
+        v.erase(0, v.find_first_not_of(' '));
+        v.erase(v.find_last_not_of(' ') + 1);
+        return v;
+    }
+    return {};
+}
+
+} // namespace
+
+std::optional<ReplicaGroupMeshAxes> parseReplicaGroupMeshAxes(const ir::OpaqueAttr& o, std::string* error)
+{
+    auto fail = [error](std::string message) {
+        if (error)
+            *error = std::move(message);
+        return std::nullopt;
+    };
+    ReplicaGroupMeshAxes out;
+    const std::string meshText = meshAxesField(o.body, "mesh");
+    if (meshText.size() < 2 || meshText[0] != '@')
+        return fail("expected a mesh symbol (mesh = @name) in " + o.body);
+    out.mesh = meshText.substr(1);
+    if (out.mesh.size() >= 2 && out.mesh.front() == '"' && out.mesh.back() == '"')
+        out.mesh = out.mesh.substr(1, out.mesh.size() - 2);
+    const std::string list = meshAxesField(o.body, "axes");
+    for (size_t at = list.find("axis_ref<"); at != std::string::npos; at = list.find("axis_ref<", at + 1)) {
+        const size_t open = at + std::string("axis_ref").size();
+        size_t close = open + 1;
+        for (int depth = 0; close < list.size(); ++close) {
+            if (list[close] == '<')
+                ++depth;
+            else if (list[close] == '>' && depth-- == 0)
+                break;
+        }
+        const std::string ref = list.substr(open + 1, close - open - 1);
+        std::string axisName = meshAxesField(ref, "name");
+        if (axisName.size() < 2 || axisName.front() != '"' || axisName.back() != '"')
+            return fail("an axis_ref without a quoted name: " + ref);
+        axisName = axisName.substr(1, axisName.size() - 2);
+        const std::string pre = meshAxesField(ref, "pre_size"), size = meshAxesField(ref, "size");
+        if (pre.empty() != size.empty() || (pre.empty() && ref.find(',') != std::string::npos))
+            return fail("an axis_ref shardx does not read: " + ref);
+        try {
+            out.axes.push_back(pre.empty() ? AxisRef(axisName) : AxisRef(axisName, std::stoll(pre), std::stoll(size)));
+        } catch (...) {
+            return fail("an axis_ref shardx does not read: " + ref);
+        }
+    }
+    if (out.axes.empty())
+        return fail("no axes in " + o.body);
+    return out;
+}
+
 } // namespace shardx::stablehlo

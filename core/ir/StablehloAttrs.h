@@ -8,8 +8,19 @@
 
 #include "core/ir/Attribute.h"
 #include "core/ir/Operation.h"
+#include "core/mesh/AxisRef.h"
 
 namespace shardx::stablehlo {
+
+/// `#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name = "x">, ...]>` (the
+/// replica groups JAX writes for a collective in shard_map: the groups of those axes of mesh @m).
+struct ReplicaGroupMeshAxes {
+    std::string mesh; ///< without '@'
+    std::vector<AxisRef> axes;
+};
+/// Reads it; nullopt (and a message in `error`) when it is malformed. A sub-axis is
+/// `#stablehlo.axis_ref<name = "x", pre_size = 2, size = 2>`.
+std::optional<ReplicaGroupMeshAxes> parseReplicaGroupMeshAxes(const ir::OpaqueAttr& attr, std::string* error = nullptr);
 
 /// `#stablehlo.dot<lhs_batching_dimensions = [0], ...>`.
 struct DotDimensionNumbers {

@@ -14,6 +14,7 @@
 #include "core/ir/ProgramIds.h"
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
+#include "core/ir/StablehloAttrs.h"
 #include "core/mesh/DeviceLayout.h"
 #include "core/partition/ExplicitReshards.h"
 #include "core/partition/LocalOps.h"
@@ -130,6 +131,8 @@ public:
             func->walk([&](ir::Op* op) {
                 if (isCollectiveName(op->name()))
                     model.collectives.push_back(describe(*op));
+                else if (std::optional<CollectiveInfo> written = describeWritten(*op))
+                    model.collectives.push_back(std::move(*written));
             });
     }
 
@@ -307,6 +310,85 @@ private:
                     info.fromSide = side(c.fromValue, c.from);
                     info.toSide = side(c.toValue, c.to);
                 }
+        return info;
+    }
+
+    /// A StableHLO collective the program itself holds (a psum or all_gather in the body of a shard_map, which
+    /// JAX writes with its replica groups): it runs on every device as written, its operand's type already the
+    /// local one. nullopt for any other op.
+    std::optional<CollectiveInfo> describeWritten(ir::Op& op)
+    {
+        static const std::pair<const char*, const char*> kKinds[] = {
+            {"stablehlo.all_reduce", "all-reduce"},
+            {"stablehlo.all_gather", "all-gather"},
+            {"stablehlo.reduce_scatter", "reduce-scatter"},
+            {"stablehlo.all_to_all", "all-to-all"},
+            {"stablehlo.collective_permute", "collective-permute"}};
+        const std::string& n = op.name();
+        const auto kind =
+            std::find_if(std::begin(kKinds), std::end(kKinds), [&n](const auto& k) { return n == k.first; });
+        if (kind == std::end(kKinds) || op.numOperands() == 0 || op.numResults() == 0)
+            return std::nullopt;
+        CollectiveInfo info;
+        info.kind = kind->second;
+        const bool permute = n == "stablehlo.collective_permute";
+        const ir::Attribute* groups = op.attr(permute ? "source_target_pairs" : "replica_groups");
+        const ir::OpaqueAttr* meshAxes = groups ? groups->as<ir::OpaqueAttr>() : nullptr;
+        if (meshAxes && meshAxes->mnemonic == "replica_group_mesh_axes") {
+            if (auto parsed = stablehlo::parseReplicaGroupMeshAxes(*meshAxes))
+                if (const Mesh* mesh = m_module.findMesh(parsed->mesh)) {
+                    info.axes = parsed->axes;
+                    info.replicaGroups = m_groups.get(*mesh, info.axes);
+                }
+        } else if (const auto* dense = groups ? groups->as<ir::DenseElementsAttr>() : nullptr;
+                   dense && dense->type.rank() == 2) {
+            if (auto flat = stablehlo::intList(groups)) {
+                const int64_t cols = dense->type.dim(1);
+                for (int64_t r = 0; cols > 0 && r < dense->type.dim(0); ++r) {
+                    std::vector<int64_t> row;
+                    for (int64_t c = 0; c < cols; ++c)
+                        if (const int64_t id = (*flat)[static_cast<size_t>(r * cols + c)]; id >= 0)
+                            row.push_back(id); // -1 pads an uneven group
+                    if (!row.empty() && !(permute && row.size() == 2 && row[0] == row[1]))
+                        info.replicaGroups.push_back(std::move(row));
+                }
+            }
+        }
+        info.groupSize =
+            permute ? 2 : (info.replicaGroups.empty() ? 1 : static_cast<int64_t>(info.replicaGroups.front().size()));
+        const ir::Type& in = op.operand(0)->type();
+        const ir::Type& out = op.result(0)->type();
+        info.elementType = in.isRankedTensor() ? in.elementType() : std::string();
+        info.shapeBefore = in.isRankedTensor() ? in.shape() : std::vector<int64_t>{};
+        info.shapeAfter = out.isRankedTensor() ? out.shape() : std::vector<int64_t>{};
+        const int64_t g = info.groupSize, p = product(info.shapeBefore) * elementBytes(info.elementType);
+        info.payloadBytesPerDevice = p;
+        int64_t steps = 0;
+        if (n == "stablehlo.all_reduce") {
+            info.bytesSentPerDevice = g > 1 ? 2 * (g - 1) * p / g : 0;
+            steps = 2 * (g - 1);
+        } else if (n == "stablehlo.all_gather") {
+            info.bytesSentPerDevice = (g - 1) * p;
+            steps = g - 1;
+        } else if (permute) {
+            info.bytesSentPerDevice = info.replicaGroups.empty() ? 0 : p;
+            steps = 1;
+        } else {
+            info.bytesSentPerDevice = g > 1 ? (g - 1) * p / g : 0;
+            steps = g - 1;
+        }
+        info.bytesReceivedPerDevice = info.bytesSentPerDevice;
+        info.seconds = alphaBeta(info, steps);
+        info.op = opDisplayName(&op);
+        info.opName = n;
+        info.position = op.pos;
+        info.opIndex = m_module.programIds().opOf(&op);
+        const ir::Op* manual = op.parentOp();
+        while (manual && manual->name() != "sdy.manual_computation")
+            manual = manual->parentOp();
+        info.cause = manual ? "written in the program, in the body of the manual computation (shard_map) " +
+                                  opDisplayName(const_cast<ir::Op*>(manual))
+                            : std::string("written in the program");
         return info;
     }
 

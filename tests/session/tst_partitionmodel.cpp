@@ -302,6 +302,31 @@ func.func @main(%a: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"
         QCOMPARE(m->collectives[0].bytesSentPerDevice, int64_t(2048));
     }
 
+    void shardMapListsTheCollectivesItWrites()
+    {
+        // tests/exec/data/shard_map_matmul.mlir: a JAX shard_map over "data"=2 x "model"=4 whose body holds
+        // 8x8 f32 partial products summed by a psum: stablehlo.all_reduce with mesh-axes replica groups over
+        // "model". Nothing is inserted by the partitioner; the psum runs as written: groups of "model" on the
+        // iota mesh are {0,1,2,3} and {4,5,6,7}; payload 8*8*4 = 256 bytes; a ring all-reduce of 4 sends
+        // 2*(4-1)/4 of it: 384 bytes.
+        Session s;
+        QVERIFY(s.open(std::string(SHARDX_SOURCE_DIR) + "/tests/exec/data/shard_map_matmul.mlir"));
+        QVERIFY(s.propagate(PropagationRequest{}).ok);
+        Expected<PartitionModel> m = s.partition();
+        QVERIFY2(m, m ? "" : m.error().message.c_str());
+        QCOMPARE(m->collectives.size(), size_t(1));
+        const CollectiveInfo& c = m->collectives[0];
+        QCOMPARE(c.kind, std::string("all-reduce"));
+        QCOMPARE(c.opName, std::string("stablehlo.all_reduce"));
+        QCOMPARE(groups(c.replicaGroups), std::string("[0,1,2,3][4,5,6,7]"));
+        QCOMPARE(c.axes.size(), size_t(1));
+        QCOMPARE(c.axes[0].name, std::string("model"));
+        QCOMPARE(c.payloadBytesPerDevice, int64_t(256));
+        QCOMPARE(c.bytesSentPerDevice, int64_t(384));
+        QVERIFY2(c.cause.find("shard_map") != std::string::npos, c.cause.c_str());
+        QCOMPARE(c.position.line, 10);
+    }
+
     void costModelUsesTheSlowestAxis()
     {
         // The all-gather of the FSDP case: 3 ring steps of 2 us plus 1,536 bytes at 1 GB/s.
