@@ -274,30 +274,69 @@ int TraceRecorder::factorChangeSet(const TraceStep& s, const StepTables& tables,
 
 int TraceRecorder::shardingId(const TensorSharding* s) { return s ? m_pool.sharding(*s) : -1; }
 
+namespace {
+
+/// The module's ProgramIds as a trace's name rows, scopes pooled in the order a trace document lists them
+/// (values, then ops, in order of first use). The binary writer reads the names through it in place;
+/// fillNames() copies them into a TraceData.
+class ProgramIdsNameRows final : public TraceNameRows {
+public:
+    explicit ProgramIdsNameRows(const ir::ProgramIds& ids) : m_ids(ids), m_scopeMap(ids.numScopes(), -1)
+    {
+        for (const ir::ProgramValue& v : ids.values())
+            pool(v.scope);
+        for (const ir::ProgramOp& o : ids.ops())
+            pool(o.scope);
+    }
+    size_t numValues() const override { return m_ids.values().size(); }
+    Value value(size_t i) const override
+    {
+        const ir::ProgramValue& v = m_ids.values()[i];
+        return {v.id, v.name, mapped(v.scope), v.op, v.derivedFrom};
+    }
+    size_t numOps() const override { return m_ids.ops().size(); }
+    Op op(size_t i) const override
+    {
+        const ir::ProgramOp& o = m_ids.ops()[i];
+        return {o.id, o.opName, o.name, mapped(o.scope)};
+    }
+    const std::vector<std::string>& scopes() const override { return m_scopes; }
+
+private:
+    void pool(int id)
+    {
+        if (id >= 0 && m_scopeMap[static_cast<size_t>(id)] < 0) {
+            m_scopeMap[static_cast<size_t>(id)] = static_cast<int>(m_scopes.size());
+            m_scopes.push_back(m_ids.scopeName(id));
+        }
+    }
+    int mapped(int id) const { return id < 0 ? -1 : m_scopeMap[static_cast<size_t>(id)]; }
+
+    const ir::ProgramIds& m_ids;
+    std::vector<int> m_scopeMap;
+    std::vector<std::string> m_scopes;
+};
+
+} // namespace
+
 void TraceRecorder::fillNames(TraceData& data) const
 {
     // Scopes are pooled in the order a trace document lists them (values, then ops), so that a
     // trace read back from JSON is equal to the one written.
-    std::vector<int> scopeMap(m_ids.numScopes(), -1);
-    data.scopes.clear();
-    auto scope = [&](int id) {
-        if (id < 0)
-            return -1;
-        int& mapped = scopeMap[static_cast<size_t>(id)];
-        if (mapped < 0) {
-            mapped = static_cast<int>(data.scopes.size());
-            data.scopes.push_back(m_ids.scopeName(id));
-        }
-        return mapped;
-    };
+    const ProgramIdsNameRows rows(m_ids);
+    data.scopes = rows.scopes();
     data.values.clear();
-    data.values.reserve(m_ids.values().size());
-    for (const ir::ProgramValue& v : m_ids.values())
-        data.values.push_back(TraceValue{v.id, v.name, scope(v.scope), v.op, v.derivedFrom});
+    data.values.reserve(rows.numValues());
+    for (size_t i = 0; i < rows.numValues(); ++i) {
+        const TraceNameRows::Value v = rows.value(i);
+        data.values.push_back(TraceValue{std::string(v.id), std::string(v.displayName), v.scope, v.op, v.derivedFrom});
+    }
     data.ops.clear();
-    data.ops.reserve(m_ids.ops().size());
-    for (const ir::ProgramOp& o : m_ids.ops())
-        data.ops.push_back(TraceOp{o.id, o.opName, scope(o.scope), o.name});
+    data.ops.reserve(rows.numOps());
+    for (size_t i = 0; i < rows.numOps(); ++i) {
+        const TraceNameRows::Op o = rows.op(i);
+        data.ops.push_back(TraceOp{std::string(o.id), std::string(o.name), o.scope, std::string(o.displayName)});
+    }
     data.initial.resize(data.values.size(), -1);
 }
 
@@ -805,50 +844,6 @@ void TraceRecorder::streamTo(TraceBinaryWriter* writer, bool keepSteps)
     m_writer = writer;
     m_keepSteps = keepSteps || !writer;
 }
-
-namespace {
-
-/// The module's ProgramIds as the binary writer's name rows, with the scopes pooled as fillNames()
-/// pools them (values, then ops, in order of first use): the same file, without copying every name.
-class ProgramIdsNameRows final : public TraceNameRows {
-public:
-    explicit ProgramIdsNameRows(const ir::ProgramIds& ids) : m_ids(ids), m_scopeMap(ids.numScopes(), -1)
-    {
-        for (const ir::ProgramValue& v : ids.values())
-            pool(v.scope);
-        for (const ir::ProgramOp& o : ids.ops())
-            pool(o.scope);
-    }
-    size_t numValues() const override { return m_ids.values().size(); }
-    Value value(size_t i) const override
-    {
-        const ir::ProgramValue& v = m_ids.values()[i];
-        return {v.id, v.name, mapped(v.scope), v.op, v.derivedFrom};
-    }
-    size_t numOps() const override { return m_ids.ops().size(); }
-    Op op(size_t i) const override
-    {
-        const ir::ProgramOp& o = m_ids.ops()[i];
-        return {o.id, o.opName, o.name, mapped(o.scope)};
-    }
-    const std::vector<std::string>& scopes() const override { return m_scopes; }
-
-private:
-    void pool(int id)
-    {
-        if (id >= 0 && m_scopeMap[static_cast<size_t>(id)] < 0) {
-            m_scopeMap[static_cast<size_t>(id)] = static_cast<int>(m_scopes.size());
-            m_scopes.push_back(m_ids.scopeName(id));
-        }
-    }
-    int mapped(int id) const { return id < 0 ? -1 : m_scopeMap[static_cast<size_t>(id)]; }
-
-    const ir::ProgramIds& m_ids;
-    std::vector<int> m_scopeMap;
-    std::vector<std::string> m_scopes;
-};
-
-} // namespace
 
 bool TraceRecorder::finishStream(int keyframeInterval)
 {
