@@ -18,7 +18,7 @@ namespace shardx::views {
 
 namespace {
 
-constexpr int kMargin = 10;
+constexpr int kMapMargin = 10;
 constexpr int kFacetGap = 16;
 constexpr int kMinBlockW = 30, kMaxBlockW = 130;
 constexpr int kMinBlockH = 24, kMaxBlockH = 72;
@@ -164,7 +164,7 @@ ShardMapView::Frame ShardMapView::frame() const
                                   .arg(f.shown)
                                   .arg(f.numFacets),
                               true);
-    f.titleH = kMargin + static_cast<int>(f.titles.size()) * f.lineH + (f.titles.empty() ? 0 : 6);
+    f.titleH = kMapMargin + static_cast<int>(f.titles.size()) * f.lineH + (f.titles.empty() ? 0 : 6);
     for (const auto& t : f.titles)
         f.titleW = std::max(f.titleW, fm.horizontalAdvance(t.first) + 8);
     if (m_rowDim >= 0) {
@@ -180,7 +180,7 @@ int ShardMapView::columnsFor(const Frame& f, int width) const
 {
     int fc = 1;
     for (int c = 2; c <= f.shown; ++c)
-        if (c * (f.rowTickW + f.cols * kMinBlockW) + (c - 1) * kFacetGap + 2 * kMargin <= width)
+        if (c * (f.rowTickW + f.cols * kMinBlockW) + (c - 1) * kFacetGap + 2 * kMapMargin <= width)
             fc = c;
     return fc;
 }
@@ -190,7 +190,7 @@ int ShardMapView::heightFor(const Frame& f, int facetColumns) const
     if (!m_layout)
         return 3 * f.lineH;
     const int fr = (f.shown + facetColumns - 1) / facetColumns;
-    return f.titleH + fr * (f.captionH + f.colTickH + f.rows * kMinBlockH) + (fr - 1) * kFacetGap + kMargin;
+    return f.titleH + fr * (f.captionH + f.colTickH + f.rows * kMinBlockH) + (fr - 1) * kFacetGap + kMapMargin;
 }
 
 bool ShardMapView::hasHeightForWidth() const { return true; }
@@ -211,7 +211,7 @@ void ShardMapView::relayout()
     const int lineH = f.lineH;
     m_numFacets = m_layout ? f.numFacets : 0;
     if (!m_layout) {
-        m_minSize = QSize(fm.horizontalAdvance(m_message) / 2 + 2 * kMargin, 3 * lineH);
+        m_minSize = QSize(fm.horizontalAdvance(m_message) / 2 + 2 * kMapMargin, 3 * lineH);
         updateGeometry();
         update();
         return;
@@ -220,9 +220,9 @@ void ShardMapView::relayout()
     const int rank = static_cast<int>(L.globalShape.size());
     const int rows = f.rows, cols = f.cols, shown = f.shown;
     const std::vector<int>& facetDims = f.facetDims;
-    qreal y = kMargin;
+    qreal y = kMapMargin;
     for (const auto& [text, emphasis] : f.titles) {
-        m_texts.push_back({QRectF(kMargin, y, fm.horizontalAdvance(text) + 8, lineH), text,
+        m_texts.push_back({QRectF(kMapMargin, y, fm.horizontalAdvance(text) + 8, lineH), text,
                            Qt::AlignLeft | Qt::AlignVCenter, emphasis});
         y += lineH;
     }
@@ -230,8 +230,8 @@ void ShardMapView::relayout()
     const int rowTickW = f.rowTickW, colTickH = f.colTickH, captionH = f.captionH;
 
     // Facet columns: of the counts that fit the width, the one that gives the largest blocks.
-    const int availW = width() - 2 * kMargin;
-    const int availH = height() - static_cast<int>(y) - kMargin;
+    const int availW = width() - 2 * kMapMargin;
+    const int availH = height() - static_cast<int>(y) - kMapMargin;
     const int maxColumns = columnsFor(f, width());
     int fc = maxColumns;
     double best = -1;
@@ -262,7 +262,7 @@ void ShardMapView::relayout()
             index[static_cast<size_t>(*it)] = rest % n;
             rest /= n;
         }
-        const double fx = kMargin + (f % fc) * (facetW + kFacetGap);
+        const double fx = kMapMargin + (f % fc) * (facetW + kFacetGap);
         const double fy = y + (f / fc) * (facetH + kFacetGap);
         if (captionH)
             m_texts.push_back({QRectF(fx + rowTickW, fy, facetW - rowTickW, lineH), facetCaption(index),
@@ -338,7 +338,7 @@ void ShardMapView::relayout()
     }
     // The minimum size: one column of facets wide, all facets in a row high (heightForWidth
     // gives the height a width needs).
-    m_minSize = QSize(std::max(f.titleW, rowTickW + cols * kMinBlockW) + 2 * kMargin, heightFor(f, shown));
+    m_minSize = QSize(std::max(f.titleW, rowTickW + cols * kMinBlockW) + 2 * kMapMargin, heightFor(f, shown));
     updateGeometry();
     update();
 }
@@ -391,8 +391,8 @@ void ShardMapView::paintEvent(QPaintEvent*)
     const QFontMetrics fm(font());
     if (!m_layout) {
         p.setPen(secondary);
-        p.drawText(rect().adjusted(kMargin, kMargin, -kMargin, -kMargin), Qt::AlignCenter | Qt::TextWordWrap,
-                   m_message);
+        p.drawText(rect().adjusted(kMapMargin, kMapMargin, -kMapMargin, -kMapMargin),
+                   Qt::AlignCenter | Qt::TextWordWrap, m_message);
         return;
     }
     QFont bold = font();
