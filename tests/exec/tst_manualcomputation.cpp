@@ -442,9 +442,15 @@ module {
     void validateOnVulkan()
     {
         const QString icd = QStringLiteral("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
-        const QStringList env = qEnvironmentVariableIsSet("VK_DRIVER_FILES") || !QFile::exists(icd)
-                                    ? QStringList{}
-                                    : QStringList{"VK_DRIVER_FILES=" + icd};
+        QStringList env = qEnvironmentVariableIsSet("VK_DRIVER_FILES") || !QFile::exists(icd)
+                              ? QStringList{}
+                              : QStringList{"VK_DRIVER_FILES=" + icd};
+        // Under LeakSanitizer (CI's sanitizer build) the child does not check leaks: lavapipe leaks 128 bytes each
+        // time it is loaded and is unloaded before the report, which then cannot name (or suppress) it; shardx's
+        // own Vulkan code is leak-checked in tst_vulkan*, where the driver stays loaded.
+        const QString asan = qEnvironmentVariable("ASAN_OPTIONS");
+        env << (asan.isEmpty() ? QStringLiteral("ASAN_OPTIONS=detect_leaks=0")
+                               : "ASAN_OPTIONS=" + asan + QStringLiteral(":detect_leaks=0"));
         Cli r = cli({"validate", kMatmulFile, "--backend", "vulkan"}, env);
         if (r.err.contains("no Vulkan") || r.err.contains("this build has no Vulkan"))
             QSKIP("no Vulkan driver");
