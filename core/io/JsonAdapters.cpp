@@ -526,6 +526,7 @@ struct ToJson {
         j["kind"] = "mesh";
         return j;
     }
+    template <typename T> json operator()(const Boxed<T>& a) const { return (*this)(a.get()); }
     json operator()(const ShardingAttr& a) const
     {
         json j = a.sharding;
@@ -838,6 +839,15 @@ json locationToJson(const LocationAttr& loc)
     return json{{"kind", "unknown"}};
 }
 
+/// A line or column number of a file location: 0 to 2^32 - 1, as MLIR's.
+static uint32_t readLocationNumber(const json& j)
+{
+    const int64_t v = readInt(j);
+    if (v < 0 || v > int64_t(UINT32_MAX))
+        throw JsonPathError("expected a line or column number from 0 to 4294967295, got " + std::to_string(v));
+    return static_cast<uint32_t>(v);
+}
+
 LocationAttr locationFromJson(const json& j)
 {
     io::JsonNestingGuard nesting;
@@ -849,16 +859,10 @@ LocationAttr locationFromJson(const json& j)
     } else if (kind == "file") {
         loc.kind = LocationAttr::Kind::FileLineCol;
         loc.text = readField(j, "file", readString);
-        loc.line = readField(j, "line", readInt);
-        loc.col = readField(j, "col", readInt);
-        if (j.contains("end_line") || j.contains("end_col")) {
-            int64_t endLine = readField(j, "end_line", readInt);
-            int64_t endCol = readField(j, "end_col", readInt);
-            if (endLine != loc.line || endCol != loc.col) {
-                loc.endLine = endLine;
-                loc.endCol = endCol;
-            }
-        }
+        loc.line = readField(j, "line", readLocationNumber);
+        loc.col = readField(j, "col", readLocationNumber);
+        if (j.contains("end_line") || j.contains("end_col"))
+            loc.setRangeEnd(readField(j, "end_line", readLocationNumber), readField(j, "end_col", readLocationNumber));
     } else if (kind == "name") {
         loc.kind = LocationAttr::Kind::Name;
         loc.text = readField(j, "name", readString);

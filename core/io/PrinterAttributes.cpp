@@ -528,6 +528,7 @@ struct AttrVisitor {
             out += '<' + a.body + '>';
     }
     void operator()(const MeshAttr& a) { out += "#sdy.mesh" + a.mesh.toString(); }
+    template <typename T> void operator()(const Boxed<T>& a) { (*this)(a.get()); }
     void operator()(const ShardingAttr& a) { out += a.sharding.toAttrString(); }
     void operator()(const ShardingPerValueAttr& a) { out += a.value.toAttrString(); }
     void operator()(const OpShardingRuleAttr& a) { out += a.rule.toAttrString(); }

@@ -93,10 +93,10 @@ AttrPtr Parser::parseLocationInner()
             // MLIR's FileLineColRange: `"f":L`, `"f":L:C`, `"f":L:C to :C2`, `"f":L:C to L2:C2`.
             l.kind = LocationAttr::Kind::FileLineCol;
             l.text = s;
-            l.line = parseLocationNumber("line");
+            l.line = static_cast<uint32_t>(parseLocationNumber("line"));
             if (!consumeIf(Kind::Colon))
                 return makeAttr(l);
-            l.col = parseLocationNumber("column");
+            l.col = static_cast<uint32_t>(parseLocationNumber("column"));
             if (!consumeKeyword("to"))
                 return makeAttr(l);
             int64_t endLine = l.line;
@@ -109,10 +109,7 @@ AttrPtr Parser::parseLocationInner()
             }
             next(); // ':'
             int64_t endCol = parseLocationNumber("column");
-            if (endLine != l.line || endCol != l.col) {
-                l.endLine = endLine;
-                l.endCol = endCol;
-            }
+            l.setRangeEnd(static_cast<uint32_t>(endLine), static_cast<uint32_t>(endCol));
             return makeAttr(l);
         }
         l.kind = LocationAttr::Kind::Name;

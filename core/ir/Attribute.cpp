@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <unordered_map>
 
@@ -56,7 +57,8 @@ bool locEq(const LocationAttr& a, const LocationAttr& b)
 struct EqVisitor {
     const Attribute::Payload& other;
 
-    template <typename T> const T& o() const { return std::get<T>(other); }
+    template <typename T> const T& o() const { return *Attribute::payloadAs<T>(other); }
+    template <typename T> bool operator()(const Boxed<T>& a) const { return (*this)(a.get()); }
 
     bool operator()(const UnitAttr&) const { return true; }
     bool operator()(const BoolAttr& a) const { return a.value == o<BoolAttr>().value; }
@@ -175,10 +177,23 @@ void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value)
 {
     auto cit = lowerBound(list, name);
     auto it = list.begin() + (cit - list.cbegin());
-    if (it != list.end() && it->name == name)
+    if (it != list.end() && it->name == name) {
         it->value = std::move(value);
-    else
-        list.insert(it, NamedAttribute{name, std::move(value)});
+        return;
+    }
+    if (list.size() == list.capacity()) {
+        // Lists are short and every op holds two: grown to the size needed, not doubled (the
+        // slack of doubling was a twentieth of a large module's memory).
+        const size_t at = static_cast<size_t>(it - list.begin());
+        NamedAttrList grown;
+        grown.reserve(list.size() + 1);
+        std::move(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(at), std::back_inserter(grown));
+        grown.push_back(NamedAttribute{name, std::move(value)});
+        std::move(list.begin() + static_cast<std::ptrdiff_t>(at), list.end(), std::back_inserter(grown));
+        list = std::move(grown);
+        return;
+    }
+    list.insert(it, NamedAttribute{name, std::move(value)});
 }
 
 bool removeAttr(NamedAttrList& list, std::string_view name)

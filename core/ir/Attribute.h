@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -163,35 +164,81 @@ struct PropagationEdgesAttr {
 
 /// Location info (`loc(...)`): kept for name scopes and diagnostics, printed only on request.
 /// FileLineCol is MLIR's FileLineColRange: `"f":1:2`, `"f":1:2 to :7` or `"f":1:2 to 3:4`.
+/// Lines and columns are unsigned 32-bit numbers, as MLIR's (the fields are laid out so that a
+/// location, the most numerous attribute of a program, stays small).
 struct LocationAttr {
-    enum class Kind { Unknown, FileLineCol, Name, CallSite, Fused };
+    enum class Kind : uint8_t { Unknown, FileLineCol, Name, CallSite, Fused };
     Kind kind = Kind::Unknown;
-    std::string text; ///< file name (FileLineCol) or name (Name)
-    int64_t line = 0, col = 0;
+    bool hasRangeEnd = false; ///< FileLineCol: endLine and endCol were given (and differ from the start)
+    uint32_t line = 0, col = 0;
+    uint32_t endLine = 0, endCol = 0;                          ///< FileLineCol range end when hasRangeEnd
+    std::string text;                                          ///< file name (FileLineCol) or name (Name)
     std::vector<std::shared_ptr<const LocationAttr>> children; ///< Name: child; CallSite: callee, caller; Fused: parts
     std::shared_ptr<const Attribute> metadata;                 ///< Fused `<metadata>`
-    int64_t endLine = -1, endCol = -1;                         ///< FileLineCol range end; -1: the same as the start
 
+    /// Sets the end of a FileLineCol range; an end equal to the start is no range.
+    void setRangeEnd(uint32_t lastLine, uint32_t lastCol)
+    {
+        hasRangeEnd = lastLine != line || lastCol != col;
+        endLine = hasRangeEnd ? lastLine : 0;
+        endCol = hasRangeEnd ? lastCol : 0;
+    }
     /// End line of a FileLineCol range (the start line when no end was given).
-    int64_t rangeEndLine() const { return endLine < 0 ? line : endLine; }
+    int64_t rangeEndLine() const { return hasRangeEnd ? endLine : line; }
     /// End column of a FileLineCol range (the start column when no end was given).
-    int64_t rangeEndCol() const { return endCol < 0 ? col : endCol; }
+    int64_t rangeEndCol() const { return hasRangeEnd ? endCol : col; }
+};
+
+/// A payload kind far larger than the others, held behind a pointer in Attribute's variant so that
+/// every attribute stays small (a variant is as large as its largest kind: tensor shardings and
+/// sharding rules are shared by content anyway, locations and dense arrays are per op). Copies deep;
+/// Attribute::as<T>() reaches the payload itself.
+template <typename T> class Boxed {
+public:
+    Boxed(T value) : m_value(std::make_unique<T>(std::move(value))) {}
+    Boxed(const Boxed& o) : m_value(std::make_unique<T>(*o.m_value)) {}
+    Boxed(Boxed&&) noexcept = default;
+    Boxed& operator=(const Boxed& o)
+    {
+        m_value = std::make_unique<T>(*o.m_value);
+        return *this;
+    }
+    Boxed& operator=(Boxed&&) noexcept = default;
+
+    const T& get() const { return *m_value; }
+
+private:
+    std::unique_ptr<T> m_value;
 };
 
 /// An immutable attribute value. Share with `std::shared_ptr<const Attribute>`.
 class Attribute {
 public:
-    using Payload =
-        std::variant<UnitAttr, BoolAttr, IntegerAttr, FloatAttr, StringAttr, TypeAttr, SymbolRefAttr, ArrayAttr,
-                     DenseArrayAttr, DenseElementsAttr, DenseResourceAttr, DictionaryAttr, OpaqueAttr, MeshAttr,
-                     ShardingAttr, ShardingPerValueAttr, OpShardingRuleAttr, ManualAxesAttr, AxisRefListAttr,
-                     ListOfAxisRefListsAttr, AllToAllParamListAttr, PropagationEdgesAttr, LocationAttr>;
+    using Payload = std::variant<UnitAttr, BoolAttr, IntegerAttr, FloatAttr, StringAttr, TypeAttr, SymbolRefAttr,
+                                 ArrayAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
+                                 OpaqueAttr, MeshAttr, Boxed<ShardingAttr>, ShardingPerValueAttr,
+                                 Boxed<OpShardingRuleAttr>, ManualAxesAttr, AxisRefListAttr, ListOfAxisRefListsAttr,
+                                 AllToAllParamListAttr, PropagationEdgesAttr, LocationAttr>;
+    /// The variant's alternative that holds a payload of kind T: T, or Boxed<T>.
+    template <typename T>
+    using Slot =
+        std::conditional_t<std::is_same_v<T, ShardingAttr> || std::is_same_v<T, OpShardingRuleAttr>, Boxed<T>, T>;
 
     explicit Attribute(Payload p) : m_payload(std::move(p)) {}
 
+    /// The variant (visitors see the large kinds as Boxed<T>).
     const Payload& payload() const { return m_payload; }
-    template <typename T> bool is() const { return std::holds_alternative<T>(m_payload); }
-    template <typename T> const T* as() const { return std::get_if<T>(&m_payload); }
+    template <typename T> bool is() const { return std::holds_alternative<Slot<T>>(m_payload); }
+    template <typename T> const T* as() const { return payloadAs<T>(m_payload); }
+    /// The payload of kind T in `p`, or nullptr.
+    template <typename T> static const T* payloadAs(const Payload& p)
+    {
+        const Slot<T>* slot = std::get_if<Slot<T>>(&p);
+        if constexpr (std::is_same_v<Slot<T>, T>)
+            return slot;
+        else
+            return slot ? &slot->get() : nullptr;
+    }
 
     bool operator==(const Attribute& o) const;
 

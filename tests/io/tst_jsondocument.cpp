@@ -138,17 +138,25 @@ private slots:
         rule.isCustom = true;
         DenseElementsAttr dense{Type::tensor({2}, "f32"), false, {0, 0, 128, 63, 0, 0, 0, 64}, {}};
         DenseArrayAttr darr{"f32", {}, {1.5, -0.0, std::numeric_limits<double>::infinity()}};
-        LocationAttr file{LocationAttr::Kind::FileLineCol, "a.py", 3, 7, {}, nullptr};
-        LocationAttr name{
-            LocationAttr::Kind::Name, "jit(f)/dot", 0, 0, {std::make_shared<LocationAttr>(file)}, nullptr};
-        LocationAttr call{LocationAttr::Kind::CallSite,
-                          "",
-                          0,
-                          0,
-                          {std::make_shared<LocationAttr>(name), std::make_shared<LocationAttr>(file)},
-                          nullptr};
-        LocationAttr fused{LocationAttr::Kind::Fused,   "", 0, 0, {std::make_shared<LocationAttr>(call)},
-                           makeAttr(StringAttr{"meta"})};
+        auto location = [](LocationAttr::Kind kind, std::string text, uint32_t line, uint32_t col,
+                           std::vector<std::shared_ptr<const LocationAttr>> children, AttrPtr metadata) {
+            LocationAttr l;
+            l.kind = kind;
+            l.text = std::move(text);
+            l.line = line;
+            l.col = col;
+            l.children = std::move(children);
+            l.metadata = std::move(metadata);
+            return l;
+        };
+        LocationAttr file = location(LocationAttr::Kind::FileLineCol, "a.py", 3, 7, {}, nullptr);
+        LocationAttr name =
+            location(LocationAttr::Kind::Name, "jit(f)/dot", 0, 0, {std::make_shared<LocationAttr>(file)}, nullptr);
+        LocationAttr call =
+            location(LocationAttr::Kind::CallSite, "", 0, 0,
+                     {std::make_shared<LocationAttr>(name), std::make_shared<LocationAttr>(file)}, nullptr);
+        LocationAttr fused = location(LocationAttr::Kind::Fused, "", 0, 0, {std::make_shared<LocationAttr>(call)},
+                                      makeAttr(StringAttr{"meta"}));
         PropagationEdgesAttr edges{{PropagationEdgeStep{
             0, {PropagationEdgeEntry{AxisRef("a"), EdgeNode{false, 1}, {EdgeNode{true, 0}, EdgeNode{true, 2}}}}}}};
         Type tensorEnc = Type::tensor({Type::kDynamic, 4}, "bf16");
