@@ -172,19 +172,46 @@ TraceBinaryWriter::TraceBinaryWriter(std::ostream& out, const std::vector<int>& 
     m_offset = header.size();
 }
 
+size_t TraceBinaryWriter::stringSlot(std::string_view s) const
+{
+    const size_t mask = m_stringSlots.size() - 1;
+    for (size_t i = std::hash<std::string_view>{}(s)&mask;; i = (i + 1) & mask) {
+        const uint32_t slot = m_stringSlots[i];
+        if (!slot || m_strings[slot - 1] == s)
+            return i;
+    }
+}
+
+void TraceBinaryWriter::reserveStrings(size_t n)
+{
+    size_t size = m_stringSlots.empty() ? 64 : m_stringSlots.size();
+    while (size < 2 * n)
+        size *= 2;
+    if (size == m_stringSlots.size())
+        return;
+    m_stringSlots.assign(size, 0);
+    for (size_t id = 0; id < m_strings.size(); ++id)
+        m_stringSlots[stringSlot(m_strings[id])] = static_cast<uint32_t>(id + 1);
+}
+
 uint32_t TraceBinaryWriter::stringId(std::string_view s)
 {
-    if (auto it = m_stringIds.find(s); it != m_stringIds.end())
-        return it->second;
+    if (!m_stringSlots.empty())
+        if (const uint32_t slot = m_stringSlots[stringSlot(s)])
+            return slot - 1;
     return stableStringId(m_stepStrings.emplace_back(s));
 }
 
 uint32_t TraceBinaryWriter::stableStringId(std::string_view s)
 {
-    auto [it, added] = m_stringIds.emplace(s, static_cast<uint32_t>(m_strings.size()));
-    if (added)
+    if (2 * (m_strings.size() + 1) > m_stringSlots.size())
+        reserveStrings(m_strings.size() + 1);
+    uint32_t& slot = m_stringSlots[stringSlot(s)];
+    if (!slot) {
         m_strings.push_back(s);
-    return it->second;
+        slot = static_cast<uint32_t>(m_strings.size());
+    }
+    return slot - 1;
 }
 
 void TraceBinaryWriter::writeSection(const char tag[4], const std::string& payload)
@@ -276,7 +303,9 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
     flushChunk();
     const size_t numValues = names.numValues(), numOps = names.numOps();
     const std::vector<std::string>& scopes = names.scopes();
-    m_stringIds.reserve(m_strings.size() + 2 * numValues + numOps + scopes.size());
+    const size_t maxStrings = m_strings.size() + 2 * numValues + 3 * numOps + scopes.size() + d.nodes.size();
+    m_strings.reserve(maxStrings);
+    reserveStrings(maxStrings);
     // `names` and `d` outlive the table's use: their strings are viewed, not copied.
     auto sid = [this](std::string_view s) { return stableStringId(s); };
     std::string vals, ops, scop, node, init, pool;

@@ -50,7 +50,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/support/Expected.h"
@@ -129,8 +128,15 @@ private:
     size_t m_numSteps = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_chunks; ///< (first step, offset)
     std::deque<std::string> m_stepStrings;               ///< strings met in steps (the table views them)
-    std::vector<std::string_view> m_strings;             ///< by id: the keys of m_stringIds
-    std::unordered_map<std::string_view, uint32_t> m_stringIds;
+    std::vector<std::string_view> m_strings;             ///< by id: the table's strings
+    /// The string table's index: open addressing with linear probing, each slot 0 (empty) or a
+    /// string's id + 1 (a finish() names every value and op: a node-based map spent some 50 bytes
+    /// on each of a million strings, this spends 8 at most).
+    std::vector<uint32_t> m_stringSlots;
+    /// The slot holding `s`'s id, else the empty slot where it goes.
+    size_t stringSlot(std::string_view s) const;
+    /// Makes room for `n` strings in all.
+    void reserveStrings(size_t n);
 };
 
 /// Writes `trace` whole in the binary format.
