@@ -54,6 +54,24 @@ bool writeOutput(const Args& args, const std::string& text)
     return true;
 }
 
+bool writeOutput(const Args& args, const std::function<void(std::ostream&)>& write)
+{
+    std::string path = args.get("output", "-");
+    if (path == "-") {
+        write(std::cout);
+        std::cout.flush();
+        return true;
+    }
+    std::ofstream f(path, std::ios::binary);
+    if (f)
+        write(f);
+    if (!f || !f.flush()) {
+        std::cerr << "shardx-cli: error: cannot write '" << path << "'\n";
+        return false;
+    }
+    return true;
+}
+
 bool parseInt(const std::string& text, int64_t& out)
 {
     if (text.empty() || text.size() > 12)

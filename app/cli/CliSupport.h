@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,7 +49,10 @@ template <typename T> T& keepUntilExit(T value)
 /// frees each part before the next), the last one never (keepUntilExit).
 Session& freshSession(int slot = 0);
 
+/// Writes `text` to `-o FILE` (stdout when absent or `-`); false, with the error printed, when it fails.
 bool writeOutput(const Args& args, const std::string& text);
+/// The same with the text written by `write` as it is made (a module printed as it goes).
+bool writeOutput(const Args& args, const std::function<void(std::ostream&)>& write);
 
 bool parseInt(const std::string& text, int64_t& out);
 

@@ -167,8 +167,10 @@ int cmdPropagate(int argc, char** argv)
     const bool json = record && isJsonTracePath(args.get("trace"));
     std::vector<std::string> outputs(file.parts.size());
     bool ok = true;
+    Session* last = nullptr;
     for (size_t i = 0; i < file.parts.size(); ++i) {
         Session& session = freshSession();
+        last = &session;
         const std::string tracePath = record ? partTracePath(args.get("trace"), i, file.parts.size()) : "";
         const bool opened = openPart(session, file, i, args);
         if (!file.split)
@@ -185,12 +187,14 @@ int cmdPropagate(int argc, char** argv)
                 continue;
             }
         }
-        outputs[i] = session.text();
+        if (file.split)
+            outputs[i] = session.text();
     }
     if (!file.split) {
         if (!ok)
             return 1;
-        return writeOutput(args, outputs[0]) ? 0 : 1;
+        // Printed straight to the output: the text of a large module is never held whole.
+        return writeOutput(args, [last](std::ostream& out) { last->writeText(out); }) ? 0 : 1;
     }
     return writeOutput(args, io::joinSplitOutputs(outputs)) && ok ? 0 : 1;
 }

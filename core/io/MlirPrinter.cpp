@@ -2,6 +2,7 @@
 #include "core/io/MlirPrinter.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include "core/io/PrinterInternal.h"
 
@@ -156,17 +157,53 @@ void Printer::printOp(const Op& op, bool inFuncBody)
         return;
     }
     if (!m_options.genericForm) {
-        size_t mark = out.size();
-        if (printCustomOp(op, inFuncBody)) {
+        const uint64_t mark = m_flushed + out.size();
+        m_rollbackMarks.push_back(mark);
+        const bool printed = printCustomOp(op, inFuncBody);
+        m_rollbackMarks.pop_back();
+        if (printed) {
             appendTrailingLoc(op.loc, op.pos);
             out += '\n';
+            flushToSink();
             return;
         }
-        out.resize(mark);
+        out.resize(static_cast<size_t>(mark - m_flushed));
     }
     printGenericOp(op);
     appendTrailingLoc(op.loc, op.pos);
     out += '\n';
+    flushToSink();
+}
+
+void Printer::commitCustomForm()
+{
+    if (!m_rollbackMarks.empty())
+        m_rollbackMarks.back() = kNoRollback;
+}
+
+void Printer::flushToSink()
+{
+    constexpr size_t kChunk = 256 * 1024;
+    if (!m_sink || out.size() < kChunk)
+        return;
+    uint64_t limit = m_flushed + out.size();
+    for (uint64_t mark : m_rollbackMarks)
+        limit = std::min(limit, mark);
+    const size_t n = static_cast<size_t>(limit - m_flushed);
+    if (n < kChunk / 2)
+        return;
+    m_sink->write(out.data(), static_cast<std::streamsize>(n));
+    out.erase(0, n);
+    m_flushed += n;
+}
+
+void Printer::finishSink()
+{
+    if (!m_sink)
+        return;
+    m_sink->write(out.data(), static_cast<std::streamsize>(out.size()));
+    m_flushed += out.size();
+    out.clear();
 }
 
 void Printer::printGenericOp(const Op& op)
@@ -315,9 +352,13 @@ void Printer::printModule(const Module& module)
 {
     const Op& mod = module.op();
     m_names.emplace(mod, !m_options.genericForm);
-    size_t numOps = 0;
-    const_cast<Op&>(mod).walk([&](Op*) { ++numOps; });
-    out.reserve(numOps * 96);
+    if (m_sink) {
+        out.reserve(512 * 1024);
+    } else {
+        size_t numOps = 0;
+        const_cast<Op&>(mod).walk([&](Op*) { ++numOps; });
+        out.reserve(numOps * 96);
+    }
 
     if (m_options.genericForm || !printModuleOp(mod)) {
         appendResultList(mod);
@@ -353,6 +394,13 @@ std::string printModule(const Module& module, const PrintOptions& options)
     detail::Printer p(options);
     p.printModule(module);
     return std::move(p.out);
+}
+
+void printModule(const Module& module, const PrintOptions& options, std::ostream& out)
+{
+    detail::Printer p(options, &out);
+    p.printModule(module);
+    p.finishSink();
 }
 
 std::string printAttribute(const Attribute& attr)

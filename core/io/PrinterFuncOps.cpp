@@ -114,6 +114,8 @@ bool Printer::printFuncOp(const Op& op, bool inFuncBody)
             out += ')';
     }
     appendAttrDict(op, {kSymNameAttr, kFunctionTypeAttr, kSymVisibilityAttr, kArgAttrsAttr, kResAttrsAttr}, true);
+    // The custom form holds from here on: the body may be written out as it is printed.
+    commitCustomForm();
     if (!body.empty()) {
         out += ' ';
         appendRegion(body, false);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -37,7 +38,8 @@ void appendLocation(std::string& out, const ir::LocationAttr& loc);
 /// The op printer: SSA naming state plus the output buffer.
 class Printer {
 public:
-    explicit Printer(const PrintOptions& options) : m_options(options) {}
+    /// `sink`: where text goes as it is printed (null: it all stays in `out`).
+    explicit Printer(const PrintOptions& options, std::ostream* sink = nullptr) : m_options(options), m_sink(sink) {}
 
     /// The text printed so far.
     std::string out;
@@ -65,6 +67,14 @@ public:
     /// The op's trailing location (when printing debug info).
     void appendTrailingLoc(const ir::AttrPtr& loc, const SourcePos& pos = {});
 
+    /// Called by a custom form that can no longer fail (the caller will not roll the text back):
+    /// what it prints from now on may be written to the sink as it goes (a function's body).
+    void commitCustomForm();
+    /// Writes what the sink may have of `out` when enough is pending (after each op).
+    void flushToSink();
+    /// Writes the rest of `out` to the sink.
+    void finishSink();
+
     /// Custom form of `op` (PrinterOps.cpp); false when it has none or its props do not fit
     /// (the caller then rolls the output back and prints the generic form).
     bool printCustomOp(const ir::Op& op, bool inFuncBody);
@@ -89,6 +99,12 @@ private:
     void appendResultList(const ir::Op& op);
 
     const PrintOptions& m_options;
+    std::ostream* m_sink = nullptr;
+    uint64_t m_flushed = 0; ///< bytes of text written to the sink (cut from the front of `out`)
+    /// Where each custom form being tried began (stream offsets): text from there on may still be
+    /// rolled back, so it stays in `out`; kNoRollback once the form is committed.
+    std::vector<uint64_t> m_rollbackMarks;
+    static constexpr uint64_t kNoRollback = UINT64_MAX;
     /// The SSA and block names of the module being printed.
     std::optional<ir::SsaNames> m_names;
 };

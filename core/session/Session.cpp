@@ -824,13 +824,24 @@ std::string Session::text(Format format, bool source) const
     return format == Format::Json ? io::writeJsonDocument(*m, 1) : io::printModule(*m);
 }
 
+void Session::writeText(std::ostream& out, Format format, bool source) const
+{
+    const ir::Module* m = source ? m_source.get() : module();
+    if (!m)
+        return;
+    if (format == Format::Json)
+        out << io::writeJsonDocument(*m, 1);
+    else
+        io::printModule(*m, {}, out);
+}
+
 Status Session::save(const std::string& path, Format format, bool source) const
 {
     if (!(source ? m_source.get() : module()))
         return Error{"no module is open", {}};
     if (format == Format::Auto)
         format = std::filesystem::path(path).extension() == ".json" ? Format::Json : Format::Mlir;
-    return writeFileAtomically(path, text(format, source));
+    return writeFileAtomically(path, [&](std::ostream& out) { writeText(out, format, source); });
 }
 
 Status Session::saveTrace(const std::string& path) const

@@ -255,6 +255,9 @@ public:
     enum class Format { Auto, Mlir, Json };
     /// module() (or the source module with `source`) as MLIR text or a JSON document.
     std::string text(Format format = Format::Mlir, bool source = false) const;
+    /// The same written to `out`; MLIR is written as it is printed, without holding the whole
+    /// text (a large module's text is tens of megabytes).
+    void writeText(std::ostream& out, Format format = Format::Mlir, bool source = false) const;
     /// Writes text() to `path` atomically (a temporary file next to it, renamed over it). `Auto`
     /// picks JSON for a `.json` path, else MLIR.
     Status save(const std::string& path, Format format = Format::Auto, bool source = false) const;
