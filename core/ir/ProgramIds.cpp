@@ -247,7 +247,7 @@ int ProgramIds::addOp(Op& op, std::string id, std::string name, int func, int sc
     ProgramOp po;
     po.id = std::move(id);
     po.name = std::move(name);
-    po.opName = op.name();
+    po.opName = op.opName();
     po.scope = scope;
     po.func = op.name() == "func.func" ? idx : func;
     m_ops.push_back(std::move(po));
@@ -592,7 +592,7 @@ void ProgramIds::noteReplaced(Op& replacement, Op& original)
         return;
     replacement.programId = original.programId;
     original.programId = -1;
-    m_ops[static_cast<size_t>(replacement.programId)].opName = replacement.name();
+    m_ops[static_cast<size_t>(replacement.programId)].opName = replacement.opName();
     for (unsigned i = 0; i < replacement.numResults() && i < original.numResults(); ++i)
         noteReplaced(*replacement.result(i), *original.result(i));
 }

@@ -54,9 +54,9 @@ struct ProgramOp {
     /// Its result list as printed (`%5`, `%0:2`, `%output_state, %output`), or for an op without
     /// results its symbol (`@main`) or op name.
     std::string name;
-    std::string opName; ///< `stablehlo.add`
-    int scope = -1;     ///< ProgramIds::scopeName(): the `loc` name scope
-    int func = -1;      ///< op index of the enclosing func.func (itself for a func.func), -1 outside
+    OperationName opName; ///< `stablehlo.add` (interned: one pointer)
+    int scope = -1;       ///< ProgramIds::scopeName(): the `loc` name scope
+    int func = -1;        ///< op index of the enclosing func.func (itself for a func.func), -1 outside
     int derivedFrom = -1;
     Derivation derivation = Derivation::Other;
 };

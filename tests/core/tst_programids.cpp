@@ -81,7 +81,7 @@ private slots:
         // Ops: by their result list, else by name and number; functions and meshes by symbol.
         std::map<std::string, std::string> ops;
         for (const ir::ProgramOp& o : ids.ops())
-            ops[o.id] = o.name + " " + o.opName;
+            ops[o.id] = o.name + " " + o.opName.str();
         QCOMPARE(ops["@main:%pair"], std::string("%pair:2 stablehlo.optimization_barrier"));
         QCOMPARE(ops["@main:%state"], std::string("%state, %bits stablehlo.rng_bit_generator"));
         QCOMPARE(ops["@main:sdy.sharding_group#0"], std::string("sdy.sharding_group sdy.sharding_group"));

@@ -76,7 +76,7 @@ void FactorTablePanel::refresh()
     }
     const ir::ProgramOp& pop = s->ids()->ops()[static_cast<size_t>(op)];
     const QString opText = QString::fromStdString(pop.name).toHtmlEscaped() + QStringLiteral(" = <b>") +
-                           QString::fromStdString(pop.opName).toHtmlEscaped() + QStringLiteral("</b>");
+                           QString::fromStdString(pop.opName.str()).toHtmlEscaped() + QStringLiteral("</b>");
     const QString scope = pop.scope >= 0
                               ? QStringLiteral(" <span style='color:gray'>at %1</span>")
                                     .arg(QString::fromStdString(s->ids()->scopeName(pop.scope)).toHtmlEscaped())
