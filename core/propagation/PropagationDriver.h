@@ -15,6 +15,7 @@
 #include "core/ir/Module.h"
 #include "core/propagation/FactorPropagation.h"
 #include "core/propagation/PropagationObserver.h"
+#include "core/propagation/StepCache.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/PointerMap.h"
 
@@ -119,6 +120,8 @@ private:
     /// step caused them, 4.8): (group, from, to).
     std::vector<std::tuple<int64_t, ir::Value*, ir::Value*>> m_pendingGroupCopies;
     bool m_inStep = false;
+    /// Factor propagation outcomes of this pass's steps, by their inputs.
+    StepCache m_stepCache;
 };
 
 } // namespace shardx

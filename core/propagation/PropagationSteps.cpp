@@ -182,12 +182,59 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         if (all[i] && all[i]->dims.size() != mapping.size())
             return skip("rank mismatch");
     }
-    std::vector<const TensorSharding*> ops(all.begin(), all.begin() + numOperands);
-    std::vector<const TensorSharding*> res(all.begin() + numOperands, all.end());
-    ShardingProjection proj = buildProjection(ops, res, rule, *mesh->second);
+    // Factor propagation of equal inputs gives equal tables, decisions and back-projections: an
+    // outcome computed before is reused (StepCache.h).
+    FactorPropagationInput in;
+    in.rule = &rule;
+    in.mesh = mesh->second;
+    in.direction = dir;
+    in.conservative = m_options.conservative;
+    in.elementwise = elementwise;
+    std::vector<PropagationDirection> directions(static_cast<size_t>(rule.numFactors()));
+    for (int64_t f = 0; f < rule.numFactors(); ++f)
+        directions[static_cast<size_t>(f)] = factorDirection(in, f);
+    StepCache::Key key;
+    key.rule = &rule;
+    key.mesh = mesh->second;
+    key.meshName = &mesh->first;
+    key.shardings = &all;
+    key.directions = &directions;
+    key.aggressive = m_strategy == FactorStrategy::Aggressive;
+    key.conservative = m_options.conservative;
+    key.elementwise = elementwise;
+    const uint64_t hash = StepCache::hashOf(key);
+    StepOutcome* outcome = m_stepCache.find(key, hash);
+    if (!outcome) {
+        StepOutcome fresh;
+        std::vector<const TensorSharding*> ops(all.begin(), all.begin() + numOperands);
+        std::vector<const TensorSharding*> res(all.begin() + numOperands, all.end());
+        ShardingProjection proj = buildProjection(ops, res, rule, *mesh->second);
+        if (obs)
+            fresh.record.before = proj;
+        // The directions were asked once above; the factor propagation reads them from there.
+        in.direction = [&directions](int64_t f) { return directions[static_cast<size_t>(f)]; };
+        UpdatedTensors updated = m_strategy == FactorStrategy::Basic
+                                     ? propagateBasic(proj, in, obs ? &fresh.record.decisions : nullptr)
+                                     : propagateAggressive(proj, in, obs ? &fresh.record.decisions : nullptr);
+        fresh.updated.assign(tensors.size(), 0);
+        fresh.backProjected.resize(tensors.size());
+        for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
+            const bool isOperand = i < numOperands;
+            if (!(isOperand ? updated.operands[static_cast<size_t>(i)]
+                            : updated.results[static_cast<size_t>(i - numOperands)]))
+                continue;
+            const TensorFactorMapping& mapping =
+                isOperand ? rule.operands[static_cast<size_t>(i)] : rule.results[static_cast<size_t>(i - numOperands)];
+            fresh.updated[static_cast<size_t>(i)] = 1;
+            fresh.backProjected[static_cast<size_t>(i)] =
+                backProject(proj.tensor(i), mapping, rule.factorSizes, mesh->first, *mesh->second);
+        }
+        if (obs)
+            fresh.record.after = std::move(proj);
+        outcome = &m_stepCache.insert(key, hash, std::move(fresh));
+    }
 
-    PropagationStep rec;
-    PropagationDecisions* decisions = nullptr;
+    PropagationStep& rec = outcome->record;
     m_inStep = obs != nullptr;
     if (obs) {
         rec.kind = kind;
@@ -196,30 +243,18 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         rec.meshName = mesh->first;
         rec.aggressive = m_strategy == FactorStrategy::Aggressive;
         rec.numOperands = numOperands;
-        if (kind == StepKind::FuncResult)
-            rec.funcResultIndex = tensors.back().funcResult;
+        rec.funcResultIndex = kind == StepKind::FuncResult ? tensors.back().funcResult : -1;
+        rec.operandValues.clear();
+        rec.resultValues.clear();
+        rec.changes.clear();
         for (int i = 0; i < static_cast<int>(tensors.size()); ++i)
             (i < numOperands ? rec.operandValues : rec.resultValues).push_back(tensors[i].value);
-        rec.before = proj;
-        decisions = &rec.decisions;
     }
-    FactorPropagationInput in;
-    in.rule = &rule;
-    in.mesh = mesh->second;
-    in.direction = dir;
-    in.conservative = m_options.conservative;
-    in.elementwise = elementwise;
-    UpdatedTensors updated = m_strategy == FactorStrategy::Basic ? propagateBasic(proj, in, decisions)
-                                                                 : propagateAggressive(proj, in, decisions);
     bool changed = false;
     for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
-        const bool isOperand = i < numOperands;
-        if (!(isOperand ? updated.operands[static_cast<size_t>(i)]
-                        : updated.results[static_cast<size_t>(i - numOperands)]))
+        if (!outcome->updated[static_cast<size_t>(i)])
             continue;
-        const TensorFactorMapping& mapping =
-            isOperand ? rule.operands[static_cast<size_t>(i)] : rule.results[static_cast<size_t>(i - numOperands)];
-        TensorSharding nw = backProject(proj.tensor(i), mapping, rule.factorSizes, mesh->first, *mesh->second);
+        const TensorSharding& nw = outcome->backProjected[static_cast<size_t>(i)];
         const std::optional<TensorSharding>& old = tensors[static_cast<size_t>(i)].current;
         if (!old && !nw.hasDimAxes() && nw.replicated.empty() && nw.unreduced.empty())
             continue;
@@ -243,8 +278,13 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
     }
     m_inStep = false;
     if (obs) {
-        rec.after = std::move(proj);
         obs->step(rec);
+        // The outcome is kept for later steps: only what every step sets again is cleared.
+        rec.op = nullptr;
+        rec.rule = nullptr;
+        rec.operandValues.clear();
+        rec.resultValues.clear();
+        rec.changes.clear();
         for (const auto& [group, from, to] : m_pendingGroupCopies)
             obs->shardingGroupCopy(group, from, to);
         m_pendingGroupCopies.clear();
