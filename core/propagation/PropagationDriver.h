@@ -67,8 +67,13 @@ private:
         ir::Op* func = nullptr; ///< for a function result attribute
         int funcResult = -1;
         View view = View::Plain;
-        ir::Op* manualOp = nullptr;            ///< for the manual views
-        std::optional<TensorSharding> current; ///< as presented to the factor propagation
+        ir::Op* manualOp = nullptr; ///< for the manual views
+        /// The sharding as presented to the factor propagation: `own` where the step computed it
+        /// (a manual view, a new sharding), else `ref`, read in place from the IR (valid until the
+        /// step stores a sharding).
+        const TensorSharding* ref = nullptr;
+        std::optional<TensorSharding> own;
+        const TensorSharding* current() const { return own ? &*own : ref; }
     };
     StepTensor plainTensor(ir::Value* v) const;
     /// Stores `s` for tensor `t`; returns the value to notify (nullptr: nothing stored).

@@ -74,7 +74,9 @@ PropagationDriver::StepTensor PropagationDriver::plainTensor(Value* v) const
 {
     StepTensor t;
     t.value = v;
-    t.current = getSharding(v);
+    t.ref = getShardingRef(v, t.own);
+    if (t.own)
+        t.ref = nullptr; // copied (current() reads `own`): the pointer would not survive a move
     return t;
 }
 
@@ -171,7 +173,7 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         return skip("rule/operand mismatch");
     std::vector<const TensorSharding*> all;
     for (const StepTensor& t : tensors)
-        all.push_back(t.current ? &*t.current : nullptr);
+        all.push_back(t.current());
     auto mesh = commonMesh(m_module, all);
     if (!mesh)
         return skip("no common mesh");
@@ -250,25 +252,36 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         for (int i = 0; i < static_cast<int>(tensors.size()); ++i)
             (i < numOperands ? rec.operandValues : rec.resultValues).push_back(tensors[i].value);
     }
-    bool changed = false;
+    // Which tensors change is decided on the shardings as the step found them, before anything is
+    // stored: a store may replace the attribute another tensor's sharding is read from.
+    struct PendingChange {
+        int tensor;
+        std::optional<TensorSharding> old;
+    };
+    std::vector<PendingChange> pending;
     for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
         if (!outcome->updated[static_cast<size_t>(i)])
             continue;
         const TensorSharding& nw = outcome->backProjected[static_cast<size_t>(i)];
-        const std::optional<TensorSharding>& old = tensors[static_cast<size_t>(i)].current;
+        const StepTensor& t = tensors[static_cast<size_t>(i)];
+        const TensorSharding* old = t.current();
         if (!old && !nw.hasDimAxes() && nw.replicated.empty() && nw.unreduced.empty())
             continue;
         if (old && *old == nw)
             continue;
-        StepTensor& t = tensors[static_cast<size_t>(i)];
         const bool holdable = t.func || t.view != StepTensor::View::Plain || canHoldSharding(t.value);
         if (!holdable)
             continue;
+        pending.push_back(PendingChange{i, old ? std::optional<TensorSharding>(*old) : std::nullopt});
+    }
+    for (PendingChange& change : pending) {
+        const int i = change.tensor;
+        const TensorSharding& nw = outcome->backProjected[static_cast<size_t>(i)];
+        StepTensor& t = tensors[static_cast<size_t>(i)];
         Value* notifyValue = store(t, nw);
-        changed = true;
         if (obs)
-            rec.changes.push_back(ShardingChange{i, t.value, t.funcResult, old, nw});
-        t.current = nw;
+            rec.changes.push_back(ShardingChange{i, t.value, t.funcResult, std::move(change.old), nw});
+        t.own = nw;
         if (notifyValue) {
             notifyChanged(notifyValue, op, inWorklist);
             copyToGroup(t.value, op, inWorklist);
@@ -276,6 +289,7 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
                 copyToGroup(notifyValue, op, inWorklist);
         }
     }
+    const bool changed = !pending.empty();
     m_inStep = false;
     if (obs) {
         obs->step(rec);
@@ -315,7 +329,7 @@ void PropagationDriver::visit(Op* op)
             tensors.push_back(plainTensor(s));
         StepTensor target;
         target.value = op->result(0);
-        target.current = getOwnSharding(target.value);
+        target.ref = ir::shardingOfValue(target.value); // getOwnSharding() of an op result, in place
         Op* manual = nullptr;
         if (owner->isBlockArgument()) {
             Op* parent = owner->ownerBlock()->parentOp();
@@ -329,12 +343,12 @@ void PropagationDriver::visit(Op* op)
             if (owner->isBlockArgument()) {
                 target.view = StepTensor::View::LocalAsGlobal;
                 const TensorSharding* in = ir::shardingOfValue(owner);
-                if (target.current)
-                    target.current = in ? addManualAxes(*in, *target.current, manualAxesOf(*manual)) : target.current;
+                if (target.ref && in)
+                    target.own = addManualAxes(*in, *target.ref, manualAxesOf(*manual));
             } else {
                 target.view = StepTensor::View::GlobalAsLocal;
-                if (target.current)
-                    target.current = eraseManualAxes(*target.current, manualAxesOf(*manual));
+                if (target.ref)
+                    target.own = eraseManualAxes(*target.ref, manualAxesOf(*manual));
             }
         }
         tensors.push_back(target);
@@ -400,7 +414,7 @@ void PropagationDriver::funcResultSteps(Op* func)
         res.func = func;
         res.funcResult = static_cast<int>(i);
         if (const TensorSharding* s = ir::funcResultSharding(*func, i))
-            res.current = *s;
+            res.ref = s;
         tensors.push_back(res);
         OpShardingRule rule = identityRule(v->type().shape(), 1, 1);
         propagateStep(StepKind::FuncResult, func, rule, tensors, 1, {}, false, false);
