@@ -100,6 +100,7 @@ void PropagationDriver::eraseDeadOp(Op* op)
     if (m_options.observer)
         m_options.observer->opErased(op);
     m_callsIndexed = false; // the erased op may hold calls (none today: calls are not pure)
+    m_lastMesh = nullptr;   // nor meshes
     std::vector<Op*> nested;
     op->walk([&](Op* o) { nested.push_back(o); });
     std::reverse(nested.begin(), nested.end()); // post-order-ish: nested before parent
@@ -225,6 +226,7 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
 {
     m_strategy = strategy;
     m_direction = std::move(direction);
+    m_lastMesh = nullptr;
     if (stopRequested())
         return;
     if (m_options.observer)

@@ -76,6 +76,8 @@ private:
         const TensorSharding* current() const { return own ? &*own : ref; }
     };
     StepTensor plainTensor(ir::Value* v) const;
+    /// The mesh `ref` names (Module::resolveMesh, the last named mesh remembered).
+    const Mesh* resolveMesh(const MeshRef& ref);
     /// Stores `s` for tensor `t`; returns the value to notify (nullptr: nothing stored).
     ir::Value* store(const StepTensor& t, const TensorSharding& s);
     /// Checks the cancel flag; on the first sight of it, clears the worklist and reports.
@@ -127,6 +129,8 @@ private:
     bool m_inStep = false;
     /// Factor propagation outcomes of this pass's steps, by their inputs.
     StepCache m_stepCache;
+    const Mesh* m_lastMesh = nullptr;
+    std::string m_lastMeshName;
 };
 
 } // namespace shardx

@@ -16,16 +16,18 @@ using ir::Value;
 
 namespace {
 
-/// The common mesh of the present shardings (SDY.md 4.2): name and mesh, or nullopt.
-std::optional<std::pair<std::string, const Mesh*>> commonMesh(const ir::Module& module,
-                                                              const std::vector<const TensorSharding*>& shardings)
+/// The common mesh of the present shardings (SDY.md 4.2): name and mesh, or nullopt. `resolve`
+/// gives the mesh of a reference.
+template <typename Resolve>
+std::optional<std::pair<std::string, const Mesh*>> commonMesh(const std::vector<const TensorSharding*>& shardings,
+                                                              Resolve&& resolve)
 {
     std::string name;
     const Mesh* mesh = nullptr;
     for (const TensorSharding* s : shardings) {
         if (!s)
             continue;
-        const Mesh* m = module.resolveMesh(s->mesh);
+        const Mesh* m = resolve(s->mesh);
         if (!m)
             return std::nullopt;
         if (m->isEmpty())
@@ -68,6 +70,21 @@ std::vector<Value*> PropagationDriver::funcEdgeSources(Value* v)
     if (ret && v->index() < ret->numOperands())
         out.push_back(ret->operand(v->index()));
     return out;
+}
+
+const Mesh* PropagationDriver::resolveMesh(const MeshRef& ref)
+{
+    if (ref.isInline())
+        return m_module.resolveMesh(ref);
+    // Steps name one or two meshes over and over: the last one found is kept (the mesh ops do not
+    // change during a pass).
+    if (!m_lastMesh || ref.symbol != m_lastMeshName) {
+        m_lastMesh = m_module.resolveMesh(ref);
+        m_lastMeshName = ref.symbol;
+        if (!m_lastMesh)
+            return nullptr;
+    }
+    return m_lastMesh;
 }
 
 PropagationDriver::StepTensor PropagationDriver::plainTensor(Value* v) const
@@ -174,7 +191,7 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
     std::vector<const TensorSharding*> all;
     for (const StepTensor& t : tensors)
         all.push_back(t.current());
-    auto mesh = commonMesh(m_module, all);
+    auto mesh = commonMesh(all, [this](const MeshRef& ref) { return resolveMesh(ref); });
     if (!mesh)
         return skip("no common mesh");
     // Shardings must match the rank of their mapping to be projected.

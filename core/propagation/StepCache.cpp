@@ -15,7 +15,12 @@ inline void stepCacheMix(uint64_t& h, uint64_t v) { h = (h ^ v) * 0x100000001b3u
 
 uint64_t StepCache::hashOf(const Key& key)
 {
-    uint64_t h = hashRule(*key.rule);
+    // The rule by its address and factor sizes (rules attached to ops are shared by content, so
+    // equal rules mostly share an address): a rule equal to a stored one at another address only
+    // misses, since entries are compared by content.
+    uint64_t h = reinterpret_cast<uintptr_t>(key.rule);
+    for (int64_t size : key.rule->factorSizes)
+        stepCacheMix(h, static_cast<uint64_t>(size));
     stepCacheMix(h, reinterpret_cast<uintptr_t>(key.mesh));
     stepCacheMix(h, std::hash<std::string>{}(*key.meshName));
     stepCacheMix(h, key.shardings->size());
