@@ -16,6 +16,7 @@
 #include "core/propagation/FactorPropagation.h"
 #include "core/propagation/PropagationObserver.h"
 #include "core/propagation/StepCache.h"
+#include "core/rules/RuleRegistry.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/PointerMap.h"
 
@@ -129,6 +130,10 @@ private:
     bool m_inStep = false;
     /// Factor propagation outcomes of this pass's steps, by their inputs.
     StepCache m_stepCache;
+    /// Rule classes by interned op name, and the rules of RuleNameClass::ShapesOnly ops by
+    /// their operand shapes, a {-1} entry, then their result shapes.
+    std::unordered_map<const std::string*, RuleNameClass> m_ruleClass;
+    std::map<std::vector<std::vector<int64_t>>, ir::AttrPtr> m_shapeRules;
     const Mesh* m_lastMesh = nullptr;
     std::string m_lastMeshName;
 };

@@ -148,6 +148,40 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
             keepAlive = std::move(a);
             return &r->rule;
         }
+    // What the rule depends on is known from the op's name: ops that never get one are answered
+    // at once, and ops whose rule reads only shapes share the rule of the first op of their shapes.
+    const std::string* name = &op->opName().str();
+    auto cls = m_ruleClass.find(name);
+    if (cls == m_ruleClass.end())
+        cls = m_ruleClass.emplace(name, ruleNameClass(*name)).first;
+    if (cls->second == RuleNameClass::None)
+        return nullptr;
+    std::vector<std::vector<int64_t>> shapes;
+    if (cls->second == RuleNameClass::ShapesOnly) {
+        auto add = [&shapes](const Value* v) {
+            const ir::Type& t = v->type();
+            if (!t.isRankedTensor() || !t.hasStaticShape())
+                return false;
+            shapes.push_back(t.shape());
+            return true;
+        };
+        bool staticShapes = true;
+        for (const Value* v : op->operands())
+            staticShapes = staticShapes && add(v);
+        shapes.push_back({-1}); // between operands and results
+        for (const auto& r : op->results())
+            staticShapes = staticShapes && add(r.get());
+        if (!staticShapes) {
+            shapes.clear(); // the registry reports why (not cached)
+        } else {
+            auto it = m_shapeRules.find(shapes);
+            if (it != m_shapeRules.end()) {
+                keepAlive = it->second;
+                op->setDiscardable(kShardingRuleAttrName, keepAlive);
+                return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
+            }
+        }
+    }
     std::optional<OpShardingRule> rule = createOpShardingRule(*op, m_options.conservative);
     if (!rule)
         return nullptr;
@@ -161,6 +195,8 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
         },
         [&rule] { return ir::Attribute::Payload(ir::OpShardingRuleAttr{std::move(*rule)}); });
     op->setDiscardable(kShardingRuleAttrName, keepAlive);
+    if (!shapes.empty())
+        m_shapeRules.emplace(std::move(shapes), keepAlive);
     return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
 }
 
