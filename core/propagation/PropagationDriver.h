@@ -97,7 +97,8 @@ private:
     void visit(ir::Op* op);
     void funcResultSteps(ir::Op* func);
     bool propagateStep(StepKind kind, ir::Op* op, const OpShardingRule& rule, std::vector<StepTensor>& tensors,
-                       int numOperands, const FactorDirectionFn& dir, bool elementwise, bool inWorklist);
+                       int numOperands, const FactorDirectionFn& dir, bool elementwise, bool inWorklist,
+                       const ir::AttrPtr& ruleAttr = {});
     /// The op's sharding rule (attached on first use), or nullptr; `keepAlive` owns it.
     const OpShardingRule* ruleOf(ir::Op* op, ir::AttrPtr& keepAlive);
     /// Sources of an `sdy.func_data_flow_edge` on `v` (call operands / callee returned value).

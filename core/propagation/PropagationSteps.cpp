@@ -213,7 +213,7 @@ static std::string missingRuleReason(const Op& op)
 
 bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRule& rule,
                                       std::vector<StepTensor>& tensors, int numOperands, const FactorDirectionFn& dir,
-                                      bool elementwise, bool inWorklist)
+                                      bool elementwise, bool inWorklist, const ir::AttrPtr& ruleAttr)
 {
     PropagationObserver* obs = m_options.observer;
     auto skip = [&](const char* reason) {
@@ -250,6 +250,7 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         directions[static_cast<size_t>(f)] = factorDirection(in, f);
     StepCache::Key key;
     key.rule = &rule;
+    key.ruleAttr = ruleAttr ? &ruleAttr : nullptr;
     key.mesh = mesh->second;
     key.meshName = &mesh->first;
     key.shardings = &all;
@@ -448,7 +449,7 @@ void PropagationDriver::visit(Op* op)
     if (m_direction)
         dir = [this, op, &ruleRef](int64_t f) { return m_direction(*op, ruleRef, f); };
     propagateStep(StepKind::Op, op, ruleRef, tensors, static_cast<int>(op->numOperands()), dir, isElementwiseOp(*op),
-                  true);
+                  true, ruleAttr);
 }
 
 void PropagationDriver::funcResultSteps(Op* func)

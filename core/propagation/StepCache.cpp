@@ -11,6 +11,36 @@ constexpr size_t kMaxStepOutcomes = 16384;
 
 inline void stepCacheMix(uint64_t& h, uint64_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); }
 
+/// A cheap hash of an axis list: names by length and end characters (entries are compared by
+/// content, so a collision only costs a comparison).
+void stepCacheMixAxes(uint64_t& h, const std::vector<AxisRef>& axes)
+{
+    stepCacheMix(h, axes.size());
+    for (const AxisRef& a : axes) {
+        const std::string& n = a.name;
+        stepCacheMix(h, n.empty() ? 0
+                                  : n.size() | static_cast<uint64_t>(static_cast<unsigned char>(n.front())) << 8 |
+                                        static_cast<uint64_t>(static_cast<unsigned char>(n.back())) << 16);
+        if (a.sub) {
+            stepCacheMix(h, static_cast<uint64_t>(a.sub->preSize));
+            stepCacheMix(h, static_cast<uint64_t>(a.sub->size));
+        }
+    }
+}
+
+uint64_t stepCacheHashSharding(const TensorSharding& s)
+{
+    uint64_t h = s.mesh.symbol.size();
+    stepCacheMix(h, s.dims.size());
+    for (const DimSharding& d : s.dims) {
+        stepCacheMixAxes(h, d.axes);
+        stepCacheMix(h, d.closed ? 1u : 0u);
+    }
+    stepCacheMixAxes(h, s.replicated);
+    stepCacheMixAxes(h, s.unreduced);
+    return h;
+}
+
 } // namespace
 
 uint64_t StepCache::hashOf(const Key& key)
@@ -22,10 +52,10 @@ uint64_t StepCache::hashOf(const Key& key)
     for (int64_t size : key.rule->factorSizes)
         stepCacheMix(h, static_cast<uint64_t>(size));
     stepCacheMix(h, reinterpret_cast<uintptr_t>(key.mesh));
-    stepCacheMix(h, std::hash<std::string>{}(*key.meshName));
+    stepCacheMix(h, key.meshName->size());
     stepCacheMix(h, key.shardings->size());
     for (const TensorSharding* s : *key.shardings)
-        stepCacheMix(h, s ? hashSharding(*s) : 0x5bd1e995u);
+        stepCacheMix(h, s ? stepCacheHashSharding(*s) : 0x5bd1e995u);
     for (PropagationDirection d : *key.directions)
         stepCacheMix(h, static_cast<uint64_t>(d) + 1);
     stepCacheMix(h, (key.aggressive ? 1u : 0u) | (key.conservative ? 2u : 0u) | (key.elementwise ? 4u : 0u));
@@ -45,6 +75,9 @@ bool StepCache::matches(const Entry& e, const Key& key)
         if (mine.has_value() != (shardings[i] != nullptr) || (mine && !(*mine == *shardings[i])))
             return false;
     }
+    // An attribute's rule is immutable and the entry keeps it alive: the same address is the same rule.
+    if (e.ruleAttr && e.ruleAddress == key.rule)
+        return true;
     return e.rule == *key.rule;
 }
 
@@ -65,6 +98,10 @@ StepOutcome& StepCache::insert(const Key& key, uint64_t hash, StepOutcome outcom
         clear();
     auto e = std::make_unique<Entry>();
     e->rule = *key.rule;
+    if (key.ruleAttr) {
+        e->ruleAttr = *key.ruleAttr;
+        e->ruleAddress = key.rule;
+    }
     e->mesh = key.mesh;
     e->meshName = *key.meshName;
     e->shardings.reserve(key.shardings->size());

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/ir/Attribute.h"
 #include "core/mesh/Mesh.h"
 #include "core/propagation/FactorPropagation.h"
 #include "core/propagation/PropagationObserver.h"
@@ -36,6 +37,9 @@ public:
     /// The inputs of one step's factor propagation.
     struct Key {
         const OpShardingRule* rule = nullptr;
+        /// The attribute holding `rule`, if any: an entry made with it keeps it, and a later key
+        /// with the same rule address is then known to hold the same rule.
+        const ir::AttrPtr* ruleAttr = nullptr;
         const Mesh* mesh = nullptr; ///< the common mesh (one module: compared as a pointer)
         const std::string* meshName = nullptr;
         const std::vector<const TensorSharding*>* shardings = nullptr; ///< operands first; null: missing
@@ -56,6 +60,8 @@ public:
 private:
     struct Entry {
         OpShardingRule rule;
+        ir::AttrPtr ruleAttr; ///< keeps the address `ruleAddress` valid (null: compared by content)
+        const OpShardingRule* ruleAddress = nullptr;
         const Mesh* mesh = nullptr;
         std::string meshName;
         std::vector<std::optional<TensorSharding>> shardings;
