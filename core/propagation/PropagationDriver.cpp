@@ -15,12 +15,21 @@ using ir::Value;
 
 bool isElementwiseOp(const Op& op)
 {
-    const std::string& n = op.name();
-    if (n == "stablehlo.bitcast_convert")
+    // Asked at every step (and by the op-priority heuristics for every factor): the registry's
+    // answer is remembered per interned name, per thread.
+    static const ir::OperationName kBitcastConvert("stablehlo.bitcast_convert");
+    const ir::OperationName n = op.opName();
+    if (n == kBitcastConvert)
         return op.numOperands() == 1 && op.numResults() == 1 &&
                op.operand(0)->type().shape() == op.result(0)->type().shape();
-    const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
-    return info && info->isElementwise;
+    thread_local const std::string* lastName = nullptr;
+    thread_local bool lastAnswer = false;
+    if (lastName != &n.str()) {
+        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n.str());
+        lastAnswer = info && info->isElementwise;
+        lastName = &n.str();
+    }
+    return lastAnswer;
 }
 
 PropagationDriver::PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags)
