@@ -1,6 +1,8 @@
 // StepCache (StepCache.h): outcomes of factor propagation by their inputs.
 #include "core/propagation/StepCache.h"
 
+#include <atomic>
+
 namespace shardx {
 
 namespace {
@@ -111,7 +113,9 @@ StepOutcome& StepCache::insert(const Key& key, uint64_t hash, StepOutcome outcom
     e->aggressive = key.aggressive;
     e->conservative = key.conservative;
     e->elementwise = key.elementwise;
+    static std::atomic<uint64_t> lastOutcomeId{0};
     e->outcome = std::move(outcome);
+    e->outcome.record.outcomeId = ++lastOutcomeId;
     StepOutcome& out = e->outcome;
     m_entries[hash].push_back(std::move(e));
     ++m_size;
