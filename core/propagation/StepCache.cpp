@@ -9,7 +9,7 @@ namespace {
 
 /// Beyond this many outcomes the cache starts over (a module whose steps rarely repeat would
 /// otherwise keep one per step).
-constexpr size_t kMaxStepOutcomes = 16384;
+constexpr size_t kMaxStepOutcomes = 4096;
 
 inline void stepCacheMix(uint64_t& h, uint64_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); }
 
