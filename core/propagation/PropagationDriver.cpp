@@ -15,12 +15,21 @@ using ir::Value;
 
 bool isElementwiseOp(const Op& op)
 {
-    const std::string& n = op.name();
-    if (n == "stablehlo.bitcast_convert")
+    // Asked at every step (and by the op-priority heuristics for every factor): the registry's
+    // answer is remembered per interned name, per thread.
+    static const ir::OperationName kBitcastConvert("stablehlo.bitcast_convert");
+    const ir::OperationName n = op.opName();
+    if (n == kBitcastConvert)
         return op.numOperands() == 1 && op.numResults() == 1 &&
                op.operand(0)->type().shape() == op.result(0)->type().shape();
-    const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
-    return info && info->isElementwise;
+    thread_local const std::string* lastName = nullptr;
+    thread_local bool lastAnswer = false;
+    if (lastName != &n.str()) {
+        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n.str());
+        lastAnswer = info && info->isElementwise;
+        lastName = &n.str();
+    }
+    return lastAnswer;
 }
 
 PropagationDriver::PropagationDriver(ir::Module& module, PropagationOptions options, DiagnosticList& diags)
@@ -100,6 +109,7 @@ void PropagationDriver::eraseDeadOp(Op* op)
     if (m_options.observer)
         m_options.observer->opErased(op);
     m_callsIndexed = false; // the erased op may hold calls (none today: calls are not pure)
+    m_lastMesh = nullptr;   // nor meshes
     std::vector<Op*> nested;
     op->walk([&](Op* o) { nested.push_back(o); });
     std::reverse(nested.begin(), nested.end()); // post-order-ish: nested before parent
@@ -225,6 +235,7 @@ void PropagationDriver::run(FactorStrategy strategy, OpDirectionFn direction)
 {
     m_strategy = strategy;
     m_direction = std::move(direction);
+    m_lastMesh = nullptr;
     if (stopRequested())
         return;
     if (m_options.observer)

@@ -15,6 +15,8 @@
 #include "core/ir/Module.h"
 #include "core/propagation/FactorPropagation.h"
 #include "core/propagation/PropagationObserver.h"
+#include "core/propagation/StepCache.h"
+#include "core/rules/RuleRegistry.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/PointerMap.h"
 
@@ -66,10 +68,17 @@ private:
         ir::Op* func = nullptr; ///< for a function result attribute
         int funcResult = -1;
         View view = View::Plain;
-        ir::Op* manualOp = nullptr;            ///< for the manual views
-        std::optional<TensorSharding> current; ///< as presented to the factor propagation
+        ir::Op* manualOp = nullptr; ///< for the manual views
+        /// The sharding as presented to the factor propagation: `own` where the step computed it
+        /// (a manual view, a new sharding), else `ref`, read in place from the IR (valid until the
+        /// step stores a sharding).
+        const TensorSharding* ref = nullptr;
+        std::optional<TensorSharding> own;
+        const TensorSharding* current() const { return own ? &*own : ref; }
     };
     StepTensor plainTensor(ir::Value* v) const;
+    /// The mesh `ref` names (Module::resolveMesh, the last named mesh remembered).
+    const Mesh* resolveMesh(const MeshRef& ref);
     /// Stores `s` for tensor `t`; returns the value to notify (nullptr: nothing stored).
     ir::Value* store(const StepTensor& t, const TensorSharding& s);
     /// Checks the cancel flag; on the first sight of it, clears the worklist and reports.
@@ -88,7 +97,8 @@ private:
     void visit(ir::Op* op);
     void funcResultSteps(ir::Op* func);
     bool propagateStep(StepKind kind, ir::Op* op, const OpShardingRule& rule, std::vector<StepTensor>& tensors,
-                       int numOperands, const FactorDirectionFn& dir, bool elementwise, bool inWorklist);
+                       int numOperands, const FactorDirectionFn& dir, bool elementwise, bool inWorklist,
+                       const ir::AttrPtr& ruleAttr = {});
     /// The op's sharding rule (attached on first use), or nullptr; `keepAlive` owns it.
     const OpShardingRule* ruleOf(ir::Op* op, ir::AttrPtr& keepAlive);
     /// Sources of an `sdy.func_data_flow_edge` on `v` (call operands / callee returned value).
@@ -119,6 +129,14 @@ private:
     /// step caused them, 4.8): (group, from, to).
     std::vector<std::tuple<int64_t, ir::Value*, ir::Value*>> m_pendingGroupCopies;
     bool m_inStep = false;
+    /// Factor propagation outcomes of this pass's steps, by their inputs.
+    StepCache m_stepCache;
+    /// Rule classes by interned op name, and the rules of RuleNameClass::ShapesOnly ops by
+    /// their operand shapes, a {-1} entry, then their result shapes.
+    std::unordered_map<const std::string*, RuleNameClass> m_ruleClass;
+    std::map<std::vector<std::vector<int64_t>>, ir::AttrPtr> m_shapeRules;
+    const Mesh* m_lastMesh = nullptr;
+    std::string m_lastMeshName;
 };
 
 } // namespace shardx

@@ -57,6 +57,11 @@ struct PropagationStep {
     ShardingProjection after;            ///< and after
     PropagationDecisions decisions;      ///< per-factor decisions
     std::vector<ShardingChange> changes; ///< every value whose sharding changed
+    /// Nonzero where the driver gave several steps one factor-propagation outcome: steps with the
+    /// same id (unique in the process) have equal `rule` (by content), `meshName`, `aggressive`,
+    /// `numOperands`, `before`, `after` and `decisions`, so that an observer may key what it derives
+    /// from those on the id instead of comparing them again.
+    uint64_t outcomeId = 0;
 };
 
 /// Receives the events of a propagation pass. Every method has an empty default.

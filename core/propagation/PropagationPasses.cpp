@@ -39,10 +39,14 @@ bool operandsSingleUse(const ir::Op& op)
 
 PropagationDirection passThroughHeuristic(const ir::Op& op, bool checkUses)
 {
-    const std::string& n = op.name();
-    const bool passThrough = isElementwiseOp(op) || isMoveCustomCall(op) || n == "stablehlo.reshape" ||
-                             n == "stablehlo.transpose" || n == "sdy.data_flow_edge" || n == "sdy.func_data_flow_edge";
-    const bool forwardOnly = n == "stablehlo.dynamic_slice" || n == "stablehlo.dynamic_update_slice";
+    // Asked for every factor of every step: names are compared as interned pointers.
+    static const ir::OperationName kCustomCall("stablehlo.custom_call"), kReshape("stablehlo.reshape"),
+        kTranspose("stablehlo.transpose"), kEdge("sdy.data_flow_edge"), kFuncEdge("sdy.func_data_flow_edge"),
+        kDynamicSlice("stablehlo.dynamic_slice"), kDynamicUpdateSlice("stablehlo.dynamic_update_slice");
+    const ir::OperationName n = op.opName();
+    const bool passThrough = n == kReshape || n == kTranspose || n == kEdge || n == kFuncEdge ||
+                             (n == kCustomCall && isMoveCustomCall(op)) || isElementwiseOp(op);
+    const bool forwardOnly = n == kDynamicSlice || n == kDynamicUpdateSlice;
     if (!passThrough && !forwardOnly)
         return PropagationDirection::None;
     if (checkUses && !operandsSingleUse(op))
@@ -52,15 +56,15 @@ PropagationDirection passThroughHeuristic(const ir::Op& op, bool checkUses)
 
 PropagationDirection heuristic(int level, const ir::Op& op, const OpShardingRule& rule, int64_t f)
 {
+    static const ir::OperationName kBroadcastInDim("stablehlo.broadcast_in_dim");
     switch (level) {
     case 0: return passThroughHeuristic(op, true);
     case 1: return passThroughHeuristic(op, false);
     case 2:
         if (op.attr(kShardingRuleAttrName) && !isPassThroughFactor(rule, f))
             return PropagationDirection::None;
-        return op.name() == "stablehlo.broadcast_in_dim" ? PropagationDirection::Backward : PropagationDirection::Both;
-    case 3:
-        return op.name() == "stablehlo.broadcast_in_dim" ? PropagationDirection::Backward : PropagationDirection::Both;
+        return op.opName() == kBroadcastInDim ? PropagationDirection::Backward : PropagationDirection::Both;
+    case 3: return op.opName() == kBroadcastInDim ? PropagationDirection::Backward : PropagationDirection::Both;
     default: return PropagationDirection::Both;
     }
 }

@@ -16,16 +16,18 @@ using ir::Value;
 
 namespace {
 
-/// The common mesh of the present shardings (SDY.md 4.2): name and mesh, or nullopt.
-std::optional<std::pair<std::string, const Mesh*>> commonMesh(const ir::Module& module,
-                                                              const std::vector<const TensorSharding*>& shardings)
+/// The common mesh of the present shardings (SDY.md 4.2): name and mesh, or nullopt. `resolve`
+/// gives the mesh of a reference.
+template <typename Resolve>
+std::optional<std::pair<std::string, const Mesh*>> commonMesh(const std::vector<const TensorSharding*>& shardings,
+                                                              Resolve&& resolve)
 {
     std::string name;
     const Mesh* mesh = nullptr;
     for (const TensorSharding* s : shardings) {
         if (!s)
             continue;
-        const Mesh* m = module.resolveMesh(s->mesh);
+        const Mesh* m = resolve(s->mesh);
         if (!m)
             return std::nullopt;
         if (m->isEmpty())
@@ -70,11 +72,28 @@ std::vector<Value*> PropagationDriver::funcEdgeSources(Value* v)
     return out;
 }
 
+const Mesh* PropagationDriver::resolveMesh(const MeshRef& ref)
+{
+    if (ref.isInline())
+        return m_module.resolveMesh(ref);
+    // Steps name one or two meshes over and over: the last one found is kept (the mesh ops do not
+    // change during a pass).
+    if (!m_lastMesh || ref.symbol != m_lastMeshName) {
+        m_lastMesh = m_module.resolveMesh(ref);
+        m_lastMeshName = ref.symbol;
+        if (!m_lastMesh)
+            return nullptr;
+    }
+    return m_lastMesh;
+}
+
 PropagationDriver::StepTensor PropagationDriver::plainTensor(Value* v) const
 {
     StepTensor t;
     t.value = v;
-    t.current = getSharding(v);
+    t.ref = getShardingRef(v, t.own);
+    if (t.own)
+        t.ref = nullptr; // copied (current() reads `own`): the pointer would not survive a move
     return t;
 }
 
@@ -129,6 +148,40 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
             keepAlive = std::move(a);
             return &r->rule;
         }
+    // What the rule depends on is known from the op's name: ops that never get one are answered
+    // at once, and ops whose rule reads only shapes share the rule of the first op of their shapes.
+    const std::string* name = &op->opName().str();
+    auto cls = m_ruleClass.find(name);
+    if (cls == m_ruleClass.end())
+        cls = m_ruleClass.emplace(name, ruleNameClass(*name)).first;
+    if (cls->second == RuleNameClass::None)
+        return nullptr;
+    std::vector<std::vector<int64_t>> shapes;
+    if (cls->second == RuleNameClass::ShapesOnly) {
+        auto add = [&shapes](const Value* v) {
+            const ir::Type& t = v->type();
+            if (!t.isRankedTensor() || !t.hasStaticShape())
+                return false;
+            shapes.push_back(t.shape());
+            return true;
+        };
+        bool staticShapes = true;
+        for (const Value* v : op->operands())
+            staticShapes = staticShapes && add(v);
+        shapes.push_back({-1}); // between operands and results
+        for (const auto& r : op->results())
+            staticShapes = staticShapes && add(r.get());
+        if (!staticShapes) {
+            shapes.clear(); // the registry reports why (not cached)
+        } else {
+            auto it = m_shapeRules.find(shapes);
+            if (it != m_shapeRules.end()) {
+                keepAlive = it->second;
+                op->setDiscardable(kShardingRuleAttrName, keepAlive);
+                return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
+            }
+        }
+    }
     std::optional<OpShardingRule> rule = createOpShardingRule(*op, m_options.conservative);
     if (!rule)
         return nullptr;
@@ -142,6 +195,8 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
         },
         [&rule] { return ir::Attribute::Payload(ir::OpShardingRuleAttr{std::move(*rule)}); });
     op->setDiscardable(kShardingRuleAttrName, keepAlive);
+    if (!shapes.empty())
+        m_shapeRules.emplace(std::move(shapes), keepAlive);
     return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
 }
 
@@ -158,7 +213,7 @@ static std::string missingRuleReason(const Op& op)
 
 bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRule& rule,
                                       std::vector<StepTensor>& tensors, int numOperands, const FactorDirectionFn& dir,
-                                      bool elementwise, bool inWorklist)
+                                      bool elementwise, bool inWorklist, const ir::AttrPtr& ruleAttr)
 {
     PropagationObserver* obs = m_options.observer;
     auto skip = [&](const char* reason) {
@@ -171,8 +226,8 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         return skip("rule/operand mismatch");
     std::vector<const TensorSharding*> all;
     for (const StepTensor& t : tensors)
-        all.push_back(t.current ? &*t.current : nullptr);
-    auto mesh = commonMesh(m_module, all);
+        all.push_back(t.current());
+    auto mesh = commonMesh(all, [this](const MeshRef& ref) { return resolveMesh(ref); });
     if (!mesh)
         return skip("no common mesh");
     // Shardings must match the rank of their mapping to be projected.
@@ -182,12 +237,60 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         if (all[i] && all[i]->dims.size() != mapping.size())
             return skip("rank mismatch");
     }
-    std::vector<const TensorSharding*> ops(all.begin(), all.begin() + numOperands);
-    std::vector<const TensorSharding*> res(all.begin() + numOperands, all.end());
-    ShardingProjection proj = buildProjection(ops, res, rule, *mesh->second);
+    // Factor propagation of equal inputs gives equal tables, decisions and back-projections: an
+    // outcome computed before is reused (StepCache.h).
+    FactorPropagationInput in;
+    in.rule = &rule;
+    in.mesh = mesh->second;
+    in.direction = dir;
+    in.conservative = m_options.conservative;
+    in.elementwise = elementwise;
+    std::vector<PropagationDirection> directions(static_cast<size_t>(rule.numFactors()));
+    for (int64_t f = 0; f < rule.numFactors(); ++f)
+        directions[static_cast<size_t>(f)] = factorDirection(in, f);
+    StepCache::Key key;
+    key.rule = &rule;
+    key.ruleAttr = ruleAttr ? &ruleAttr : nullptr;
+    key.mesh = mesh->second;
+    key.meshName = &mesh->first;
+    key.shardings = &all;
+    key.directions = &directions;
+    key.aggressive = m_strategy == FactorStrategy::Aggressive;
+    key.conservative = m_options.conservative;
+    key.elementwise = elementwise;
+    const uint64_t hash = StepCache::hashOf(key);
+    StepOutcome* outcome = m_stepCache.find(key, hash);
+    if (!outcome) {
+        StepOutcome fresh;
+        std::vector<const TensorSharding*> ops(all.begin(), all.begin() + numOperands);
+        std::vector<const TensorSharding*> res(all.begin() + numOperands, all.end());
+        ShardingProjection proj = buildProjection(ops, res, rule, *mesh->second);
+        if (obs)
+            fresh.record.before = proj;
+        // The directions were asked once above; the factor propagation reads them from there.
+        in.direction = [&directions](int64_t f) { return directions[static_cast<size_t>(f)]; };
+        UpdatedTensors updated = m_strategy == FactorStrategy::Basic
+                                     ? propagateBasic(proj, in, obs ? &fresh.record.decisions : nullptr)
+                                     : propagateAggressive(proj, in, obs ? &fresh.record.decisions : nullptr);
+        fresh.updated.assign(tensors.size(), 0);
+        fresh.backProjected.resize(tensors.size());
+        for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
+            const bool isOperand = i < numOperands;
+            if (!(isOperand ? updated.operands[static_cast<size_t>(i)]
+                            : updated.results[static_cast<size_t>(i - numOperands)]))
+                continue;
+            const TensorFactorMapping& mapping =
+                isOperand ? rule.operands[static_cast<size_t>(i)] : rule.results[static_cast<size_t>(i - numOperands)];
+            fresh.updated[static_cast<size_t>(i)] = 1;
+            fresh.backProjected[static_cast<size_t>(i)] =
+                backProject(proj.tensor(i), mapping, rule.factorSizes, mesh->first, *mesh->second);
+        }
+        if (obs)
+            fresh.record.after = std::move(proj);
+        outcome = &m_stepCache.insert(key, hash, std::move(fresh));
+    }
 
-    PropagationStep rec;
-    PropagationDecisions* decisions = nullptr;
+    PropagationStep& rec = outcome->record;
     m_inStep = obs != nullptr;
     if (obs) {
         rec.kind = kind;
@@ -196,44 +299,43 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
         rec.meshName = mesh->first;
         rec.aggressive = m_strategy == FactorStrategy::Aggressive;
         rec.numOperands = numOperands;
-        if (kind == StepKind::FuncResult)
-            rec.funcResultIndex = tensors.back().funcResult;
+        rec.funcResultIndex = kind == StepKind::FuncResult ? tensors.back().funcResult : -1;
+        rec.operandValues.clear();
+        rec.resultValues.clear();
+        rec.changes.clear();
         for (int i = 0; i < static_cast<int>(tensors.size()); ++i)
             (i < numOperands ? rec.operandValues : rec.resultValues).push_back(tensors[i].value);
-        rec.before = proj;
-        decisions = &rec.decisions;
     }
-    FactorPropagationInput in;
-    in.rule = &rule;
-    in.mesh = mesh->second;
-    in.direction = dir;
-    in.conservative = m_options.conservative;
-    in.elementwise = elementwise;
-    UpdatedTensors updated = m_strategy == FactorStrategy::Basic ? propagateBasic(proj, in, decisions)
-                                                                 : propagateAggressive(proj, in, decisions);
-    bool changed = false;
+    // Which tensors change is decided on the shardings as the step found them, before anything is
+    // stored: a store may replace the attribute another tensor's sharding is read from.
+    struct PendingChange {
+        int tensor;
+        std::optional<TensorSharding> old;
+    };
+    std::vector<PendingChange> pending;
     for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
-        const bool isOperand = i < numOperands;
-        if (!(isOperand ? updated.operands[static_cast<size_t>(i)]
-                        : updated.results[static_cast<size_t>(i - numOperands)]))
+        if (!outcome->updated[static_cast<size_t>(i)])
             continue;
-        const TensorFactorMapping& mapping =
-            isOperand ? rule.operands[static_cast<size_t>(i)] : rule.results[static_cast<size_t>(i - numOperands)];
-        TensorSharding nw = backProject(proj.tensor(i), mapping, rule.factorSizes, mesh->first, *mesh->second);
-        const std::optional<TensorSharding>& old = tensors[static_cast<size_t>(i)].current;
+        const TensorSharding& nw = outcome->backProjected[static_cast<size_t>(i)];
+        const StepTensor& t = tensors[static_cast<size_t>(i)];
+        const TensorSharding* old = t.current();
         if (!old && !nw.hasDimAxes() && nw.replicated.empty() && nw.unreduced.empty())
             continue;
         if (old && *old == nw)
             continue;
-        StepTensor& t = tensors[static_cast<size_t>(i)];
         const bool holdable = t.func || t.view != StepTensor::View::Plain || canHoldSharding(t.value);
         if (!holdable)
             continue;
+        pending.push_back(PendingChange{i, old ? std::optional<TensorSharding>(*old) : std::nullopt});
+    }
+    for (PendingChange& change : pending) {
+        const int i = change.tensor;
+        const TensorSharding& nw = outcome->backProjected[static_cast<size_t>(i)];
+        StepTensor& t = tensors[static_cast<size_t>(i)];
         Value* notifyValue = store(t, nw);
-        changed = true;
         if (obs)
-            rec.changes.push_back(ShardingChange{i, t.value, t.funcResult, old, nw});
-        t.current = nw;
+            rec.changes.push_back(ShardingChange{i, t.value, t.funcResult, std::move(change.old), nw});
+        t.own = nw;
         if (notifyValue) {
             notifyChanged(notifyValue, op, inWorklist);
             copyToGroup(t.value, op, inWorklist);
@@ -241,10 +343,16 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
                 copyToGroup(notifyValue, op, inWorklist);
         }
     }
+    const bool changed = !pending.empty();
     m_inStep = false;
     if (obs) {
-        rec.after = std::move(proj);
         obs->step(rec);
+        // The outcome is kept for later steps: only what every step sets again is cleared.
+        rec.op = nullptr;
+        rec.rule = nullptr;
+        rec.operandValues.clear();
+        rec.resultValues.clear();
+        rec.changes.clear();
         for (const auto& [group, from, to] : m_pendingGroupCopies)
             obs->shardingGroupCopy(group, from, to);
         m_pendingGroupCopies.clear();
@@ -275,7 +383,7 @@ void PropagationDriver::visit(Op* op)
             tensors.push_back(plainTensor(s));
         StepTensor target;
         target.value = op->result(0);
-        target.current = getOwnSharding(target.value);
+        target.ref = ir::shardingOfValue(target.value); // getOwnSharding() of an op result, in place
         Op* manual = nullptr;
         if (owner->isBlockArgument()) {
             Op* parent = owner->ownerBlock()->parentOp();
@@ -289,12 +397,12 @@ void PropagationDriver::visit(Op* op)
             if (owner->isBlockArgument()) {
                 target.view = StepTensor::View::LocalAsGlobal;
                 const TensorSharding* in = ir::shardingOfValue(owner);
-                if (target.current)
-                    target.current = in ? addManualAxes(*in, *target.current, manualAxesOf(*manual)) : target.current;
+                if (target.ref && in)
+                    target.own = addManualAxes(*in, *target.ref, manualAxesOf(*manual));
             } else {
                 target.view = StepTensor::View::GlobalAsLocal;
-                if (target.current)
-                    target.current = eraseManualAxes(*target.current, manualAxesOf(*manual));
+                if (target.ref)
+                    target.own = eraseManualAxes(*target.ref, manualAxesOf(*manual));
             }
         }
         tensors.push_back(target);
@@ -341,7 +449,7 @@ void PropagationDriver::visit(Op* op)
     if (m_direction)
         dir = [this, op, &ruleRef](int64_t f) { return m_direction(*op, ruleRef, f); };
     propagateStep(StepKind::Op, op, ruleRef, tensors, static_cast<int>(op->numOperands()), dir, isElementwiseOp(*op),
-                  true);
+                  true, ruleAttr);
 }
 
 void PropagationDriver::funcResultSteps(Op* func)
@@ -360,7 +468,7 @@ void PropagationDriver::funcResultSteps(Op* func)
         res.func = func;
         res.funcResult = static_cast<int>(i);
         if (const TensorSharding* s = ir::funcResultSharding(*func, i))
-            res.current = *s;
+            res.ref = s;
         tensors.push_back(res);
         OpShardingRule rule = identityRule(v->type().shape(), 1, 1);
         propagateStep(StepKind::FuncResult, func, rule, tensors, 1, {}, false, false);

@@ -388,9 +388,15 @@ std::optional<TensorSharding> getSharding(const Value* v)
 
 const TensorSharding* getShardingRef(const Value* v, std::optional<TensorSharding>& storage)
 {
-    // Op results of ops without data-flow edges hold their sharding as is (the common case).
+    // Op results of ops without data-flow edges hold their sharding as is (the common case), and
+    // so do function arguments (getSharding() copies it: no edge owner, no manual view).
     if (v && !v->isBlockArgument() && !isDataFlowOp(*v->definingOp()))
         return ir::shardingOfValue(v);
+    if (v && v->isBlockArgument()) {
+        static const ir::OperationName kFunc("func.func");
+        if (const Op* parent = parentOfArg(v); parent && parent->opName() == kFunc)
+            return ir::shardingOfValue(v);
+    }
     storage = getSharding(v);
     return storage ? &*storage : nullptr;
 }

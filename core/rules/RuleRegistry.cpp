@@ -159,6 +159,23 @@ RuleResult computeOpShardingRule(const ir::Op& op, const RuleOptions& options)
     return it->second(ctx);
 }
 
+RuleNameClass ruleNameClass(std::string_view name)
+{
+    // As computeOpShardingRule() decides before it reads anything but the name.
+    const std::string key(name);
+    if (noRuleOps().count(key))
+        return RuleNameClass::None;
+    if (const ir::OpInfo* info = ir::OpRegistry::instance().lookup(name); info && info->isTerminator)
+        return RuleNameClass::None;
+    const auto& table = ruleTable();
+    auto it = table.find(key);
+    if (it == table.end())
+        return RuleNameClass::None;
+    if (key != "stablehlo.custom_call" && it->second == pointwiseRule)
+        return RuleNameClass::ShapesOnly;
+    return RuleNameClass::Other;
+}
+
 std::optional<OpShardingRule> createOpShardingRule(const ir::Op& op, bool conservativePropagation, std::string* whyNot)
 {
     RuleOptions options;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/ir/Operation.h"
 #include "core/ir/SdyOps.h"
@@ -52,6 +53,16 @@ std::optional<OpShardingRule> createOpShardingRule(const ir::Op& op, bool conser
 /// The rule that applies to `op`: its attached `sdy.sharding_rule` if any, else the
 /// registry's (nullopt when none).
 std::optional<OpShardingRule> getOrCreateOpShardingRule(const ir::Op& op, bool conservativePropagation = false);
+
+/// What the registry's rule of an op depends on, by the op's name alone (no user rules).
+enum class RuleNameClass {
+    None,       ///< createOpShardingRule() never gives ops of this name a rule (no rule by design,
+                ///< terminators, ops the registry does not know)
+    ShapesOnly, ///< the rule is a function of the operand and result shapes alone (the pointwise
+                ///< rule): ops of this name and others of this class with equal shapes get equal rules
+    Other,      ///< the rule also reads the op's attributes or regions
+};
+RuleNameClass ruleNameClass(std::string_view name);
 
 /// Name of the discardable attribute carrying a rule.
 inline constexpr const char* kShardingRuleAttrName = ir::kShardingRuleAttr;

@@ -3,6 +3,7 @@
 
 #include "core/io/MlirReader.h"
 #include "core/propagation/FactorPropagation.h"
+#include "core/propagation/StepCache.h"
 #include "core/rules/ShardingProjection.h"
 
 using namespace shardx;
@@ -269,6 +270,65 @@ private slots:
         QVERIFY(!propagateBasic(p, in).any());
         in.direction = [](int64_t) { return D::Backward; };
         QVERIFY(propagateBasic(p, in).operands[0]);
+    }
+
+    void stepCacheComparesInputsByContent()
+    {
+        using D = PropagationDirection;
+        Mesh m = mesh({{"a", 2}, {"b", 2}});
+        const std::string meshName = "m";
+        OpShardingRule rule = dotRule(8, 4, 8);
+        TensorSharding x = sharding("@m, [{\"a\"}, {}]");
+        TensorSharding y = sharding("@m, [{}, {\"b\"}]");
+        std::vector<const TensorSharding*> shardings = {&x, &y, nullptr};
+        std::vector<D> dirs = {D::Both, D::Both, D::Both};
+        StepCache::Key key;
+        key.rule = &rule;
+        key.mesh = &m;
+        key.meshName = &meshName;
+        key.shardings = &shardings;
+        key.directions = &dirs;
+        key.aggressive = true;
+        StepCache cache;
+        QVERIFY(!cache.find(key, StepCache::hashOf(key)));
+        StepOutcome outcome;
+        outcome.updated = {0, 0, 1};
+        const uint64_t id = cache.insert(key, StepCache::hashOf(key), std::move(outcome)).record.outcomeId;
+        QVERIFY(id != 0);
+
+        // Equal shardings at other addresses find the outcome (rules are hashed by address).
+        TensorSharding x2 = sharding("@m, [{\"a\"}, {}]");
+        TensorSharding y2 = sharding("@m, [{}, {\"b\"}]");
+        std::vector<const TensorSharding*> shardings2 = {&x2, &y2, nullptr};
+        StepCache::Key same = key;
+        same.shardings = &shardings2;
+        StepOutcome* found = cache.find(same, StepCache::hashOf(same));
+        QVERIFY(found);
+        QCOMPARE(found->record.outcomeId, id);
+        QCOMPARE(found->updated[2], char(1));
+
+        // Any input that differs misses: a sharding, a missing one, a direction, the strategy.
+        TensorSharding y3 = sharding("@m, [{}, {\"a\"}]");
+        std::vector<const TensorSharding*> shardings3 = {&x, &y3, nullptr};
+        StepCache::Key other = key;
+        other.shardings = &shardings3;
+        QVERIFY(!cache.find(other, StepCache::hashOf(other)));
+        std::vector<const TensorSharding*> shardings4 = {&x, nullptr, nullptr};
+        other.shardings = &shardings4;
+        QVERIFY(!cache.find(other, StepCache::hashOf(other)));
+        std::vector<D> dirs2 = {D::Both, D::Forward, D::Both};
+        other = key;
+        other.directions = &dirs2;
+        QVERIFY(!cache.find(other, StepCache::hashOf(other)));
+        other = key;
+        other.aggressive = false;
+        QVERIFY(!cache.find(other, StepCache::hashOf(other)));
+        OpShardingRule rule3 = dotRule(8, 4, 8);
+        rule3.reductionFactors.clear();
+        other = key;
+        other.rule = &rule3;
+        QVERIFY(!cache.find(other, StepCache::hashOf(other)));
+        QCOMPARE(cache.size(), size_t(1));
     }
 };
 

@@ -376,6 +376,31 @@ private slots:
         QVERIFY2(t.op, t.error.c_str());
         QCOMPARE(int(computeOpShardingRule(*t.op).outcome), int(RuleOutcome::NoRule));
     }
+
+    void nameClasses()
+    {
+        QCOMPARE(int(ruleNameClass("func.return")), int(RuleNameClass::None));
+        QCOMPARE(int(ruleNameClass("stablehlo.return")), int(RuleNameClass::None));
+        QCOMPARE(int(ruleNameClass("sdy.mesh")), int(RuleNameClass::None));
+        QCOMPARE(int(ruleNameClass("mydialect.frob")), int(RuleNameClass::None));
+        QCOMPARE(int(ruleNameClass("stablehlo.add")), int(RuleNameClass::ShapesOnly));
+        QCOMPARE(int(ruleNameClass("stablehlo.negate")), int(RuleNameClass::ShapesOnly));
+        QCOMPARE(int(ruleNameClass("stablehlo.select")), int(RuleNameClass::Other));
+        QCOMPARE(int(ruleNameClass("stablehlo.dot_general")), int(RuleNameClass::Other));
+        QCOMPARE(int(ruleNameClass("stablehlo.custom_call")), int(RuleNameClass::Other));
+        // ShapesOnly ops of equal shapes get equal rules.
+        auto a = testutil::parseOp(
+            fn("%a: tensor<4x8xf32>", "tensor<4x8xf32>", "%0 = stablehlo.negate %a : tensor<4x8xf32>"),
+            "stablehlo.negate");
+        auto b = testutil::parseOp(
+            fn("%a: tensor<4x8xf32>", "tensor<4x8xf32>", "%0 = stablehlo.exponential %a : tensor<4x8xf32>"),
+            "stablehlo.exponential");
+        QVERIFY2(a.op && b.op, (a.error + b.error).c_str());
+        std::optional<OpShardingRule> ra = createOpShardingRule(*a.op, false);
+        std::optional<OpShardingRule> rb = createOpShardingRule(*b.op, false);
+        QVERIFY(ra && rb);
+        QVERIFY(*ra == *rb);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestRulesRegistry)
