@@ -2,6 +2,7 @@
 // not a public API.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -123,7 +124,11 @@ private:
     ir::Module& m_module;
     GlobalToLocalOptions m_options;
     DiagnosticList& m_diags;
-    std::unordered_map<const ir::Value*, TensorSharding> m_shardings;
+    /// The sharding of every value before anything changed, and of the values rewrites made: pointers into
+    /// the attributes in m_keptAttrs (kept alive while ops change or go) or into m_ownShardings.
+    std::unordered_map<const ir::Value*, const TensorSharding*> m_shardings;
+    std::vector<ir::AttrPtr> m_keptAttrs;
+    std::deque<TensorSharding> m_ownShardings;
     /// Uses (user, operand index) of inlined manual-computation block arguments, with the
     /// argument's sharding (nullopt: none), for operandSharding.
     std::map<std::pair<const ir::Op*, unsigned>, std::optional<TensorSharding>> m_inlinedUses;

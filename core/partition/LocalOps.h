@@ -71,6 +71,8 @@ ir::Value* trim(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& limit,
 
 /// The largest `handle = N` of a `#stablehlo.channel_handle` anywhere under `root`, or 0.
 int64_t largestChannelHandle(ir::Op& root);
+/// The `handle = N` of `op`'s own `#stablehlo.channel_handle`, or 0.
+int64_t channelHandleOf(const ir::Op& op);
 /// `s` without the axes named in `manual` (the view from inside a manual computation's body).
 TensorSharding withoutManualAxes(TensorSharding s, const std::vector<std::string>& manual);
 
