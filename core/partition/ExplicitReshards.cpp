@@ -7,6 +7,7 @@
 #include "core/ir/OpRegistry.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/partition/ExplicitReshardsInternal.h"
+#include "core/partition/LocalOps.h"
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
 
@@ -230,7 +231,7 @@ std::vector<Use> edgeSourceUses(Op* op, const Value* owner)
 
 class OpWalker {
 public:
-    explicit OpWalker(Context& ctx) : m_ctx(ctx) {}
+    explicit OpWalker(Context& ctx) : m_ctx(ctx), m_meshes(ctx.module) {}
 
     void processOp(Op* op);
     void handleFuncReturn(Op* func);
@@ -250,6 +251,7 @@ private:
     void insertReductions(Op* op, std::vector<AxisRef> axes, const MeshRef& meshRef, const Mesh& mesh);
 
     Context& m_ctx;
+    partition::MeshLookup m_meshes;
     UnchangedOpMemo m_unchanged;
     // Scratch of processOp, kept between ops for their capacity.
     std::vector<std::optional<TensorSharding>> m_storage;
@@ -525,7 +527,7 @@ void OpWalker::processOp(Op* op)
     for (const TensorSharding* r : m_resultRefs) {
         if (!r)
             continue;
-        const Mesh* m = ir::meshOf(m_ctx.module, *r);
+        const Mesh* m = m_meshes(*r);
         if (m && m->isMaximal()) {
             std::vector<std::optional<TensorSharding>> results;
             for (const TensorSharding* s : m_resultRefs)
@@ -583,7 +585,7 @@ bool OpWalker::applyRule(Op* op, bool full, const std::vector<std::optional<Tens
         if (s)
             all.push_back(&*s);
     for (const TensorSharding* s : all) {
-        const Mesh* m = ir::meshOf(m_ctx.module, *s);
+        const Mesh* m = m_meshes(*s);
         if (!m || m->isEmpty())
             continue;
         if (!common) {
@@ -613,7 +615,7 @@ bool OpWalker::applyRule(Op* op, bool full, const std::vector<std::optional<Tens
             }
         }
     }
-    const Mesh* meshPtr = m_ctx.module.resolveMesh(commonRef);
+    const Mesh* meshPtr = m_meshes(commonRef);
     const Mesh& mesh = meshPtr ? *meshPtr : *common;
     // 9. Projection.
     std::vector<const TensorSharding*> opPtrs, resPtrs;

@@ -23,7 +23,7 @@ bool isSdyCollective(const std::string& name)
 } // namespace
 
 Converter::Converter(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags)
-    : m_module(module), m_options(options), m_diags(diags)
+    : m_module(module), m_options(options), m_diags(diags), m_meshes(module)
 {}
 
 const TensorSharding* Converter::sharding(const ir::Value* v) const
@@ -40,7 +40,7 @@ const TensorSharding* Converter::operandSharding(const ir::Op& op, unsigned i) c
     return sharding(op.operand(i));
 }
 
-const Mesh* Converter::meshOf(const TensorSharding& s) const { return ir::meshOf(m_module, s); }
+const Mesh* Converter::meshOf(const TensorSharding& s) const { return m_meshes(s); }
 
 bool Converter::fullyReplicated(const TensorSharding* s) { return !s || !s->hasDimAxes(); }
 

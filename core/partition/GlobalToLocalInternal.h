@@ -124,6 +124,7 @@ private:
     ir::Module& m_module;
     GlobalToLocalOptions m_options;
     DiagnosticList& m_diags;
+    MeshLookup m_meshes;
     /// The sharding of every value before anything changed, and of the values rewrites made: pointers into
     /// the attributes in m_keptAttrs (kept alive while ops change or go) or into m_ownShardings.
     std::unordered_map<const ir::Value*, const TensorSharding*> m_shardings;

@@ -78,7 +78,7 @@ bool isElementwise(const std::string& name)
 
 class Padder {
 public:
-    Padder(ir::Module& module, DiagnosticList& diags) : m_module(module), m_diags(diags) {}
+    Padder(ir::Module& module, DiagnosticList& diags) : m_module(module), m_diags(diags), m_meshes(module) {}
 
     bool runOnFunc(ir::Op* func)
     {
@@ -98,7 +98,7 @@ public:
 private:
     ir::Type padded(const ir::Type& t, const TensorSharding* s) const
     {
-        return partition::paddedType(t, s, s ? ir::meshOf(m_module, *s) : nullptr);
+        return partition::paddedType(t, s, s ? m_meshes(*s) : nullptr);
     }
     /// Legality is judged on the types the program had before this pass (as MLIR's conversion
     /// driver sees the original operands).
@@ -387,7 +387,7 @@ private:
         const TensorSharding* inS = ir::shardingOfValue(in);
         const TensorSharding* out = ir::outSharding(*op);
         const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
-        const Mesh* mesh = inS ? ir::meshOf(m_module, *inS) : nullptr;
+        const Mesh* mesh = inS ? m_meshes(*inS) : nullptr;
         if (!inS || !out || !axes || !mesh)
             return;
         const ir::Type& orig = original(in);
@@ -428,7 +428,7 @@ private:
         const TensorSharding* inS = ir::shardingOfValue(in);
         const TensorSharding* outP = ir::outSharding(*op);
         const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
-        const Mesh* mesh = outP ? ir::meshOf(m_module, *outP) : nullptr;
+        const Mesh* mesh = outP ? m_meshes(*outP) : nullptr;
         if (!inS || !outP || !axes || !mesh)
             return nullptr;
         const TensorSharding out = *outP;
@@ -641,6 +641,7 @@ private:
 
     ir::Module& m_module;
     DiagnosticList& m_diags;
+    partition::MeshLookup m_meshes;
     std::unordered_map<const ir::Value*, ir::Type> m_original;
     std::set<const ir::Value*> m_zero;
 };
