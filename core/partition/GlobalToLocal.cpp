@@ -42,6 +42,18 @@ const TensorSharding* Converter::operandSharding(const ir::Op& op, unsigned i) c
 
 const Mesh* Converter::meshOf(const TensorSharding& s) const { return m_meshes(s); }
 
+const std::optional<stablehlo::DotDimensionNumbers>& Converter::dotDimensionNumbers(const ir::Op& dotGeneral)
+{
+    // Read from the attribute's text: the layers of a model write the same few.
+    const ir::Attribute* a = dotGeneral.attr(stablehlo::kDotDimensionNumbersAttr);
+    const ir::OpaqueAttr* o = a ? a->as<ir::OpaqueAttr>() : nullptr;
+    const std::string& body = o ? o->body : std::string();
+    auto it = m_dotDims.find(body);
+    if (it == m_dotDims.end())
+        it = m_dotDims.emplace(body, stablehlo::dotDimensionNumbers(dotGeneral)).first;
+    return it->second;
+}
+
 bool Converter::fullyReplicated(const TensorSharding* s) { return !s || !s->hasDimAxes(); }
 
 std::optional<ir::Type> Converter::localType(const ir::Type& t, const TensorSharding* s, const ir::Op& at)

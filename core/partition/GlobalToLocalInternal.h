@@ -40,6 +40,8 @@ public:
     /// argument was replaced by; else sharding(op.operand(i)).
     const TensorSharding* operandSharding(const ir::Op& op, unsigned i) const;
     const Mesh* meshOf(const TensorSharding& s) const;
+    /// stablehlo::dotDimensionNumbers of a dot_general, read once per distinct attribute text.
+    const std::optional<stablehlo::DotDimensionNumbers>& dotDimensionNumbers(const ir::Op& dotGeneral);
     /// True when `s` is absent or has no dimension axes.
     static bool fullyReplicated(const TensorSharding* s);
     /// The local type of a value of global type `t` sharded as `s` (PARTITION.md 7.4); nullopt
@@ -125,6 +127,8 @@ private:
     GlobalToLocalOptions m_options;
     DiagnosticList& m_diags;
     MeshLookup m_meshes;
+    /// dotDimensionNumbers() by the attribute's text.
+    std::unordered_map<std::string, std::optional<stablehlo::DotDimensionNumbers>> m_dotDims;
     /// The sharding of every value before anything changed, and of the values rewrites made: pointers into
     /// the attributes in m_keptAttrs (kept alive while ops change or go) or into m_ownShardings.
     std::unordered_map<const ir::Value*, const TensorSharding*> m_shardings;

@@ -60,7 +60,7 @@ bool Converter::dot(ir::Op* op)
         if (op->name() == "stablehlo.dot") {
             contracting.push_back(op->operand(0)->type().rank() - 1);
         } else {
-            std::optional<stablehlo::DotDimensionNumbers> dims = stablehlo::dotDimensionNumbers(*op);
+            const std::optional<stablehlo::DotDimensionNumbers>& dims = dotDimensionNumbers(*op);
             if (!dims)
                 return fail(*op, "the dot_dimension_numbers of this dot_general cannot be read");
             contracting = dims->lhsContracting;
