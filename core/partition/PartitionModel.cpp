@@ -756,8 +756,7 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     if (!convertGlobalToLocal(*m, local, diags))
         return passError(diags, "converting to the per-device program failed");
     builder.collectAdded(model, added, *m);
-    dropShardingAndMesh(*m);
-    m->op().walk([](ir::Op* op) { op->removeAttribute(kCauseAttr); });
+    dropShardingAndMesh(*m, kCauseAttr);
     model.local = std::move(m);
     const int64_t peak = peakLiveBytes(*model.local);
     DeviceLayout layout(model.mesh);
