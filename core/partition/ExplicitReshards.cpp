@@ -2,9 +2,12 @@
 #include "core/partition/ExplicitReshards.h"
 
 #include <algorithm>
+#include <unordered_map>
 
+#include "core/ir/OpRegistry.h"
 #include "core/ir/ShardingAccess.h"
 #include "core/partition/ExplicitReshardsInternal.h"
+#include "core/partition/LocalOps.h"
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
 
@@ -44,14 +47,140 @@ std::optional<TensorSharding> copyOf(const TensorSharding* s)
     return s ? std::optional<TensorSharding>(*s) : std::nullopt;
 }
 
-/// The sharding of an operand, looking through `sdy.propagation_barrier` chains.
-std::optional<TensorSharding> operandSharding(const Value* v)
+/// The sharding of an operand, looking through `sdy.propagation_barrier` chains, without a copy
+/// where the IR holds it as is (getShardingRef).
+const TensorSharding* operandShardingRef(const Value* v, std::optional<TensorSharding>& storage)
 {
     while (v && v->definingOp() && v->definingOp()->name() == "sdy.propagation_barrier" &&
            v->definingOp()->numOperands() > 0)
         v = v->definingOp()->operand(0);
-    return getSharding(v);
+    return getShardingRef(v, storage);
 }
+
+/// True for the ops whose sharding rule reads nothing but the op's own name, attributes and types
+/// (the rules of concatenate, dynamic_slice and custom_call, for instance, look at the ops around
+/// it): for these, what steps 7-11 of the walk do follows from that and the shardings alone.
+bool explicitReshardsRuleIsLocal(const Op& op)
+{
+    static const ir::OperationName kLocal[] = {ir::OperationName("stablehlo.broadcast_in_dim"),
+                                               ir::OperationName("stablehlo.transpose"),
+                                               ir::OperationName("stablehlo.dot"),
+                                               ir::OperationName("stablehlo.dot_general"),
+                                               ir::OperationName("stablehlo.reduce"),
+                                               ir::OperationName("stablehlo.reshape")};
+    const ir::OperationName name = op.opName();
+    if (std::find(std::begin(kLocal), std::end(kLocal), name) != std::end(kLocal))
+        return true;
+    const ir::OpInfo* info = ir::OpRegistry::instance().lookup(name);
+    return info && info->hasPointwiseRule;
+}
+
+bool sameAttrList(const ir::NamedAttrList& a, const ir::NamedAttrList& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].name != b[i].name)
+            return false;
+        if (a[i].value != b[i].value && (!a[i].value || !b[i].value || !(*a[i].value == *b[i].value)))
+            return false;
+    }
+    return true;
+}
+
+bool sameShardingRefs(const std::vector<std::optional<TensorSharding>>& kept,
+                      const std::vector<const TensorSharding*>& refs)
+{
+    if (kept.size() != refs.size())
+        return false;
+    for (size_t i = 0; i < kept.size(); ++i)
+        if (kept[i].has_value() != (refs[i] != nullptr) || (refs[i] && !(*kept[i] == *refs[i])))
+            return false;
+    return true;
+}
+
+/// The ops steps 7-11 of the walk left unchanged, by everything those steps read: name, attributes,
+/// operand and result types and shardings, and whether the full version applies. The layers of a
+/// model repeat the same few dozen of them, so the rule, projection and common axes of most ops are
+/// computed once (the rule is kept for PermutationFreeOps::note).
+class UnchangedOpMemo {
+public:
+    struct Entry {
+        ir::OperationName name;
+        bool full = false;
+        ir::NamedAttrList props, attrs;
+        std::vector<ir::Type> types; ///< operands, then results
+        std::vector<std::optional<TensorSharding>> operands, results;
+        std::optional<OpShardingRule> rule;
+    };
+
+    static uint64_t hash(const Op& op, bool full, const std::vector<const TensorSharding*>& operands,
+                         const std::vector<const TensorSharding*>& results)
+    {
+        uint64_t h = std::hash<const void*>{}(&op.opName().str());
+        auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+        mix(full ? 1 : 2);
+        mix(op.props().size() * 31 + op.attrs().size());
+        for (const Value* v : op.operands())
+            mix(std::hash<const void*>{}(v->type().impl()));
+        for (const auto& r : op.results())
+            mix(std::hash<const void*>{}(r->type().impl()));
+        for (const TensorSharding* s : operands)
+            mix(s ? hashSharding(*s) : 3);
+        for (const TensorSharding* s : results)
+            mix(s ? hashSharding(*s) : 5);
+        return h;
+    }
+
+    const Entry* find(uint64_t h, const Op& op, bool full, const std::vector<const TensorSharding*>& operands,
+                      const std::vector<const TensorSharding*>& results) const
+    {
+        auto it = m_entries.find(h);
+        if (it == m_entries.end())
+            return nullptr;
+        for (const Entry& e : it->second)
+            if (matches(e, op, full, operands, results))
+                return &e;
+        return nullptr;
+    }
+
+    void add(uint64_t h, const Op& op, bool full, std::vector<std::optional<TensorSharding>> operands,
+             std::vector<std::optional<TensorSharding>> results, std::optional<OpShardingRule> rule)
+    {
+        Entry e;
+        e.name = op.opName();
+        e.full = full;
+        e.props = op.props();
+        e.attrs = op.attrs();
+        for (const Value* v : op.operands())
+            e.types.push_back(v->type());
+        for (const auto& r : op.results())
+            e.types.push_back(r->type());
+        e.operands = std::move(operands);
+        e.results = std::move(results);
+        e.rule = std::move(rule);
+        m_entries[h].push_back(std::move(e));
+    }
+
+private:
+    static bool matches(const Entry& e, const Op& op, bool full, const std::vector<const TensorSharding*>& operands,
+                        const std::vector<const TensorSharding*>& results)
+    {
+        if (!(e.name == op.opName()) || e.full != full || e.types.size() != op.numOperands() + op.numResults())
+            return false;
+        size_t t = 0;
+        for (const Value* v : op.operands())
+            if (!(e.types[t++] == v->type()))
+                return false;
+        for (const auto& r : op.results())
+            if (!(e.types[t++] == r->type()))
+                return false;
+        return sameShardingRefs(e.operands, operands) && sameShardingRefs(e.results, results) &&
+               sameAttrList(e.props, op.props()) && sameAttrList(e.attrs, op.attrs());
+    }
+
+    std::unordered_map<uint64_t, std::vector<Entry>> m_entries;
+};
 
 int64_t tensorSize(const Value* v)
 {
@@ -102,7 +231,7 @@ std::vector<Use> edgeSourceUses(Op* op, const Value* owner)
 
 class OpWalker {
 public:
-    explicit OpWalker(Context& ctx) : m_ctx(ctx) {}
+    explicit OpWalker(Context& ctx) : m_ctx(ctx), m_meshes(ctx.module) {}
 
     void processOp(Op* op);
     void handleFuncReturn(Op* func);
@@ -113,13 +242,20 @@ private:
     void handleCall(Op* op);
     bool reshardToUnreduced(Op* op);
     void pendingReductions(Op* op);
-    void insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
+    bool applyRule(Op* op, bool full, const std::vector<std::optional<TensorSharding>>& operands,
+                   const std::vector<std::optional<TensorSharding>>& results, std::optional<OpShardingRule>& rule);
+    bool insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
                         const ShardingProjection& after, const Mesh& mesh, const MeshRef& meshRef,
                         const std::vector<std::optional<TensorSharding>>& operands,
                         const std::vector<std::optional<TensorSharding>>& results);
     void insertReductions(Op* op, std::vector<AxisRef> axes, const MeshRef& meshRef, const Mesh& mesh);
 
     Context& m_ctx;
+    partition::MeshLookup m_meshes;
+    UnchangedOpMemo m_unchanged;
+    // Scratch of processOp, kept between ops for their capacity.
+    std::vector<std::optional<TensorSharding>> m_storage;
+    std::vector<const TensorSharding*> m_operandRefs, m_resultRefs;
 };
 
 bool OpWalker::isFull(const Op* op) const
@@ -302,11 +438,13 @@ bool differentDeviceOrder(const Context& ctx, const std::optional<TensorSharding
     return m->allDeviceIds() != mesh.allDeviceIds();
 }
 
-void OpWalker::insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
+/// Returns true when it inserted a reshard.
+bool OpWalker::insertReshards(Op* op, const OpShardingRule& rule, const ShardingProjection& before,
                               const ShardingProjection& after, const Mesh& mesh, const MeshRef& meshRef,
                               const std::vector<std::optional<TensorSharding>>& operands,
                               const std::vector<std::optional<TensorSharding>>& results)
 {
+    bool inserted = false;
     for (int i = 0; i < after.numOperands() && i < static_cast<int>(op->numOperands()); ++i) {
         if (sameFactors(before.operands[i], after.operands[i]) && !differentDeviceOrder(m_ctx, operands[i], mesh))
             continue;
@@ -315,6 +453,7 @@ void OpWalker::insertReshards(Op* op, const OpShardingRule& rule, const Sharding
             continue;
         Value* r = insertBefore(op, makeReshard(op->operand(i), s));
         op->setOperand(static_cast<unsigned>(i), r);
+        inserted = true;
     }
     Op* last = op;
     for (int i = 0; i < after.numResults() && i < static_cast<int>(op->numResults()); ++i) {
@@ -329,7 +468,9 @@ void OpWalker::insertReshards(Op* op, const OpShardingRule& rule, const Sharding
         last = r->definingOp();
         replaceUses(res, r, last);
         setSharding(res, s);
+        inserted = true;
     }
+    return inserted;
 }
 
 void OpWalker::insertReductions(Op* op, std::vector<AxisRef> axes, const MeshRef& meshRef, const Mesh& mesh)
@@ -373,33 +514,66 @@ void OpWalker::processOp(Op* op)
     pendingReductions(op);
     if (m_ctx.failed)
         return;
-    // 5. Shardings.
-    std::vector<std::optional<TensorSharding>> operands;
-    std::vector<std::optional<TensorSharding>> results;
-    operands.reserve(op->numOperands());
-    results.reserve(op->numResults());
-    for (Value* v : op->operands())
-        operands.push_back(operandSharding(v));
-    for (const auto& r : op->results())
-        results.push_back(getSharding(r.get()));
+    // 5. Shardings, read without copies: nothing changes the IR before step 10.
+    const size_t numOperands = op->numOperands(), numResults = op->numResults();
+    m_storage.assign(numOperands + numResults, std::nullopt);
+    m_operandRefs.clear();
+    m_resultRefs.clear();
+    for (size_t i = 0; i < numOperands; ++i)
+        m_operandRefs.push_back(operandShardingRef(op->operand(static_cast<unsigned>(i)), m_storage[i]));
+    for (size_t i = 0; i < numResults; ++i)
+        m_resultRefs.push_back(getShardingRef(op->result(static_cast<unsigned>(i)), m_storage[numOperands + i]));
     // 6. Single-device ops.
-    for (const auto& r : results) {
+    for (const TensorSharding* r : m_resultRefs) {
         if (!r)
             continue;
-        const Mesh* m = ir::meshOf(m_ctx.module, *r);
+        const Mesh* m = m_meshes(*r);
         if (m && m->isMaximal()) {
+            std::vector<std::optional<TensorSharding>> results;
+            for (const TensorSharding* s : m_resultRefs)
+                results.push_back(copyOf(s));
             handleSingleDeviceOp(m_ctx, op, results);
             return;
         }
     }
+    // 7-11, or what they found for an op alike.
+    const bool memo = explicitReshardsRuleIsLocal(*op);
+    uint64_t hash = 0;
+    if (memo) {
+        hash = UnchangedOpMemo::hash(*op, full, m_operandRefs, m_resultRefs);
+        if (const UnchangedOpMemo::Entry* e = m_unchanged.find(hash, *op, full, m_operandRefs, m_resultRefs)) {
+            if (m_ctx.permutationFree)
+                m_ctx.permutationFree->note(*op, e->rule ? &*e->rule : nullptr);
+            return;
+        }
+    }
+    std::vector<std::optional<TensorSharding>> operands;
+    std::vector<std::optional<TensorSharding>> results;
+    operands.reserve(numOperands);
+    results.reserve(numResults);
+    for (const TensorSharding* s : m_operandRefs)
+        operands.push_back(copyOf(s));
+    for (const TensorSharding* s : m_resultRefs)
+        results.push_back(copyOf(s));
+    std::optional<OpShardingRule> rule;
+    const bool changed = applyRule(op, full, operands, results, rule);
+    if (memo && !changed && !m_ctx.failed)
+        m_unchanged.add(hash, *op, full, std::move(operands), std::move(results), std::move(rule));
+}
+
+/// Steps 7-11 of processOp: returns true when it changed the IR.
+bool OpWalker::applyRule(Op* op, bool full, const std::vector<std::optional<TensorSharding>>& operands,
+                         const std::vector<std::optional<TensorSharding>>& results, std::optional<OpShardingRule>& rule)
+{
+    const std::string& name = op->name();
     // 7. Rule.
-    std::optional<OpShardingRule> rule = getOrCreateOpShardingRule(*op);
+    rule = getOrCreateOpShardingRule(*op);
     if (m_ctx.permutationFree)
         m_ctx.permutationFree->note(*op, rule ? &*rule : nullptr);
     if (!rule || rule->isCustom)
-        return;
+        return false;
     if (rule->operands.size() != op->numOperands() || rule->results.size() != op->numResults())
-        return;
+        return false;
     // 8. Mesh.
     const Mesh* common = nullptr;
     MeshRef commonRef;
@@ -411,18 +585,18 @@ void OpWalker::processOp(Op* op)
         if (s)
             all.push_back(&*s);
     for (const TensorSharding* s : all) {
-        const Mesh* m = ir::meshOf(m_ctx.module, *s);
+        const Mesh* m = m_meshes(*s);
         if (!m || m->isEmpty())
             continue;
         if (!common) {
             common = m;
             commonRef = s->mesh;
         } else if (!common->equalsIgnoringDeviceIds(*m)) {
-            return;
+            return false;
         }
     }
     if (!common || common->isMaximal())
-        return;
+        return false;
     {
         // The mesh most shardings with axes name (the first to get there on a tie). Two references
         // are the same mesh when they are equal (they print the same).
@@ -441,7 +615,7 @@ void OpWalker::processOp(Op* op)
             }
         }
     }
-    const Mesh* meshPtr = m_ctx.module.resolveMesh(commonRef);
+    const Mesh* meshPtr = m_meshes(commonRef);
     const Mesh& mesh = meshPtr ? *meshPtr : *common;
     // 9. Projection.
     std::vector<const TensorSharding*> opPtrs, resPtrs;
@@ -460,6 +634,7 @@ void OpWalker::processOp(Op* op)
         problem.tensorSizes.push_back(tensorSize(r.get()));
 
     // 10. Factor shardings.
+    bool changed = false;
     std::vector<AxisRef> reductionAxes;
     if (full) {
         std::vector<std::vector<AxisRef>> commonAxes;
@@ -478,7 +653,7 @@ void OpWalker::processOp(Op* op)
                     break;
                 }
         if (unchanged) {
-            insertReshards(op, *rule, projection, projection, mesh, commonRef, operands, results);
+            changed = insertReshards(op, *rule, projection, projection, mesh, commonRef, operands, results);
         } else {
             ShardingProjection updated = projection;
             for (int t = 0; t < updated.numTensors(); ++t)
@@ -486,7 +661,7 @@ void OpWalker::processOp(Op* op)
                     fs.axes = commonAxes[static_cast<size_t>(f)];
                     fs.overflowAxes.clear();
                 }
-            insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+            changed = insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
         }
         for (int64_t f : rule->reductionFactors)
             for (const AxisRef& a : commonAxes[static_cast<size_t>(f)])
@@ -495,7 +670,7 @@ void OpWalker::processOp(Op* op)
         if ((name == "stablehlo.dot" || name == "stablehlo.dot_general") && op->numResults() == 1 && results[0]) {
             ShardingProjection updated = projection;
             if (dotSpecialCase(problem, updated, name == "stablehlo.dot_general"))
-                insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
+                changed = insertReshards(op, *rule, projection, updated, mesh, commonRef, operands, results);
         }
         if (op->numResults() > 0 && results[0] && !results[0]->unreduced.empty()) {
             for (int64_t f : rule->reductionFactors) {
@@ -507,7 +682,7 @@ void OpWalker::processOp(Op* op)
                     if (axes && *axes != fs->axes) {
                         m_ctx.diags.error(op->pos, "reduction factors are not sharded identically in '" + name + "'");
                         m_ctx.failed = true;
-                        return;
+                        return changed;
                     }
                     axes = fs->axes;
                 }
@@ -516,9 +691,11 @@ void OpWalker::processOp(Op* op)
             }
         }
     }
-    // 11. Reductions.
-    if (!reductionAxes.empty())
-        insertReductions(op, reductionAxes, commonRef, mesh);
+    // 11. Reductions (counted as a change even when every axis is already unreduced).
+    if (reductionAxes.empty())
+        return changed;
+    insertReductions(op, reductionAxes, commonRef, mesh);
+    return true;
 }
 
 void OpWalker::handleFuncReturn(Op* func)

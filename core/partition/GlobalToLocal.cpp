@@ -23,13 +23,13 @@ bool isSdyCollective(const std::string& name)
 } // namespace
 
 Converter::Converter(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags)
-    : m_module(module), m_options(options), m_diags(diags)
+    : m_module(module), m_options(options), m_diags(diags), m_meshes(module)
 {}
 
 const TensorSharding* Converter::sharding(const ir::Value* v) const
 {
     auto it = m_shardings.find(v);
-    return it == m_shardings.end() ? nullptr : &it->second;
+    return it == m_shardings.end() ? nullptr : it->second;
 }
 
 const TensorSharding* Converter::operandSharding(const ir::Op& op, unsigned i) const
@@ -40,7 +40,19 @@ const TensorSharding* Converter::operandSharding(const ir::Op& op, unsigned i) c
     return sharding(op.operand(i));
 }
 
-const Mesh* Converter::meshOf(const TensorSharding& s) const { return ir::meshOf(m_module, s); }
+const Mesh* Converter::meshOf(const TensorSharding& s) const { return m_meshes(s); }
+
+const std::optional<stablehlo::DotDimensionNumbers>& Converter::dotDimensionNumbers(const ir::Op& dotGeneral)
+{
+    // Read from the attribute's text: the layers of a model write the same few.
+    const ir::Attribute* a = dotGeneral.attr(stablehlo::kDotDimensionNumbersAttr);
+    const ir::OpaqueAttr* o = a ? a->as<ir::OpaqueAttr>() : nullptr;
+    const std::string& body = o ? o->body : std::string();
+    auto it = m_dotDims.find(body);
+    if (it == m_dotDims.end())
+        it = m_dotDims.emplace(body, stablehlo::dotDimensionNumbers(dotGeneral)).first;
+    return it->second;
+}
 
 bool Converter::fullyReplicated(const TensorSharding* s) { return !s || !s->hasDimAxes(); }
 
@@ -161,7 +173,7 @@ void Converter::addReductionRegion(ir::Op& op, const std::string& elementType, R
 void Converter::replace(ir::Op* old, ir::Value* with)
 {
     if (const TensorSharding* s = sharding(old->result(0)))
-        m_shardings[with] = *s;
+        m_shardings[with] = s;
     // The StableHLO collective that stands for an sdy one takes over its name (validation follows it).
     if (ir::ProgramIds* ids = m_module.programIdsIfBuilt(); ids && with->definingOp())
         ids->noteReplaced(*with, *old->result(0));
@@ -324,7 +336,7 @@ bool Converter::whileLoop(ir::Op* op)
             if (!local)
                 return false;
             arg->setType(*local);
-            m_shardings[arg] = *s;
+            m_shardings[arg] = s;
             const std::vector<AxisList> axes = g2lDimAxes(s);
             std::vector<ir::Use> wholeUses;
             std::vector<ir::Op*> slices;
@@ -523,22 +535,40 @@ bool Converter::run()
 {
     if (m_options.replicaCount > 1 && m_options.partitionCount > 1)
         return fail(m_module.op(), "replica-count and partition-count cannot both be greater than 1");
-    m_nextChannel = largestChannelHandle(m_module.op()) + 1;
-    // Every op in pre-order, and the sharding every value has before anything changes.
+    // Every op in pre-order, the sharding every value has before anything changes (the attributes that hold
+    // them kept alive) and the largest channel handle.
+    int64_t largestChannel = channelHandleOf(m_module.op());
     std::vector<ir::Op*> ops;
+    auto keepAttrs = [&](const ir::Op& op) {
+        for (const ir::NamedAttrList* list : {&op.props(), &op.attrs()})
+            for (const ir::NamedAttribute& na : *list)
+                m_keptAttrs.push_back(na.value);
+    };
     for (const std::unique_ptr<ir::Op>& top : m_module.body().ops()) {
-        if (top->name() == "sdy.mesh")
+        if (top->name() == "sdy.mesh") {
+            largestChannel = std::max(largestChannel, channelHandleOf(*top));
             continue;
+        }
         top->walk([&](ir::Op* op) {
             ops.push_back(op);
+            largestChannel = std::max(largestChannel, channelHandleOf(*op));
+            bool kept = false;
             for (unsigned i = 0; i < op->numResults(); ++i)
-                if (const TensorSharding* s = ir::shardingOfValue(op->result(i)))
-                    m_shardings[op->result(i)] = *s;
+                if (const TensorSharding* s = ir::shardingOfValue(op->result(i))) {
+                    m_shardings[op->result(i)] = s;
+                    if (!kept)
+                        keepAttrs(*op);
+                    kept = true;
+                }
             if (op->name() == "func.func" && op->numRegions() && !op->region(0).empty()) {
                 ir::Block& entry = op->region(0).front();
                 for (unsigned i = 0; i < entry.numArgs(); ++i)
-                    if (const TensorSharding* s = ir::funcArgSharding(*op, i))
-                        m_shardings[entry.arg(i)] = *s;
+                    if (const TensorSharding* s = ir::funcArgSharding(*op, i)) {
+                        m_shardings[entry.arg(i)] = s;
+                        if (!kept)
+                            keepAttrs(*op);
+                        kept = true;
+                    }
             }
             const bool manual = op->name() == "sdy.manual_computation";
             if ((manual || op->name() == "sdy.named_computation") && op->numRegions() && !op->region(0).empty()) {
@@ -547,10 +577,12 @@ bool Converter::run()
                 static const std::vector<std::string> kNone;
                 const std::vector<std::string>* manualAxes = manual ? ir::manualAxes(*op) : nullptr;
                 for (unsigned i = 0; in && i < body.numArgs() && i < in->shardings.size(); ++i)
-                    m_shardings[body.arg(i)] = withoutManualAxes(in->shardings[i], manualAxes ? *manualAxes : kNone);
+                    m_shardings[body.arg(i)] = &m_ownShardings.emplace_back(
+                        withoutManualAxes(in->shardings[i], manualAxes ? *manualAxes : kNone));
             }
         });
     }
+    m_nextChannel = largestChannel + 1;
     for (ir::Op* op : ops) {
         if (m_erased.count(op))
             continue; // erased by the rewrite of an op before it

@@ -2,6 +2,7 @@
 // not a public API.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,6 +40,8 @@ public:
     /// argument was replaced by; else sharding(op.operand(i)).
     const TensorSharding* operandSharding(const ir::Op& op, unsigned i) const;
     const Mesh* meshOf(const TensorSharding& s) const;
+    /// stablehlo::dotDimensionNumbers of a dot_general, read once per distinct attribute text.
+    const std::optional<stablehlo::DotDimensionNumbers>& dotDimensionNumbers(const ir::Op& dotGeneral);
     /// True when `s` is absent or has no dimension axes.
     static bool fullyReplicated(const TensorSharding* s);
     /// The local type of a value of global type `t` sharded as `s` (PARTITION.md 7.4); nullopt
@@ -123,7 +126,14 @@ private:
     ir::Module& m_module;
     GlobalToLocalOptions m_options;
     DiagnosticList& m_diags;
-    std::unordered_map<const ir::Value*, TensorSharding> m_shardings;
+    MeshLookup m_meshes;
+    /// dotDimensionNumbers() by the attribute's text.
+    std::unordered_map<std::string, std::optional<stablehlo::DotDimensionNumbers>> m_dotDims;
+    /// The sharding of every value before anything changed, and of the values rewrites made: pointers into
+    /// the attributes in m_keptAttrs (kept alive while ops change or go) or into m_ownShardings.
+    std::unordered_map<const ir::Value*, const TensorSharding*> m_shardings;
+    std::vector<ir::AttrPtr> m_keptAttrs;
+    std::deque<TensorSharding> m_ownShardings;
     /// Uses (user, operand index) of inlined manual-computation block arguments, with the
     /// argument's sharding (nullopt: none), for operandSharding.
     std::map<std::pair<const ir::Op*, unsigned>, std::optional<TensorSharding>> m_inlinedUses;

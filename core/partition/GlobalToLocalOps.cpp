@@ -60,7 +60,7 @@ bool Converter::dot(ir::Op* op)
         if (op->name() == "stablehlo.dot") {
             contracting.push_back(op->operand(0)->type().rank() - 1);
         } else {
-            std::optional<stablehlo::DotDimensionNumbers> dims = stablehlo::dotDimensionNumbers(*op);
+            const std::optional<stablehlo::DotDimensionNumbers>& dims = dotDimensionNumbers(*op);
             if (!dims)
                 return fail(*op, "the dot_dimension_numbers of this dot_general cannot be read");
             contracting = dims->lhsContracting;
@@ -330,7 +330,7 @@ bool Converter::iota(ir::Op* op)
         create(b, "stablehlo.broadcast_in_dim", {oc}, {*local}, {{"broadcast_dimensions", ir::denseI64ArrayAttr({})}})
             ->result(0);
     ir::Value* sum = b.createValue("stablehlo.add", {i, ob}, *local);
-    m_shardings[sum] = *out;
+    m_shardings[sum] = out;
     for (const ir::Use& u : uses)
         u.user->setOperand(u.index, sum);
     return true;
@@ -553,7 +553,7 @@ bool Converter::gatherWithTrivialDims(ir::Op* op, const stablehlo::GatherDimensi
     ir::Value* zero = zeros(a, result);
     ir::Value* selected = a.createValue("stablehlo.select", {wide, op->result(0), zero}, result);
     if (const TensorSharding* s = sharding(op->result(0)))
-        m_shardings[selected] = *s;
+        m_shardings[selected] = s;
     for (const ir::Use& u : uses)
         u.user->setOperand(u.index, selected);
     return true;

@@ -275,32 +275,31 @@ ir::Value* trim(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& limit,
     return slice->result(0);
 }
 
+int64_t channelHandleOf(const ir::Op& op)
+{
+    const ir::Attribute* a = op.attr("channel_handle");
+    const ir::OpaqueAttr* o = a ? std::get_if<ir::OpaqueAttr>(&a->payload()) : nullptr;
+    if (!o || o->mnemonic != "channel_handle")
+        return 0;
+    const size_t at = o->body.find("handle");
+    if (at == std::string::npos)
+        return 0;
+    size_t i = o->body.find('=', at);
+    if (i == std::string::npos)
+        return 0;
+    ++i;
+    while (i < o->body.size() && o->body[i] == ' ')
+        ++i;
+    int64_t v = 0;
+    while (i < o->body.size() && o->body[i] >= '0' && o->body[i] <= '9' && v < (int64_t(1) << 58))
+        v = v * 10 + (o->body[i++] - '0');
+    return v;
+}
+
 int64_t largestChannelHandle(ir::Op& root)
 {
     int64_t largest = 0;
-    root.walk([&](ir::Op* op) {
-        const ir::Attribute* a = op->attr("channel_handle");
-        const ir::OpaqueAttr* o = a ? std::get_if<ir::OpaqueAttr>(&a->payload()) : nullptr;
-        if (!o || o->mnemonic != "channel_handle")
-            return;
-        const size_t at = o->body.find("handle");
-        if (at == std::string::npos)
-            return;
-        size_t i = o->body.find('=', at);
-        if (i == std::string::npos)
-            return;
-        ++i;
-        while (i < o->body.size() && o->body[i] == ' ')
-            ++i;
-        int64_t v = 0;
-        bool any = false;
-        while (i < o->body.size() && o->body[i] >= '0' && o->body[i] <= '9' && v < (int64_t(1) << 58)) {
-            v = v * 10 + (o->body[i++] - '0');
-            any = true;
-        }
-        if (any)
-            largest = std::max(largest, v);
-    });
+    root.walk([&](ir::Op* op) { largest = std::max(largest, channelHandleOf(*op)); });
     return largest;
 }
 

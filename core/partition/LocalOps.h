@@ -10,11 +10,36 @@
 #include <vector>
 
 #include "core/ir/Builder.h"
+#include "core/ir/Module.h"
 #include "core/mesh/Mesh.h"
 #include "core/sharding/TensorSharding.h"
 #include "core/support/Expected.h"
 
 namespace shardx::partition {
+
+/// Module::resolveMesh with each symbol's answer remembered (a symbol lookup walks the module's
+/// top-level ops), for a pass that adds, changes and removes no mesh while it asks.
+class MeshLookup {
+public:
+    explicit MeshLookup(const ir::Module& module) : m_module(module) {}
+    /// The mesh `s` names, or null when the module has none of that name.
+    const Mesh* operator()(const TensorSharding& s) const { return (*this)(s.mesh); }
+    const Mesh* operator()(const MeshRef& ref) const
+    {
+        if (ref.inlineMesh)
+            return &*ref.inlineMesh;
+        for (const auto& [symbol, mesh] : m_symbols)
+            if (symbol == ref.symbol)
+                return mesh;
+        const Mesh* mesh = m_module.resolveMesh(ref);
+        m_symbols.emplace_back(ref.symbol, mesh);
+        return mesh;
+    }
+
+private:
+    const ir::Module& m_module;
+    mutable std::vector<std::pair<std::string, const Mesh*>> m_symbols;
+};
 
 /// The attribute MLIR text `text` denotes (`#stablehlo<comparison_direction EQ>`,
 /// `dense<[1, 2]> : tensor<2xi64>`), as the reader makes it. The text is built by the passes, so
@@ -71,6 +96,8 @@ ir::Value* trim(ir::Builder& b, ir::Value* v, const std::vector<int64_t>& limit,
 
 /// The largest `handle = N` of a `#stablehlo.channel_handle` anywhere under `root`, or 0.
 int64_t largestChannelHandle(ir::Op& root);
+/// The `handle = N` of `op`'s own `#stablehlo.channel_handle`, or 0.
+int64_t channelHandleOf(const ir::Op& op);
 /// `s` without the axes named in `manual` (the view from inside a manual computation's body).
 TensorSharding withoutManualAxes(TensorSharding s, const std::vector<std::string>& manual);
 

@@ -78,7 +78,7 @@ bool isElementwise(const std::string& name)
 
 class Padder {
 public:
-    Padder(ir::Module& module, DiagnosticList& diags) : m_module(module), m_diags(diags) {}
+    Padder(ir::Module& module, DiagnosticList& diags) : m_module(module), m_diags(diags), m_meshes(module) {}
 
     bool runOnFunc(ir::Op* func)
     {
@@ -86,15 +86,9 @@ public:
             return false;
         std::vector<ir::Op*> ops;
         func->walk([&](ir::Op* op) {
-            if (op == func)
-                return;
-            ops.push_back(op);
-            for (unsigned i = 0; i < op->numResults(); ++i)
-                m_original[op->result(i)] = op->result(i)->type();
+            if (op != func)
+                ops.push_back(op);
         });
-        if (!func->region(0).empty())
-            for (unsigned i = 0; i < func->region(0).front().numArgs(); ++i)
-                m_original[func->region(0).front().arg(i)] = func->region(0).front().arg(i)->type();
         for (ir::Op* op : ops)
             if (!rewrite(op))
                 return false;
@@ -104,7 +98,7 @@ public:
 private:
     ir::Type padded(const ir::Type& t, const TensorSharding* s) const
     {
-        return partition::paddedType(t, s, s ? ir::meshOf(m_module, *s) : nullptr);
+        return partition::paddedType(t, s, s ? m_meshes(*s) : nullptr);
     }
     /// Legality is judged on the types the program had before this pass (as MLIR's conversion
     /// driver sees the original operands).
@@ -117,6 +111,12 @@ private:
     {
         auto it = m_original.find(v);
         return it == m_original.end() ? v->type() : it->second;
+    }
+    /// Gives `v` type `t`, noting the type it had first (what original() answers after).
+    void retype(ir::Value* v, const ir::Type& t)
+    {
+        m_original.try_emplace(v, v->type());
+        v->setType(t);
     }
     bool zeroKind(const ir::Value* v) const { return m_zero.count(v) > 0; }
 
@@ -275,7 +275,7 @@ private:
                 return false;
             if (!reslice)
                 return true;
-            reslice->result(0)->setType(reslice->operand(0)->type()); // the trim's, padded or not
+            retype(reslice->result(0), reslice->operand(0)->type()); // the trim's, padded or not
             return rewrite(reslice);
         }
         const bool generic = name == "sdy.all_reduce" || name == "sdy.sharded_to_unreduced" ||
@@ -312,7 +312,7 @@ private:
                     shape[d] = std::max(shape[d], (*inferred)[d]);
                 p = p.withShape(shape);
             }
-            r->setType(p);
+            retype(r, p);
         }
     }
 
@@ -333,7 +333,7 @@ private:
             m_original[p] = original(in);
             op->setOperand(0, p);
         }
-        op->result(0)->setType(target);
+        retype(op->result(0), target);
         if (zero)
             m_zero.insert(op->result(0));
         return true;
@@ -387,7 +387,7 @@ private:
         const TensorSharding* inS = ir::shardingOfValue(in);
         const TensorSharding* out = ir::outSharding(*op);
         const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
-        const Mesh* mesh = inS ? ir::meshOf(m_module, *inS) : nullptr;
+        const Mesh* mesh = inS ? m_meshes(*inS) : nullptr;
         if (!inS || !out || !axes || !mesh)
             return;
         const ir::Type& orig = original(in);
@@ -428,7 +428,7 @@ private:
         const TensorSharding* inS = ir::shardingOfValue(in);
         const TensorSharding* outP = ir::outSharding(*op);
         const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
-        const Mesh* mesh = outP ? ir::meshOf(m_module, *outP) : nullptr;
+        const Mesh* mesh = outP ? m_meshes(*outP) : nullptr;
         if (!inS || !outP || !axes || !mesh)
             return nullptr;
         const TensorSharding out = *outP;
@@ -473,7 +473,7 @@ private:
         std::vector<int64_t> shape = p.shape();
         for (size_t d = 0; d < shape.size(); ++d)
             shape[d] = std::max(shape[d], in->type().dim(static_cast<int>(d)));
-        r->setType(orig.withShape(shape));
+        retype(r, orig.withShape(shape));
         if (zeroKind(in))
             m_zero.insert(r);
         const std::vector<std::vector<AxisRef>>* axes = ir::perDimCollectiveAxes(*op);
@@ -510,7 +510,7 @@ private:
         for (size_t i = 0; i < start.size(); ++i)
             limit[i] = start[i] + p.dim(static_cast<int>(i));
         op->setProp("limit_indices", ir::denseI64ArrayAttr(limit));
-        r->setType(p);
+        retype(r, p);
         return true;
     }
 
@@ -542,7 +542,7 @@ private:
             op->setOperand(0, mask(b, in, original(in), op->operand(1), all));
         }
         op->setProp("edge_padding_high", ir::denseI64ArrayAttr(newHigh));
-        r->setType(p);
+        retype(r, p);
         return true;
     }
 
@@ -576,7 +576,7 @@ private:
         if (inferred.size() == shape.size())
             for (size_t d = 0; d < shape.size(); ++d)
                 shape[d] = std::max(shape[d], inferred[d]);
-        r->setType(p.withShape(shape));
+        retype(r, p.withShape(shape));
         return true;
     }
 
@@ -624,7 +624,7 @@ private:
             }
             shape[o] = out;
         }
-        r->setType(r->type().withShape(shape));
+        retype(r, r->type().withShape(shape));
         std::vector<int64_t> limit = shape;
         bool needed = false;
         for (size_t i = 0; i < n; ++i) {
@@ -641,6 +641,7 @@ private:
 
     ir::Module& m_module;
     DiagnosticList& m_diags;
+    partition::MeshLookup m_meshes;
     std::unordered_map<const ir::Value*, ir::Type> m_original;
     std::set<const ir::Value*> m_zero;
 };

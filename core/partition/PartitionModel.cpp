@@ -36,20 +36,31 @@ namespace {
 
 constexpr char kCauseAttr[] = "shardx.cause";
 
-bool isSdyName(const std::string& n) { return n.size() > 4 && n.compare(0, 4, "sdy.") == 0; }
-bool isCollectiveName(const std::string& n)
+/// The ops partitioning inserts: the six sdy collectives first, then the rest.
+const ir::OperationName* insertedOpNames()
 {
-    if (!isSdyName(n))
-        return false;
-    return n == "sdy.all_gather" || n == "sdy.all_slice" || n == "sdy.all_reduce" || n == "sdy.reduce_scatter" ||
-           n == "sdy.all_to_all" || n == "sdy.collective_permute";
+    static const ir::OperationName kNames[] = {ir::OperationName("sdy.all_gather"),
+                                               ir::OperationName("sdy.all_slice"),
+                                               ir::OperationName("sdy.all_reduce"),
+                                               ir::OperationName("sdy.reduce_scatter"),
+                                               ir::OperationName("sdy.all_to_all"),
+                                               ir::OperationName("sdy.collective_permute"),
+                                               ir::OperationName("sdy.reshard"),
+                                               ir::OperationName("sdy.sharded_to_unreduced"),
+                                               ir::OperationName("sdy.replicated_to_unreduced")};
+    return kNames;
 }
-bool isInserted(const std::string& n)
+constexpr int kCollectiveNames = 6, kInsertedNames = 9;
+/// Names compared as interned pointers: the walks ask for every op of the module.
+bool isCollectiveName(const ir::OperationName& n)
 {
-    if (!isSdyName(n))
-        return false;
-    return n == "sdy.reshard" || isCollectiveName(n) || n == "sdy.sharded_to_unreduced" ||
-           n == "sdy.replicated_to_unreduced";
+    const ir::OperationName* names = insertedOpNames();
+    return std::find(names, names + kCollectiveNames, n) != names + kCollectiveNames;
+}
+bool isInserted(const ir::OperationName& n)
+{
+    const ir::OperationName* names = insertedOpNames();
+    return std::find(names, names + kInsertedNames, n) != names + kInsertedNames;
 }
 
 /// Why an inserted reshard or collective is there.
@@ -97,7 +108,7 @@ public:
     {
         for (ir::Op* func : m_module.funcs())
             func->walk([&](ir::Op* op) {
-                if (!isInserted(op->name()) || op->attr(kCauseAttr))
+                if (!isInserted(op->opName()) || op->attr(kCauseAttr))
                     return;
                 m_causes.push_back(causeOf(op, stage));
                 op->setDiscardable(kCauseAttr, ir::integerAttr(static_cast<int64_t>(m_causes.size() - 1), "i64"));
@@ -129,7 +140,7 @@ public:
     {
         for (ir::Op* func : m_module.funcs())
             func->walk([&](ir::Op* op) {
-                if (isCollectiveName(op->name()))
+                if (isCollectiveName(op->opName()))
                     model.collectives.push_back(describe(*op));
                 else if (std::optional<CollectiveInfo> written = describeWritten(*op))
                     model.collectives.push_back(std::move(*written));
@@ -172,7 +183,7 @@ private:
     {
         // The chain of inserted ops this one belongs to: its root value and first real user.
         ir::Value* root = op->operand(0);
-        while (root->definingOp() && isInserted(root->definingOp()->name()))
+        while (root->definingOp() && isInserted(root->definingOp()->opName()))
             root = root->definingOp()->operand(0);
         ir::Op* producer = root->definingOp();
         ir::Op* consumer = nullptr;
@@ -181,7 +192,7 @@ private:
             if (v->uses().empty())
                 break;
             const ir::Use& u = v->uses().front();
-            if (isInserted(u.user->name()))
+            if (isInserted(u.user->opName()))
                 v = u.user->result(0);
             else {
                 consumer = u.user;
@@ -197,7 +208,7 @@ private:
             rootName = opDisplayName(producer) + " (" + producer->name() + ")";
         else if (c.fromValue >= 0)
             rootName = "the argument " + m_module.programIds().values()[static_cast<size_t>(c.fromValue)].name;
-        if (op->name() == "sdy.all_reduce" && producer && !isInserted(producer->name())) {
+        if (op->name() == "sdy.all_reduce" && producer && !isInserted(producer->opName())) {
             c.op = producer;
             c.fromValue = producer->numOperands() ? valueId(producer->operand(0)) : -1;
             if (producer->numOperands())
@@ -745,8 +756,7 @@ Expected<PartitionModel> buildPartitionModel(const ir::Module& propagated, const
     if (!convertGlobalToLocal(*m, local, diags))
         return passError(diags, "converting to the per-device program failed");
     builder.collectAdded(model, added, *m);
-    dropShardingAndMesh(*m);
-    m->op().walk([](ir::Op* op) { op->removeAttribute(kCauseAttr); });
+    dropShardingAndMesh(*m, kCauseAttr);
     model.local = std::move(m);
     const int64_t peak = peakLiveBytes(*model.local);
     DeviceLayout layout(model.mesh);

@@ -122,7 +122,8 @@ bool perInstructionPartitioning(ir::Module& module, const PerInstructionOptions&
 void removeAllGatherReduceScatterForCmv1(ir::Module& module);
 
 /// `-sdy-drop-sharding-and-mesh` (PARTITION.md 8): removes `sdy.sharding` from every op, function
-/// argument and result, and erases every sdy.mesh.
-void dropShardingAndMesh(ir::Module& module);
+/// argument and result, and erases every sdy.mesh. `alsoDrop` (when set) names another discardable
+/// attribute removed from every op in the same walk.
+void dropShardingAndMesh(ir::Module& module, const char* alsoDrop = nullptr);
 
 } // namespace shardx

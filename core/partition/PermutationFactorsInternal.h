@@ -90,7 +90,7 @@ private:
     ir::Module& m_module;
     const PermutationFactorOptions& m_options;
     DiagnosticList& m_diags;
-    int64_t m_nextChannel = 1;
+    int64_t m_nextChannel = 0; ///< 0 until the first halo exchange reads the module's largest
     int64_t m_uniqueCounter = 0;
     std::vector<std::pair<Mesh, std::string>> m_meshCache;
 };

@@ -121,6 +121,8 @@ ir::Value* PermutationResolver::shift(ir::Builder& b, ir::Value* x, const Mesh& 
         flat.push_back(target);
     }
     ir::Op* permute = b.create("stablehlo.collective_permute", {x}, {x->type()});
+    if (m_nextChannel == 0) // the first: after the largest of the module (its copies add none larger)
+        m_nextChannel = largestChannelHandle(m_module.op()) + 1;
     permute->setProp("channel_handle",
                      attr("#stablehlo.channel_handle<handle = " + std::to_string(m_nextChannel++) + ", type = 1>"));
     permute->setProp("source_target_pairs", attr(i64DenseText(flat, {static_cast<int64_t>(pairs.size()), 2})));

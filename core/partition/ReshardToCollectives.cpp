@@ -5,6 +5,7 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
@@ -684,7 +685,37 @@ void replaceAndErase(ir::Op* reshard, ir::Value* with)
     reshard->erase();
 }
 
-void rewrite(ir::Module& module, ir::Op* reshard, const ReshardToCollectivesOptions& options, DiagnosticList& diags)
+/// planReshard's answers by its arguments: the layers of a model reshard the same few shardings.
+class ReshardPlanCache {
+public:
+    const ReshardPlan& get(const TensorSharding& in, const TensorSharding& out, const Mesh& mesh,
+                           const std::vector<int64_t>& shape)
+    {
+        uint64_t h = hashSharding(in) * 31 + hashSharding(out);
+        h = h * 31 + std::hash<const void*>{}(&mesh);
+        for (int64_t n : shape)
+            h = h * 31 + static_cast<uint64_t>(n);
+        std::vector<Entry>& bucket = m_plans[h];
+        for (const Entry& e : bucket)
+            if (e.mesh == &mesh && e.shape == shape && e.in == in && e.out == out &&
+                e.in.unreducedKind == in.unreducedKind && e.out.unreducedKind == out.unreducedKind)
+                return e.plan;
+        bucket.push_back(Entry{in, out, &mesh, shape, planReshard(in, out, mesh, shape)});
+        return bucket.back().plan;
+    }
+
+private:
+    struct Entry {
+        TensorSharding in, out;
+        const Mesh* mesh;
+        std::vector<int64_t> shape;
+        ReshardPlan plan;
+    };
+    std::unordered_map<uint64_t, std::vector<Entry>> m_plans;
+};
+
+void rewrite(ir::Module& module, ir::Op* reshard, const ReshardToCollectivesOptions& options, DiagnosticList& diags,
+             ReshardPlanCache& plans)
 {
     const TensorSharding* outS = ir::opSharding(*reshard);
     if (!outS || reshard->numOperands() != 1 || reshard->numResults() != 1)
@@ -723,7 +754,7 @@ void rewrite(ir::Module& module, ir::Op* reshard, const ReshardToCollectivesOpti
     std::vector<int64_t> shape = type.isRankedTensor() ? type.shape() : std::vector<int64_t>{};
     if (static_cast<int>(shape.size()) != target.rank() || source.rank() != target.rank())
         return;
-    const ReshardPlan plan = planReshard(source, target, inMesh ? *inMesh : *outMesh, shape);
+    const ReshardPlan& plan = plans.get(source, target, inMesh ? *inMesh : *outMesh, shape);
     ir::Value* v = bypassed;
     for (const ReshardStep& step : plan.steps) {
         ir::Op* op = reshard->parentBlock()->insertBefore(reshard, makeStep(step, v, *reshard));
@@ -776,8 +807,9 @@ bool reshardToCollectives(ir::Module& module, const ReshardToCollectivesOptions&
             if (op->name() == "sdy.reshard")
                 reshards.push_back(op);
         });
+    ReshardPlanCache plans;
     for (ir::Op* reshard : reshards)
-        rewrite(module, reshard, options, diags);
+        rewrite(module, reshard, options, diags, plans);
     return !diags.hasErrors();
 }
 

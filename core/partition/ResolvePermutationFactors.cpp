@@ -62,7 +62,6 @@ PermutationResolver::PermutationResolver(ir::Module& module, const PermutationFa
                                          DiagnosticList& diags)
     : m_module(module), m_options(options), m_diags(diags)
 {
-    m_nextChannel = largestChannelHandle(module.op()) + 1;
     for (ir::Op* meshOp : module.meshes())
         if (const Mesh* m = ir::meshOpMesh(*meshOp))
             m_meshCache.emplace_back(*m, ir::symbolName(*meshOp));

@@ -17,7 +17,7 @@ bool startsWithSdy(const std::string& name) { return name.rfind("sdy.", 0) == 0;
 
 /// The device id of an op whose results live on one device, or nullopt. `error` is set when the op
 /// mixes devices, or one device and sharded results.
-std::optional<int64_t> singleDeviceTarget(const ir::Module& module, const ir::Op& op, std::string& error)
+std::optional<int64_t> singleDeviceTarget(const partition::MeshLookup& meshes, const ir::Op& op, std::string& error)
 {
     const ShardingPerValue* shardings = ir::resultShardings(op);
     if (!shardings)
@@ -28,7 +28,7 @@ std::optional<int64_t> singleDeviceTarget(const ir::Module& module, const ir::Op
         if (!op.result(i)->type().isRankedTensor())
             continue;
         const TensorSharding& s = shardings->shardings[i];
-        const Mesh* mesh = ir::meshOf(module, s);
+        const Mesh* mesh = meshes(s);
         if (mesh && mesh->isMaximal()) {
             const int64_t d = mesh->deviceIds().front();
             if (id && *id != d)
@@ -161,6 +161,7 @@ bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& o
     }
     const std::string globalMesh = ir::symbolName(*globalMeshOp);
     const Mesh mesh = *ir::meshOpMesh(*globalMeshOp);
+    const partition::MeshLookup meshes(module); // the walk below adds and removes no mesh
     for (ir::Op* func : module.funcs()) {
         std::vector<std::pair<ir::Op*, int64_t>> ops;
         bool failed = false;
@@ -168,7 +169,7 @@ bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& o
             if (op == func || startsWithSdy(op->name()))
                 return;
             std::string error;
-            std::optional<int64_t> device = singleDeviceTarget(module, *op, error);
+            std::optional<int64_t> device = singleDeviceTarget(meshes, *op, error);
             if (!error.empty()) {
                 diags.error(op->pos, error);
                 failed = true;
@@ -184,11 +185,13 @@ bool resolveSingleDeviceSharding(ir::Module& module, const DeviceCountOptions& o
     return true;
 }
 
-void dropShardingAndMesh(ir::Module& module)
+void dropShardingAndMesh(ir::Module& module, const char* alsoDrop)
 {
-    module.op().walk([](ir::Op* op) {
+    module.op().walk([alsoDrop](ir::Op* op) {
         if (ir::findAttr(op->attrs(), ir::kSdyShardingAttr))
             op->removeAttribute(ir::kSdyShardingAttr);
+        if (alsoDrop)
+            op->removeAttribute(alsoDrop);
     });
     for (ir::Op* func : module.funcs()) {
         // One rewrite of each array: a removal per argument would rewrite it per argument.

@@ -81,6 +81,51 @@ private slots:
     }
 
     // The non-full version leaves the same add alone.
+    // Ops alike (name, attributes, types, shardings) are left alone once one of them was; one that
+    // differs in its shardings or in an attribute is still worked through.
+    void alikeOpsAreEachChecked()
+    {
+        const std::string x = "#sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>";
+        const std::string out =
+            runReshards("func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},\n"
+                        "             %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"y\"}]>})\n"
+                        "    -> (tensor<8x8xf32>) {\n"
+                        "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = " +
+                            x +
+                            "} : tensor<8x8xf32>\n"
+                            "  %1 = stablehlo.add %0, %arg0 {sdy.sharding = " +
+                            x +
+                            "} : tensor<8x8xf32>\n"
+                            "  %2 = stablehlo.add %1, %arg1 {sdy.sharding = " +
+                            x +
+                            "} : tensor<8x8xf32>\n"
+                            "  %3 = stablehlo.transpose %2, dims = [0, 1] {sdy.sharding = " +
+                            x +
+                            "} : (tensor<8x8xf32>) -> "
+                            "tensor<8x8xf32>\n"
+                            "  %4 = stablehlo.transpose %3, dims = [0, 1] {sdy.sharding = " +
+                            x +
+                            "} : (tensor<8x8xf32>) -> "
+                            "tensor<8x8xf32>\n"
+                            "  %5 = stablehlo.transpose %4, dims = [1, 0] {sdy.sharding = " +
+                            x +
+                            "} : (tensor<8x8xf32>) -> "
+                            "tensor<8x8xf32>\n"
+                            "  return %5 : tensor<8x8xf32>\n}\n",
+                        true);
+        // The third add (%arg1 is sharded on "y": both operands and the result are resharded) and
+        // the last transpose (its result's "x" is its operand's dimension 1: the result takes
+        // [{}, {"x"}] and is resharded back) need reshards; the ops alike before them do not. The
+        // unsharded function result adds the last one.
+        QVERIFY2(has(out, "sdy.reshard %arg1"), out.c_str());
+        QVERIFY2(has(out, "stablehlo.transpose %7, dims = [1, 0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, "
+                          "[{}, {\"x\"}]>]>}"),
+                 out.c_str());
+        QCOMPARE(count(out, "sdy.reshard"), size_t(5));
+        QVERIFY2(has(out, "%0 = stablehlo.add %arg0, %arg0"), out.c_str());
+        QVERIFY2(has(out, "%1 = stablehlo.add %0, %arg0"), out.c_str());
+    }
+
     void elementwiseUntouchedWhenNotFull()
     {
         const std::string out = runReshards(
