@@ -733,7 +733,18 @@ void TraceRecorder::step(const PropagationStep& ps)
     ShardingProjection synthBefore, synthAfter;
     const ShardingProjection* before = &ps.before;
     const ShardingProjection* after = &ps.after;
-    if (ps.rule) {
+    // Steps sharing a factor-propagation outcome have equal rules, tables and decisions (by
+    // content), so they pool to the same ids: those of the first are kept by the outcome's id.
+    const OutcomeIds* known = nullptr;
+    if (ps.outcomeId != 0 && ps.rule)
+        if (auto it = m_outcomeIds.find(ps.outcomeId); it != m_outcomeIds.end())
+            known = &it->second;
+    if (known) {
+        s.rule = known->rule;
+        s.before = known->before;
+        s.after = known->after;
+        s.decisions = known->decisions;
+    } else if (ps.rule) {
         s.rule = m_pool.rule(*ps.rule);
     } else if (ps.kind == StepKind::ApplyConstraint && !ps.changes.empty()) {
         // Identity tables: the constraint (result-0) gives its axes to the value (operand-0).
@@ -757,11 +768,15 @@ void TraceRecorder::step(const PropagationStep& ps)
         before = &synthBefore;
         after = &synthAfter;
     }
-    if (s.rule >= 0) {
-        s.before = m_pool.tables(*before);
-        s.after = *after == *before ? s.before : m_pool.tables(*after);
+    if (!known) {
+        if (s.rule >= 0) {
+            s.before = m_pool.tables(*before);
+            s.after = *after == *before ? s.before : m_pool.tables(*after);
+        }
+        s.decisions = m_pool.decisions(ps.decisions.factors);
+        if (ps.outcomeId != 0 && ps.rule)
+            m_outcomeIds.emplace(ps.outcomeId, OutcomeIds{s.rule, s.before, s.after, s.decisions});
     }
-    s.decisions = m_pool.decisions(ps.decisions.factors);
     const StepTables tables{s.kind, s.aggressive, m_data.rule(s), *before, *after, ps.decisions.factors};
     for (const ShardingChange& ch : ps.changes) {
         int idx = -1;
@@ -888,6 +903,7 @@ Trace TraceRecorder::takeTrace(int keyframeInterval)
     m_data = TraceData();
     m_pool = TraceInterner(m_data);
     m_factorChangeIndex.clear();
+    m_outcomeIds.clear();
     return Trace(std::move(data), keyframeInterval);
 }
 

@@ -157,8 +157,13 @@ private:
     std::string m_pass;                                       ///< the pass being observed, for External notes
     std::optional<std::pair<std::string, StageKind>> m_stage; ///< the open stage
     std::unordered_map<FactorChangeKey, int, FactorChangeKeyHash> m_factorChangeIndex;
-    std::vector<ir::Op*> m_liveOps; ///< by op index: ops seen in events, null once erased
-    std::vector<int> m_state;       ///< sharding id per value index as recorded so far
+    /// The pooled ids of a step's outcome (PropagationStep::outcomeId).
+    struct OutcomeIds {
+        int rule, before, after, decisions;
+    };
+    std::unordered_map<uint64_t, OutcomeIds> m_outcomeIds; ///< by outcome id, steps with a rule
+    std::vector<ir::Op*> m_liveOps;                        ///< by op index: ops seen in events, null once erased
+    std::vector<int> m_state;                              ///< sharding id per value index as recorded so far
     size_t m_numSteps = 0;
     std::vector<ir::Op*> m_written;                 ///< ops notified since the last comparison
     std::unordered_set<const ir::Op*> m_writtenSet; ///< the same, as a set (erased ops leave it)
