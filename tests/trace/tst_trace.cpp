@@ -1,6 +1,9 @@
 // Trace recording, decisions, seeking, text/JSON determinism and the JSON reader.
 #include <QtTest>
 
+#include <optional>
+#include <unordered_set>
+
 #include <nlohmann/json.hpp>
 
 #include "core/io/MlirPrinter.h"
@@ -106,6 +109,45 @@ bool runStrategy(ir::Module& module, const std::string& strategy, TraceRecorder&
     PassContext context{diags, &recorder, nullptr};
     return pass->body(module, {}, context) && !diags.hasErrors();
 }
+
+/// Runs strategy `strategy` on `module` with `observer` observing.
+bool runStrategyWith(ir::Module& module, const std::string& strategy, PropagationObserver& observer)
+{
+    const PropagationStrategy* s = findPropagationStrategy(strategy);
+    const PassInfo* pass = s ? findPass(s->pass) : nullptr;
+    if (!pass)
+        return false;
+    DiagnosticList diags;
+    PassContext context{diags, &observer, nullptr};
+    return pass->body(module, {}, context) && !diags.hasErrors();
+}
+
+/// Passes every event on to one observer, counting the steps whose outcome id was seen before;
+/// with `strip` the steps are passed on without their outcome id.
+class OutcomeIdCounter : public ObserverFanOut {
+public:
+    OutcomeIdCounter(PropagationObserver* target, bool strip)
+        : ObserverFanOut({target}), m_target(target), m_strip(strip)
+    {}
+    void step(const PropagationStep& step) override
+    {
+        if (step.outcomeId != 0 && !m_seen.insert(step.outcomeId).second)
+            ++repeats;
+        if (!m_strip) {
+            m_target->step(step);
+            return;
+        }
+        PropagationStep copy = step;
+        copy.outcomeId = 0;
+        m_target->step(copy);
+    }
+    size_t repeats = 0;
+
+private:
+    PropagationObserver* m_target;
+    bool m_strip;
+    std::unordered_set<uint64_t> m_seen;
+};
 
 /// Every sample of the repository, by file name.
 std::vector<std::pair<std::string, std::string>> sampleTexts()
@@ -376,6 +418,40 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
                 else
                     QVERIFY2(recorder.fullScans() > 0 && recorder.fullScans() < 20, what.c_str());
             }
+    }
+
+    void sharedOutcomesRecordAlike()
+    {
+        // The recorder keeps the pooled rule, tables and decisions of a step by its outcome id:
+        // a trace recorded from steps that carry no outcome id (every step pooled by content)
+        // is the same, and the repeats did reach the recorder with an id seen before.
+        std::vector<std::pair<std::string, std::string>> inputs = sampleTexts();
+        inputs.emplace_back("kChain", kChain);
+        size_t repeats = 0;
+        for (const auto& [name, text] : inputs)
+            for (const PropagationStrategy& strategy : propagationStrategies()) {
+                const std::string what = name + " " + strategy.name;
+                DiagnosticList diags;
+                auto a = io::parseMlir(text, name, diags);
+                auto b = io::parseMlir(text, name, diags);
+                QVERIFY2(a && b, diags.formatAll().c_str());
+                std::optional<Trace> withIds, withoutIds;
+                {
+                    TraceRecorder recorder(*a);
+                    OutcomeIdCounter counter(&recorder, false);
+                    QVERIFY2(runStrategyWith(*a, strategy.name, counter), what.c_str());
+                    repeats += counter.repeats;
+                    withIds = recorder.takeTrace();
+                }
+                {
+                    TraceRecorder recorder(*b);
+                    OutcomeIdCounter stripper(&recorder, true);
+                    QVERIFY2(runStrategyWith(*b, strategy.name, stripper), what.c_str());
+                    withoutIds = recorder.takeTrace();
+                }
+                QVERIFY2(withIds->data() == withoutIds->data(), what.c_str());
+            }
+        QVERIFY(repeats > 0);
     }
 
     void writesOutsideStepsAreRecorded()
