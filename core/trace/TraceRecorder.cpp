@@ -359,8 +359,10 @@ void TraceRecorder::stageWritesReported() { m_stageReportsWrites = true; }
 
 void TraceRecorder::forgetWritten()
 {
+    // clear() of a hash set touches every bucket, also when it is empty.
+    if (!m_writtenSet.empty())
+        m_writtenSet.clear();
     m_written.clear();
-    m_writtenSet.clear();
     m_settledUpTo = 0;
 }
 
@@ -403,6 +405,8 @@ void TraceRecorder::settleWritten()
     // The ops notified since the last event whose values all hold what was recorded (the step
     // just reported recorded their changes) need no comparison later: a later write notifies
     // them again. The others stay for the next comparison, which records what differs.
+    if (m_settledUpTo == m_written.size())
+        return;
     std::vector<Value*> values;
     std::vector<std::pair<Op*, unsigned>> funcResults;
     std::optional<TensorSharding> storage;
@@ -553,7 +557,16 @@ void TraceRecorder::endNodesFrom(TraceNodeKind kind)
 
 TraceStep TraceRecorder::newStep(TraceStepKind kind)
 {
+    // A streamed step leaves its lists to the next one (their memory is reused).
     TraceStep s;
+    s.tensorValues = std::move(m_spareStep.tensorValues);
+    s.tensorValues.clear();
+    s.changes = std::move(m_spareStep.changes);
+    s.changes.clear();
+    s.meshName = std::move(m_spareStep.meshName);
+    s.meshName.clear();
+    s.note = std::move(m_spareStep.note);
+    s.note.clear();
     s.kind = kind;
     s.node = m_open.empty() ? -1 : m_open.back();
     s.round = m_round;
@@ -568,6 +581,8 @@ void TraceRecorder::pushStep(TraceStep step)
         m_writer->step(step);
     if (m_keepSteps)
         m_data.steps.push_back(std::move(step));
+    else
+        m_spareStep = std::move(step);
 }
 
 void TraceRecorder::passBegin(const std::string& passName, const std::string& strategy)

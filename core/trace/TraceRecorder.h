@@ -174,6 +174,7 @@ private:
     size_t m_fullScans = 0;
     ShardingWriteScope m_writeScope{this};
     TraceBinaryWriter* m_writer = nullptr;
+    TraceStep m_spareStep; ///< the last streamed step not kept, whose lists newStep() reuses
     bool m_keepSteps = true;
 };
 
