@@ -323,7 +323,7 @@ public:
     /// that next() does not lex it again; valid while m_peekTok.begin's search started at m_tok.end.
     mutable Token m_peekTok;
     mutable size_t m_peekFrom = SIZE_MAX;
-    std::string m_file;
+    FileName m_file; ///< interned once: every position of the parse shares it
     DiagnosticList& m_diags;
     ReadOptions m_opts;
     int m_depth = 0;

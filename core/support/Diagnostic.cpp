@@ -1,7 +1,34 @@
 // Diagnostics with file:line:col.
 #include "core/support/Diagnostic.h"
 
+#include <mutex>
+#include <unordered_set>
+
 namespace shardx {
+
+namespace {
+
+struct FileNameTable {
+    std::mutex mutex;
+    std::unordered_set<std::string> names; ///< nodes never move: their addresses are the names
+};
+
+FileNameTable& fileNameTable()
+{
+    static auto* table = new FileNameTable; // never destroyed: names outlive every static
+    return *table;
+}
+
+} // namespace
+
+FileName::FileName(std::string_view name)
+{
+    if (name.empty())
+        return;
+    FileNameTable& t = fileNameTable();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    m_name = &*t.names.emplace(name).first;
+}
 
 const char* severityName(Severity s)
 {
@@ -18,7 +45,7 @@ static std::string formatOne(const Diagnostic& d)
 {
     std::string out;
     if (d.pos.isKnown()) {
-        out += d.pos.file.empty() ? std::string("<input>") : d.pos.file;
+        out += d.pos.file.empty() ? std::string("<input>") : d.pos.file.str();
         out += ':' + std::to_string(d.pos.line) + ':' + std::to_string(d.pos.col) + ": ";
     } else if (!d.pos.file.empty()) {
         out += d.pos.file + ": ";

@@ -2,13 +2,48 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardx {
 
+/// A file name held once in the process (interned): the positions of every op and value of a
+/// module share one, so a position is small whatever the path's length. Reads as a
+/// `const std::string&`; two names compare as one pointer. The table only grows (a process opens
+/// few files); it is safe to intern from several threads.
+class FileName {
+public:
+    /// The empty name (needs no table: header-only users of SourcePos link no core object).
+    FileName() = default;
+    FileName(std::string_view name);
+    FileName(const std::string& name) : FileName(std::string_view(name)) {}
+    FileName(const char* name) : FileName(std::string_view(name)) {}
+
+    const std::string& str() const { return m_name ? *m_name : emptyName(); }
+    operator const std::string&() const { return str(); }
+    bool empty() const { return !m_name; }
+    size_t size() const { return str().size(); }
+    const char* c_str() const { return str().c_str(); }
+
+    bool operator==(const FileName& o) const { return m_name == o.m_name; }
+    bool operator==(std::string_view s) const { return str() == s; }
+    bool operator==(const std::string& s) const { return str() == s; }
+    bool operator==(const char* s) const { return str() == s; }
+    friend std::string operator+(const FileName& a, std::string_view b) { return a.str() + std::string(b); }
+    friend std::string operator+(std::string_view a, const FileName& b) { return std::string(a) + b.str(); }
+
+private:
+    static const std::string& emptyName()
+    {
+        static const std::string empty;
+        return empty;
+    }
+    const std::string* m_name = nullptr; ///< null for the empty name
+};
+
 /// A position in a source file. Lines and columns are 1-based; 0 means unknown.
 struct SourcePos {
-    std::string file;
+    FileName file;
     int line = 0;
     int col = 0;
 
