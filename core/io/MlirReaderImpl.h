@@ -351,6 +351,10 @@ public:
     SourceNameTable<AttrPtr> m_nameLocs;
     /// The dimensions of the tensor type being read (its capacity kept from one type to the next).
     std::vector<int64_t> m_shapeScratch;
+    /// Tensor types written compactly (`tensor<8x16xf32>`: dimensions and a builtin element type, no
+    /// space, no encoding) read so far, by their text from `<` to `>`: a module names the same few
+    /// types on every op, and the same text reads the same type.
+    SourceNameTable<Type> m_tensorTypes;
     AttrPtr m_unknownLoc;
 };
 
