@@ -235,7 +235,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         error(kp, "unexpected keyword '" + key + "' in '" + name + "'");
     };
 
-    if (keywordFormOf(name))
+    if (keywordFormOfOp(*op))
         return parseKeywordFormOp(std::move(op), p);
 
     if (shortName == "return") {

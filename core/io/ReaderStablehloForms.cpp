@@ -32,9 +32,20 @@ Type Parser::parseOpFunctionalType()
     return parseFunctionType();
 }
 
+const KeywordForm* Parser::keywordFormOfOp(const ir::Op& op)
+{
+    const ir::OperationName name = op.opName();
+    for (const auto& [known, form] : m_keywordForms)
+        if (known == name)
+            return form;
+    const KeywordForm* form = keywordFormOf(name.str());
+    m_keywordForms.emplace_back(name, form);
+    return form;
+}
+
 std::unique_ptr<Op> Parser::parseKeywordFormOp(std::unique_ptr<Op> op, const SourcePos& p)
 {
-    const KeywordForm& form = *keywordFormOf(op->name());
+    const KeywordForm& form = *keywordFormOfOp(*op);
     std::vector<OperandRef> refs = parseOperandRefs();
     expect(Kind::Comma, std::string("before '") + form.key + "'");
     expectKeyword(form.key, "in '" + op->name() + "'");
