@@ -298,8 +298,13 @@ public:
     Type parseOpFunctionalType(); ///< `(ins) -> outs`, "invalid kind of type specified" otherwise
     /// `operands, key = value {attrs} : (T..) -> R` (io/StablehloForms.h).
     std::unique_ptr<Op> parseKeywordFormOp(std::unique_ptr<Op> op, const SourcePos& p);
-    /// keywordFormOf(op.name()), remembered by the interned name (a parse reads few kinds of op).
-    const KeywordForm* keywordFormOfOp(const ir::Op& op);
+    /// What io/StablehloForms.h says of an op name, remembered by the interned name (a parse reads
+    /// few kinds of op, and the tables are lists of spellings).
+    struct OpFormFacts {
+        const KeywordForm* keywordForm = nullptr; ///< keywordFormOf(name)
+        bool functionalType = false;              ///< requiresFunctionalType(name)
+    };
+    const OpFormFacts& formFactsOf(const ir::Op& op);
     // sdy ops (ReaderSdyOps.cpp)
     std::unique_ptr<Op> parseSdyOp(const std::string& name, const SourcePos& p);
     std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
@@ -354,8 +359,10 @@ public:
     SourceNameTable<AttrPtr> m_nameLocs;
     /// The dimensions of the tensor type being read (its capacity kept from one type to the next).
     std::vector<int64_t> m_shapeScratch;
-    /// keywordFormOfOp's answers so far, by interned op name (compared as one pointer).
-    std::vector<std::pair<ir::OperationName, const KeywordForm*>> m_keywordForms;
+    /// The result lists of the ops being read, innermost last (parseOperation).
+    std::vector<ResultDef> m_resultDefs;
+    /// formFactsOf's answers so far, by interned op name (compared as one pointer).
+    std::vector<std::pair<ir::OperationName, OpFormFacts>> m_opFormFacts;
     /// Tensor types written compactly (`tensor<8x16xf32>`: dimensions and a builtin element type, no
     /// space, no encoding) read so far, by their text from `<` to `>`: a module names the same few
     /// types on every op, and the same text reads the same type.

@@ -149,7 +149,7 @@ Type resultTypeOfElements(const Attribute& a)
 void Parser::parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p)
 {
     expect(Kind::Colon, "before operation types");
-    if (at(Kind::LParen) || requiresFunctionalType(op.name())) {
+    if (at(Kind::LParen) || formFactsOf(op).functionalType) {
         Type ft = parseOpFunctionalType();
         addOperands(op, refs, ft.elements(), p);
         for (const Type& t : ft.results())
@@ -235,7 +235,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         error(kp, "unexpected keyword '" + key + "' in '" + name + "'");
     };
 
-    if (keywordFormOfOp(*op))
+    if (formFactsOf(*op).keywordForm)
         return parseKeywordFormOp(std::move(op), p);
 
     if (shortName == "return") {
