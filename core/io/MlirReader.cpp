@@ -216,11 +216,26 @@ void Parser::parseOperation(ir::Block& block)
         m_defaultDialect.clear();
         op = parseGenericOp(p);
     } else if (at(Kind::BareId)) {
-        std::string name = resolveOpName(std::string(m_tok.text));
+        // A dotted name (nearly every op) is its own resolution: its interned spelling, found by its
+        // token's text, is the name (no copy per op).
+        std::string undotted;
+        const std::string* name = nullptr;
+        if (m_tok.text.find('.') != std::string_view::npos) {
+            if (const ir::OperationName* known = m_opNames.find(m_tok.text)) {
+                name = &known->str();
+            } else {
+                const ir::OperationName interned(m_tok.text);
+                m_opNames.insert(m_tok.text, interned);
+                name = &interned.str(); // the process-wide table's storage
+            }
+        } else {
+            undotted = resolveOpName(std::string(m_tok.text));
+            name = &undotted;
+        }
         unsigned numResults = 0;
         for (size_t k = resultsBegin; k < m_resultDefs.size(); ++k)
             numResults += m_resultDefs[k].count;
-        op = parseCustomOp(name, p, numResults); // clears the default dialect once the name is known
+        op = parseCustomOp(*name, p, numResults); // clears the default dialect once the name is known
     } else {
         errorExpected("operation name");
     }

@@ -359,6 +359,8 @@ public:
     SourceNameTable<AttrPtr> m_nameLocs;
     /// The dimensions of the tensor type being read (its capacity kept from one type to the next).
     std::vector<int64_t> m_shapeScratch;
+    /// Dotted op names read so far, by their token's text, as interned names.
+    SourceNameTable<ir::OperationName> m_opNames;
     /// The result lists of the ops being read, innermost last (parseOperation).
     std::vector<ResultDef> m_resultDefs;
     /// formFactsOf's answers so far, by interned op name (compared as one pointer).
