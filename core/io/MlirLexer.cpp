@@ -2,6 +2,7 @@
 #include "core/io/MlirLexer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -24,15 +25,30 @@ namespace {
 /// isIdChar as a table: identifiers are most of what the lexer scans.
 struct IdCharTable {
     bool id[256] = {};
+    bool space[256] = {};
     IdCharTable()
     {
         for (int c = 0; c < 256; ++c)
             id[c] = MlirLexer::isIdChar(static_cast<char>(c));
+        for (char c : {' ', '\t', '\n', '\r', '\f', '\v'})
+            space[static_cast<unsigned char>(c)] = true;
     }
 };
 const IdCharTable kLexerIdChars;
 
 inline bool isIdByte(char c) { return kLexerIdChars.id[static_cast<unsigned char>(c)]; }
+inline bool isLexerSpace(char c) { return kLexerIdChars.space[static_cast<unsigned char>(c)]; }
+
+/// Whether any of the eight bytes in `w` may end the plain run of a string literal: '"', '\\', a
+/// line break, NUL or a byte of 0x80 and above (the caller then steps byte by byte).
+inline bool stringWordHasSpecialByte(uint64_t w)
+{
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHigh = 0x8080808080808080ull;
+    auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+    return ((w & kHigh) | hasZero(w) | hasZero(w ^ (kOnes * '"')) | hasZero(w ^ (kOnes * '\\')) |
+            hasZero(w ^ (kOnes * '\n'))) != 0;
+}
 
 } // namespace
 
@@ -76,7 +92,7 @@ Token MlirLexer::lexAt(size_t pos) const
     // Skip whitespace and comments.
     while (pos < n) {
         char c = m_src[pos];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        if (isLexerSpace(c)) {
             ++pos;
         } else if (c == '/' && pos + 1 < n && m_src[pos + 1] == '/') {
             while (pos < n && m_src[pos] != '\n')
@@ -129,6 +145,14 @@ Token MlirLexer::lexAt(size_t pos) const
         size_t i = pos + 1;
         bool plain = true; // only bytes 1..127 (escaped ones too): nothing the check below could refuse
         auto notPlain = [](char b) { return b == '\0' || static_cast<unsigned char>(b) >= 0x80; };
+        // Plain bytes (nothing the loop below stops at or notes) eight at a time.
+        while (i + 8 <= n) {
+            uint64_t w;
+            std::memcpy(&w, m_src.data() + i, 8);
+            if (stringWordHasSpecialByte(w))
+                break;
+            i += 8;
+        }
         while (i < n && m_src[i] != '"') {
             const char b = m_src[i];
             if (b == '\n')

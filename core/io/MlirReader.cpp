@@ -182,7 +182,9 @@ void Parser::parseOperation(ir::Block& block)
 {
     DepthGuard guard(*this);
     SourcePos p = pos();
-    std::vector<ResultDef> results;
+    // This op's result list is m_resultDefs[resultsBegin, end): the ops in its regions push theirs
+    // above it and drop them again before it goes on (no allocation per op).
+    const size_t resultsBegin = m_resultDefs.size();
     if (at(Kind::PercentId)) {
         while (true) {
             if (!at(Kind::PercentId))
@@ -201,7 +203,7 @@ void Parser::parseOperation(ir::Block& block)
                 d.count = static_cast<unsigned>(n);
                 next();
             }
-            results.push_back(d);
+            m_resultDefs.push_back(d);
             if (!consumeIf(Kind::Comma))
                 break;
         }
@@ -214,36 +216,53 @@ void Parser::parseOperation(ir::Block& block)
         m_defaultDialect.clear();
         op = parseGenericOp(p);
     } else if (at(Kind::BareId)) {
-        std::string name = resolveOpName(std::string(m_tok.text));
+        // A dotted name (nearly every op) is its own resolution: its interned spelling, found by its
+        // token's text, is the name (no copy per op).
+        std::string undotted;
+        const std::string* name = nullptr;
+        if (m_tok.text.find('.') != std::string_view::npos) {
+            if (const ir::OperationName* known = m_opNames.find(m_tok.text)) {
+                name = &known->str();
+            } else {
+                const ir::OperationName interned(m_tok.text);
+                m_opNames.insert(m_tok.text, interned);
+                name = &interned.str(); // the process-wide table's storage
+            }
+        } else {
+            undotted = resolveOpName(std::string(m_tok.text));
+            name = &undotted;
+        }
         unsigned numResults = 0;
-        for (const ResultDef& d : results)
-            numResults += d.count;
-        op = parseCustomOp(name, p, numResults); // clears the default dialect once the name is known
+        for (size_t k = resultsBegin; k < m_resultDefs.size(); ++k)
+            numResults += m_resultDefs[k].count;
+        op = parseCustomOp(*name, p, numResults); // clears the default dialect once the name is known
     } else {
         errorExpected("operation name");
     }
     m_defaultDialect = savedDialect;
-    op->pos = p;
+    op->pos = std::move(p);
     parseOptionalTrailingLoc(op->loc);
     unsigned total = 0;
-    for (const ResultDef& d : results)
-        total += d.count;
-    if (!results.empty() && total != op->numResults())
-        error(p, "operation defines " + std::to_string(op->numResults()) + " results but was provided " +
-                     std::to_string(total) + " to bind");
+    for (size_t k = resultsBegin; k < m_resultDefs.size(); ++k)
+        total += m_resultDefs[k].count;
+    if (m_resultDefs.size() > resultsBegin && total != op->numResults())
+        error(op->pos, "operation defines " + std::to_string(op->numResults()) + " results but was provided " +
+                           std::to_string(total) + " to bind");
     Op* raw = block.push_back(std::move(op));
     unsigned idx = 0;
-    for (const ResultDef& d : results) {
+    for (size_t k = resultsBegin; k < m_resultDefs.size(); ++k) {
+        const ResultDef& d = m_resultDefs[k];
         std::vector<Value*> vs;
         if (d.count == 1) {
             Value* v = raw->result(idx++);
             defineValues(d, &v, 1);
             continue;
         }
-        for (unsigned k = 0; k < d.count; ++k)
+        for (unsigned r = 0; r < d.count; ++r)
             vs.push_back(raw->result(idx++));
         defineValues(d, vs);
     }
+    m_resultDefs.resize(resultsBegin);
 }
 
 std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)

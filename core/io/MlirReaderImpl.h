@@ -25,6 +25,7 @@ using Kind = Token::Kind;
 
 /// Thrown after the first diagnostic has been recorded; caught at the API boundary.
 struct ParseFailure {};
+struct KeywordForm;
 
 /// `%name` or `%name#3` as written at a use. `name` views the source text (alive for the parse).
 struct OperandRef {
@@ -297,6 +298,13 @@ public:
     Type parseOpFunctionalType(); ///< `(ins) -> outs`, "invalid kind of type specified" otherwise
     /// `operands, key = value {attrs} : (T..) -> R` (io/StablehloForms.h).
     std::unique_ptr<Op> parseKeywordFormOp(std::unique_ptr<Op> op, const SourcePos& p);
+    /// What io/StablehloForms.h says of an op name, remembered by the interned name (a parse reads
+    /// few kinds of op, and the tables are lists of spellings).
+    struct OpFormFacts {
+        const KeywordForm* keywordForm = nullptr; ///< keywordFormOf(name)
+        bool functionalType = false;              ///< requiresFunctionalType(name)
+    };
+    const OpFormFacts& formFactsOf(const ir::Op& op);
     // sdy ops (ReaderSdyOps.cpp)
     std::unique_ptr<Op> parseSdyOp(const std::string& name, const SourcePos& p);
     std::unique_ptr<Op> parseRegionSdyOp(std::unique_ptr<Op> op, const SourcePos& p, bool named);
@@ -351,6 +359,16 @@ public:
     SourceNameTable<AttrPtr> m_nameLocs;
     /// The dimensions of the tensor type being read (its capacity kept from one type to the next).
     std::vector<int64_t> m_shapeScratch;
+    /// Dotted op names read so far, by their token's text, as interned names.
+    SourceNameTable<ir::OperationName> m_opNames;
+    /// The result lists of the ops being read, innermost last (parseOperation).
+    std::vector<ResultDef> m_resultDefs;
+    /// formFactsOf's answers so far, by interned op name (compared as one pointer).
+    std::vector<std::pair<ir::OperationName, OpFormFacts>> m_opFormFacts;
+    /// Tensor types written compactly (`tensor<8x16xf32>`: dimensions and a builtin element type, no
+    /// space, no encoding) read so far, by their text from `<` to `>`: a module names the same few
+    /// types on every op, and the same text reads the same type.
+    SourceNameTable<Type> m_tensorTypes;
     AttrPtr m_unknownLoc;
 };
 

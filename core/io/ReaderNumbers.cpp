@@ -224,7 +224,7 @@ uint64_t Parser::parseUInt(const Token& t, bool& overflow) const
 int64_t Parser::parseInt64(std::string_view context)
 {
     bool neg = false;
-    SourcePos p = pos();
+    const size_t start = m_tok.begin; // posOf(start) only for a diagnostic
     if (at(Kind::Minus)) {
         neg = true;
         next();
@@ -234,14 +234,14 @@ int64_t Parser::parseInt64(std::string_view context)
     bool ovf = false;
     uint64_t v = parseUInt(m_tok, ovf);
     if (ovf || (!neg && v > static_cast<uint64_t>(INT64_MAX)) || (neg && v > static_cast<uint64_t>(INT64_MAX) + 1))
-        error(p, "integer value too large " + std::string(context));
+        error(posOf(start), "integer value too large " + std::string(context));
     next();
     return neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
 }
 
 AttrPtr Parser::parseIntegerOrFloatAttr()
 {
-    SourcePos p = pos();
+    const size_t start = m_tok.begin; // posOf(start) only for a diagnostic
     bool neg = consumeIf(Kind::Minus);
     if (!at(Kind::Integer) && !at(Kind::Float))
         errorExpected("integer or float literal");
@@ -259,13 +259,13 @@ AttrPtr Parser::parseIntegerOrFloatAttr()
         if (type.isNone())
             type = Type::scalar("f64");
         else if (!isFloatType)
-            error(p, "floating point value not valid for specified type '" + type.toString() + "'");
+            error(posOf(start), "floating point value not valid for specified type '" + type.toString() + "'");
         double v;
         if (lit.kind == Kind::Integer && lit.text.size() > 2 && lit.text[1] == 'x') {
             bool ovf = false;
             uint64_t bits = parseUInt(lit, ovf);
             if (ovf || neg)
-                error(p, "hexadecimal float literal should not have a leading minus or overflow");
+                error(posOf(start), "hexadecimal float literal should not have a leading minus or overflow");
             v = decodeFloat(bits, ff);
         } else {
             v = std::strtod(std::string(lit.text).c_str(), nullptr);
@@ -284,11 +284,11 @@ AttrPtr Parser::parseIntegerOrFloatAttr()
     bool ovf = false;
     uint64_t mag = parseUInt(lit, ovf);
     if (ovf)
-        error(p, "integer constant out of range for attribute");
+        error(posOf(start), "integer constant out of range for attribute");
     if (tn.empty() || !(isIntegerElementType(tn) || tn == "index"))
-        error(p, "integer literal not valid for specified type '" + type.toString() + "'");
+        error(posOf(start), "integer literal not valid for specified type '" + type.toString() + "'");
     if (!fitsInteger(neg, mag, tn))
-        error(p, "integer constant out of range for attribute of type '" + tn + "'");
+        error(posOf(start), "integer constant out of range for attribute of type '" + tn + "'");
     int64_t v = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
     if (tn == "i1")
         return makeAttr(IntegerAttr{v, type});

@@ -149,7 +149,7 @@ Type resultTypeOfElements(const Attribute& a)
 void Parser::parseTrailingTypes(Op& op, const std::vector<OperandRef>& refs, const SourcePos& p)
 {
     expect(Kind::Colon, "before operation types");
-    if (at(Kind::LParen) || requiresFunctionalType(op.name())) {
+    if (at(Kind::LParen) || formFactsOf(op).functionalType) {
         Type ft = parseOpFunctionalType();
         addOperands(op, refs, ft.elements(), p);
         for (const Type& t : ft.results())
@@ -211,7 +211,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
     auto keywordArgs = [&](auto&& handle) {
         while (at(Kind::Comma) && peek().kind == Kind::BareId) {
             next();
-            SourcePos kp = pos();
+            const size_t kp = m_tok.begin; // where the key is written
             std::string key(m_tok.text);
             next();
             expect(Kind::Equal, "after '" + key + "'");
@@ -231,11 +231,11 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         }
         return makeAttr(std::move(a));
     };
-    auto unknownKey = [&](const std::string& key, const SourcePos& kp) {
-        error(kp, "unexpected keyword '" + key + "' in '" + name + "'");
+    auto unknownKey = [&](const std::string& key, size_t kp) {
+        error(posOf(kp), "unexpected keyword '" + key + "' in '" + name + "'");
     };
 
-    if (keywordFormOf(name))
+    if (formFactsOf(*op).keywordForm)
         return parseKeywordFormOp(std::move(op), p);
 
     if (shortName == "return") {
@@ -243,11 +243,11 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
     }
     if (shortName == "constant") {
         parseOptionalAttrDictInto(*op);
-        SourcePos vp = pos();
+        const size_t valueAt = m_tok.begin;
         AttrPtr v = parseAttr();
         Type t = resultTypeOfElements(*v);
         if (t.isNone())
-            error(vp, "expected elements attribute with a type for '" + name + "'");
+            error(posOf(valueAt), "expected elements attribute with a type for '" + name + "'");
         op->setProp("value", v);
         op->addResult(t);
         return op;
@@ -424,25 +424,25 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         const char* prop = shortName == "transpose" ? "permutation"
                            : shortName == "reverse" ? "dimensions"
                                                     : "broadcast_dimensions";
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "dims")
                 unknownKey(key, kp);
             op->setProp(prop, parseI64ListAsArray());
         });
     } else if (shortName == "dynamic_slice") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "sizes")
                 unknownKey(key, kp);
             op->setProp("slice_sizes", parseI64ListAsArray());
         });
     } else if (shortName == "concatenate") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "dim")
                 unknownKey(key, kp);
             op->setProp("dimension", i64Attr(parseInt64("as concatenate dimension")));
         });
     } else if (shortName == "pad") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key == "low")
                 op->setProp("edge_padding_low", parseI64ListAsArray());
             else if (key == "high")
@@ -453,14 +453,14 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
                 unknownKey(key, kp);
         });
     } else if (shortName == "dot") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "precision")
                 unknownKey(key, kp);
             op->setProp("precision_config", precisionList());
         });
     } else if (shortName == "dot_general") {
         std::vector<int64_t> lb, rb, lc, rc;
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key == "batching_dims" || key == "contracting_dims") {
                 auto& l = key == "batching_dims" ? lb : lc;
                 auto& r = key == "batching_dims" ? rb : rc;
@@ -478,7 +478,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
         });
         op->setProp(stablehlo::kDotDimensionNumbersAttr, stablehlo::dotDimensionNumbersAttr({lb, rb, lc, rc}));
     } else if (shortName == "fft") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key == "type")
                 op->setProp("fft_type", opaque("stablehlo", "", "fft_type " + expectBareId("(fft type)")));
             else if (key == "length")
@@ -487,7 +487,7 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
                 unknownKey(key, kp);
         });
     } else if (shortName == "cholesky") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "lower")
                 unknownKey(key, kp);
             if (!atKeyword("true") && !atKeyword("false"))
@@ -496,19 +496,19 @@ std::unique_ptr<Op> Parser::parseStablehloOp(const std::string& name, const Sour
             next();
         });
     } else if (shortName == "get_dimension_size") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "dim")
                 unknownKey(key, kp);
             op->setProp("dimension", i64Attr(parseInt64("as dimension")));
         });
     } else if (shortName == "rng_bit_generator") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "algorithm")
                 unknownKey(key, kp);
             op->setProp("rng_algorithm", opaque("stablehlo", "", "rng_algorithm " + expectBareId("(rng algorithm)")));
         });
     } else if (shortName == "reduce_precision") {
-        keywordArgs([&](const std::string& key, const SourcePos& kp) {
+        keywordArgs([&](const std::string& key, size_t kp) {
             if (key != "format")
                 unknownKey(key, kp);
             SourcePos fp = pos();

@@ -32,9 +32,21 @@ Type Parser::parseOpFunctionalType()
     return parseFunctionType();
 }
 
+const Parser::OpFormFacts& Parser::formFactsOf(const ir::Op& op)
+{
+    const ir::OperationName name = op.opName();
+    for (const auto& [known, facts] : m_opFormFacts)
+        if (known == name)
+            return facts;
+    OpFormFacts facts;
+    facts.keywordForm = keywordFormOf(name.str());
+    facts.functionalType = requiresFunctionalType(name.str());
+    return m_opFormFacts.emplace_back(name, facts).second;
+}
+
 std::unique_ptr<Op> Parser::parseKeywordFormOp(std::unique_ptr<Op> op, const SourcePos& p)
 {
-    const KeywordForm& form = *keywordFormOf(op->name());
+    const KeywordForm& form = *formFactsOf(*op).keywordForm;
     std::vector<OperandRef> refs = parseOperandRefs();
     expect(Kind::Comma, std::string("before '") + form.key + "'");
     expectKeyword(form.key, "in '" + op->name() + "'");

@@ -11,6 +11,13 @@ namespace {
 
 bool isDigitC(char c) { return c >= '0' && c <= '9'; }
 
+/// What a tensor type written compactly holds between `<` and `>`: dimensions, `x`, `?`, `*` and a
+/// builtin element type.
+bool isCompactTensorByte(char c)
+{
+    return isDigitC(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '?' || c == '*';
+}
+
 bool isBuiltinScalarName(std::string_view s)
 {
     // string_views (lengths known): this runs for every tensor's element type.
@@ -182,7 +189,27 @@ Type Parser::parseType()
         errorExpected("type");
     std::string_view kw = m_tok.text;
     if (kw == "tensor") {
-        const SourcePos typePos = pos();
+        const size_t typeOffset = m_tok.begin;
+        // `tensor<` followed by dimension and identifier bytes up to `>`: a compact type, maybe read before.
+        std::string_view compact;
+        {
+            const std::string_view src = m_lex.source();
+            size_t i = m_tok.end;
+            if (i < src.size() && src[i] == '<') {
+                size_t j = i + 1;
+                while (j < src.size() && isCompactTensorByte(src[j]))
+                    ++j;
+                if (j < src.size() && src[j] == '>')
+                    compact = src.substr(i, j + 1 - i);
+            }
+        }
+        // The element type's fast path below takes a builtin scalar only under the depth limit.
+        if (!compact.empty() && m_depth < kMaxDepth) {
+            if (const Type* known = m_tensorTypes.find(compact)) {
+                resetTo(static_cast<size_t>(compact.data() + compact.size() - m_lex.source().data()));
+                return *known;
+            }
+        }
         next();
         if (!at(Kind::Less))
             errorExpected("'<'", "in tensor type");
@@ -252,9 +279,13 @@ Type Parser::parseType()
         m_shapeScratch.swap(shape);
         // Element counts (and the sizes derived from them) are int64 everywhere.
         if (t.hasElementCountOverflow())
-            error(typePos, "tensor type has more elements than fit in 64 bits");
+            error(posOf(typeOffset), "tensor type has more elements than fit in 64 bits");
         if (enc)
             t.setEncoding(enc);
+        else if (!compact.empty() &&
+                 m_tok.begin >= static_cast<size_t>(compact.data() + compact.size() - m_lex.source().data()) &&
+                 !m_tensorTypes.find(compact))
+            m_tensorTypes.insert(compact, t);
         return t;
     }
     if (kw == "tuple") {
