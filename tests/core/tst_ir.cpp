@@ -109,6 +109,58 @@ private slots:
         QCOMPARE(a.name(), std::string("stablehlo.multiply"));
     }
 
+    void fileNamesAreShared()
+    {
+        // One path, one string: every position of a module points at it, whatever the path's length.
+        const std::string path = "/home/someone/models/exported-from-jax/transformer.mlir";
+        FileName a(path);
+        FileName b(std::string_view(path).substr(0));
+        QVERIFY(a == b);
+        QCOMPARE(&a.str(), &b.str());
+        QVERIFY(a == path && a == path.c_str() && a == std::string_view(path));
+        QVERIFY(!(a == FileName("other.mlir")));
+        QCOMPARE(a + ":3", path + ":3");
+        // The empty name needs no table and equals an empty path.
+        FileName none;
+        QVERIFY(none.empty() && none == FileName("") && none == std::string());
+        QCOMPARE(none.size(), size_t(0));
+        const SourcePos pos{path, 3, 4};
+        QCOMPARE(sizeof(pos), sizeof(void*) + 2 * sizeof(int));
+        QCOMPARE(&pos.file.str(), &a.str());
+        // Interned from several threads at once: one string per path.
+        std::vector<const std::string*> seen(8);
+        std::vector<std::thread> threads;
+        for (size_t t = 0; t < seen.size(); ++t)
+            threads.emplace_back([&seen, t] {
+                for (int i = 0; i < 200; ++i)
+                    seen[t] = &FileName("shared/" + std::to_string(i % 7) + ".mlir").str();
+            });
+        for (std::thread& t : threads)
+            t.join();
+        for (const std::string* p : seen)
+            QCOMPARE(p, &FileName("shared/" + std::to_string(199 % 7) + ".mlir").str());
+    }
+
+    void attributesStaySmall()
+    {
+        // Large payloads are boxed: an attribute is as large as its largest inline kind (a location),
+        // and the boxed kinds read back as themselves.
+        QVERIFY(sizeof(Attribute) <= 112);
+        QVERIFY(sizeof(LocationAttr) <= 96);
+        TensorSharding s;
+        s.mesh.symbol = "m";
+        AttrPtr a = makeAttr(ShardingAttr{s});
+        QVERIFY(a->is<ShardingAttr>() && !a->is<OpShardingRuleAttr>());
+        QCOMPARE(a->as<ShardingAttr>()->sharding.mesh.symbol, std::string("m"));
+        QVERIFY(!a->as<OpShardingRuleAttr>());
+        Attribute copy = *a; // deep copy of the box
+        QVERIFY(copy == *a);
+        QVERIFY(copy.as<ShardingAttr>() != a->as<ShardingAttr>());
+        TensorSharding other = s;
+        other.mesh.symbol = "n";
+        QVERIFY(!(*makeAttr(ShardingAttr{other}) == *a));
+    }
+
     void walksWithAndWithoutStdFunctionAgree()
     {
         Module m;
