@@ -40,11 +40,19 @@ constexpr CrcTables kCrcTables = makeCrcTables();
 
 void putVarint(std::string& o, uint64_t v)
 {
+    if (v < 0x80) {
+        o.push_back(static_cast<char>(v));
+        return;
+    }
+    // Encoded on the stack and appended once (keyframes write a varint per value of the program).
+    char buf[10];
+    size_t n = 0;
     while (v >= 0x80) {
-        o.push_back(static_cast<char>((v & 0x7F) | 0x80));
+        buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
         v >>= 7;
     }
-    o.push_back(static_cast<char>(v));
+    buf[n++] = static_cast<char>(v);
+    o.append(buf, n);
 }
 
 void putZ(std::string& o, int64_t v) { putVarint(o, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
