@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <ostream>
 
 #include "core/trace/TraceBinaryFormat.h"
@@ -222,14 +223,32 @@ uint32_t TraceBinaryWriter::stableStringId(std::string_view s)
     return slot - 1;
 }
 
-void TraceBinaryWriter::writeSection(const char tag[4], const std::string& payload)
+void TraceBinaryWriter::writeSectionHead(const char tag[4], uint32_t crc, uint64_t size)
 {
     std::string head(tag, 4);
-    putLe(head, traceCrc32(payload.data(), payload.size()), 4);
-    putLe(head, payload.size(), 8);
+    putLe(head, crc, 4);
+    putLe(head, size, 8);
     m_out.write(head.data(), static_cast<std::streamsize>(head.size()));
+    m_offset += head.size();
+}
+
+void TraceBinaryWriter::writeSection(const char tag[4], const std::string& payload)
+{
+    writeSectionHead(tag, traceCrc32(payload.data(), payload.size()), payload.size());
     m_out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    m_offset += head.size() + payload.size();
+    m_offset += payload.size();
+}
+
+void TraceBinaryWriter::SectionOut::spill(bool all)
+{
+    if (!all && buf.size() < 64 * 1024)
+        return;
+    if (out)
+        out->write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    else
+        crc = traceCrc32(buf.data(), buf.size(), crc);
+    size += buf.size();
+    buf.clear();
 }
 
 void TraceBinaryWriter::step(const TraceStep& s)
@@ -316,7 +335,9 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
     reserveStrings(maxStrings);
     // `names` and `d` outlive the table's use: their strings are viewed, not copied.
     auto sid = [this](std::string_view s) { return stableStringId(s); };
-    std::string vals, ops, scop, node, init, pool;
+    // The sections that name strings are encoded twice, into a small buffer: first to count their
+    // bytes and checksums (which gives every string its id, in the order of the sections), then to
+    // write them after their headers. A large program's sections are never held whole.
     // Every field of a value or op is the difference to the same field of the one before:
     // neighbours have neighbouring strings and scopes.
     int64_t prev[5] = {0, 0, 0, 0, 0};
@@ -324,36 +345,74 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
         putZ(o, v - prev[field]);
         prev[field] = v;
     };
-    putVarint(vals, numValues);
-    for (size_t i = 0; i < numValues; ++i) {
-        const TraceNameRows::Value v = names.value(i);
-        delta(vals, 0, sid(v.id));
-        delta(vals, 1, sid(v.displayName));
-        delta(vals, 2, v.scope);
-        delta(vals, 3, v.op);
-        delta(vals, 4, v.derivedFrom);
-    }
-    std::fill(std::begin(prev), std::end(prev), 0);
-    putVarint(ops, numOps);
-    for (size_t i = 0; i < numOps; ++i) {
-        const TraceNameRows::Op o = names.op(i);
-        delta(ops, 0, sid(o.id));
-        delta(ops, 1, sid(o.name));
-        delta(ops, 2, o.scope);
-        delta(ops, 3, sid(o.displayName));
-    }
-    putVarint(scop, scopes.size());
-    for (const std::string& s : scopes)
-        putVarint(scop, sid(s));
-    putVarint(node, d.nodes.size());
-    for (const TraceNode& n : d.nodes) {
-        node.push_back(static_cast<char>(n.kind));
-        putZ(node, n.parent);
-        putVarint(node, sid(n.label));
-        putZ(node, n.number);
-        putVarint(node, static_cast<uint64_t>(std::max(0, n.firstStep)));
-        putVarint(node, static_cast<uint64_t>(std::max(0, n.endStep)));
-    }
+    auto encodeValues = [&](SectionOut& out) {
+        std::fill(std::begin(prev), std::end(prev), 0);
+        putVarint(out.buf, numValues);
+        for (size_t i = 0; i < numValues; ++i) {
+            const TraceNameRows::Value v = names.value(i);
+            delta(out.buf, 0, sid(v.id));
+            delta(out.buf, 1, sid(v.displayName));
+            delta(out.buf, 2, v.scope);
+            delta(out.buf, 3, v.op);
+            delta(out.buf, 4, v.derivedFrom);
+            out.spill();
+        }
+    };
+    auto encodeOps = [&](SectionOut& out) {
+        std::fill(std::begin(prev), std::end(prev), 0);
+        putVarint(out.buf, numOps);
+        for (size_t i = 0; i < numOps; ++i) {
+            const TraceNameRows::Op o = names.op(i);
+            delta(out.buf, 0, sid(o.id));
+            delta(out.buf, 1, sid(o.name));
+            delta(out.buf, 2, o.scope);
+            delta(out.buf, 3, sid(o.displayName));
+            out.spill();
+        }
+    };
+    auto encodeScopes = [&](SectionOut& out) {
+        putVarint(out.buf, scopes.size());
+        for (const std::string& s : scopes) {
+            putVarint(out.buf, sid(s));
+            out.spill();
+        }
+    };
+    auto encodeNodes = [&](SectionOut& out) {
+        putVarint(out.buf, d.nodes.size());
+        for (const TraceNode& n : d.nodes) {
+            out.buf.push_back(static_cast<char>(n.kind));
+            putZ(out.buf, n.parent);
+            putVarint(out.buf, sid(n.label));
+            putZ(out.buf, n.number);
+            putVarint(out.buf, static_cast<uint64_t>(std::max(0, n.firstStep)));
+            putVarint(out.buf, static_cast<uint64_t>(std::max(0, n.endStep)));
+            out.spill();
+        }
+    };
+    auto encodeStrings = [&](SectionOut& out) {
+        putVarint(out.buf, m_strings.size());
+        for (size_t i = 0; i < m_strings.size(); ++i) {
+            // Front coding: the longest prefix shared with one of the two strings before (a value's
+            // id follows the previous value's id, a scope the previous scope).
+            const std::string_view str = m_strings[i];
+            size_t best = 0, ref = 1;
+            for (size_t r = 1; r <= 2 && r <= i; ++r) {
+                const std::string_view before = m_strings[i - r];
+                size_t n = 0;
+                while (n < str.size() && n < before.size() && str[n] == before[n])
+                    ++n;
+                if (n > best) {
+                    best = n;
+                    ref = r;
+                }
+            }
+            putVarint(out.buf, (static_cast<uint64_t>(best) << 1) | (ref - 1));
+            putVarint(out.buf, str.size() - best);
+            out.buf.append(str, best, std::string::npos);
+            out.spill();
+        }
+    };
+    std::string init, pool;
     putVarint(init, d.initial.size());
     for (int id : d.initial)
         putZ(init, id);
@@ -366,35 +425,27 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
             pool += text;
         }
     }
-    std::string strs;
-    putVarint(strs, m_strings.size());
-    for (size_t i = 0; i < m_strings.size(); ++i) {
-        // Front coding: the longest prefix shared with one of the two strings before (a value's
-        // id follows the previous value's id, a scope the previous scope).
-        const std::string_view str = m_strings[i];
-        size_t best = 0, ref = 1;
-        for (size_t r = 1; r <= 2 && r <= i; ++r) {
-            const std::string_view prev = m_strings[i - r];
-            size_t n = 0;
-            while (n < str.size() && n < prev.size() && str[n] == prev[n])
-                ++n;
-            if (n > best) {
-                best = n;
-                ref = r;
-            }
-        }
-        putVarint(strs, (static_cast<uint64_t>(best) << 1) | (ref - 1));
-        putVarint(strs, str.size() - best);
-        strs.append(str, best, std::string::npos);
+    const std::function<void(SectionOut&)> streamed[5] = {encodeStrings, encodeValues, encodeOps, encodeScopes,
+                                                          encodeNodes};
+    SectionOut counted[5];
+    for (int i : {1, 2, 3, 4, 0}) { // the strings last: the other sections name them
+        streamed[i](counted[i]);
+        counted[i].spill(true);
     }
+    const char* tags[7] = {"STRS", "VALS", "OPS_", "SCOP", "NODE", "INIT", "POOL"};
     uint64_t offsets[7];
-    const std::pair<const char*, const std::string*> sections[7] = {{"STRS", &strs}, {"VALS", &vals}, {"OPS_", &ops},
-                                                                    {"SCOP", &scop}, {"NODE", &node}, {"INIT", &init},
-                                                                    {"POOL", &pool}};
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < 5; ++i) {
         offsets[i] = m_offset;
-        writeSection(sections[i].first, *sections[i].second);
+        writeSectionHead(tags[i], counted[i].crc, counted[i].size);
+        SectionOut written(&m_out);
+        streamed[i](written);
+        written.spill(true);
+        m_offset += counted[i].size;
     }
+    offsets[5] = m_offset;
+    writeSection(tags[5], init);
+    offsets[6] = m_offset;
+    writeSection(tags[6], pool);
     std::string index;
     putVarint(index, static_cast<uint64_t>(traceKeyframeInterval));
     putVarint(index, numSteps);

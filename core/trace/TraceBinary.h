@@ -111,6 +111,18 @@ public:
 private:
     void flushChunk();
     void writeSection(const char tag[4], const std::string& payload);
+    void writeSectionHead(const char tag[4], uint32_t crc, uint64_t size);
+    /// Where finish() encodes a section: a small buffer handed on every 64 KB to the stream, or with
+    /// no stream only counted (bytes and checksum).
+    struct SectionOut {
+        explicit SectionOut(std::ostream* stream = nullptr) : out(stream) {}
+        std::string buf;
+        std::ostream* out;
+        uint32_t crc = 0;
+        uint64_t size = 0;
+        /// Hands the buffer on when it holds 64 KB (every byte with `all`).
+        void spill(bool all = false);
+    };
     /// The id of `s` in the string table; a string first met is copied into m_stepStrings.
     uint32_t stringId(std::string_view s);
     /// The same for a string that outlives the writer's use of the table (finish()'s data):
