@@ -217,6 +217,8 @@ uint32_t TraceBinaryWriter::stableStringId(std::string_view s)
         reserveStrings(m_strings.size() + 1);
     uint32_t& slot = m_stringSlots[stringSlot(s)];
     if (!slot) {
+        if (m_strings.size() == m_strings.capacity())
+            m_strings.reserve(std::max<size_t>(64, m_strings.size() + m_strings.size() / 2));
         m_strings.push_back(s);
         slot = static_cast<uint32_t>(m_strings.size());
     }
@@ -330,9 +332,11 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
     flushChunk();
     const size_t numValues = names.numValues(), numOps = names.numOps();
     const std::vector<std::string>& scopes = names.scopes();
-    const size_t maxStrings = m_strings.size() + 2 * numValues + 3 * numOps + scopes.size() + d.nodes.size();
-    m_strings.reserve(maxStrings);
-    reserveStrings(maxStrings);
+    // Room for the names most programs have (a value's id and name; an op's names are mostly its
+    // first result's); the table grows by half when there are more.
+    const size_t expected = m_strings.size() + 2 * numValues + scopes.size() + d.nodes.size();
+    m_strings.reserve(expected);
+    reserveStrings(expected);
     // `names` and `d` outlive the table's use: their strings are viewed, not copied.
     auto sid = [this](std::string_view s) { return stableStringId(s); };
     // The sections that name strings are encoded twice, into a small buffer: first to count their
