@@ -75,8 +75,9 @@ private slots:
             if (!scope.empty())
                 QVERIFY2(first.contains(QString::fromStdString(" at " + scope)), qPrintable(first));
             if (pv.op >= 0)
-                QVERIFY2(first.contains(QString::fromStdString(" = " + ids.ops()[static_cast<size_t>(pv.op)].opName.str())),
-                         qPrintable(first));
+                QVERIFY2(
+                    first.contains(QString::fromStdString(" = " + ids.ops()[static_cast<size_t>(pv.op)].opName.str())),
+                    qPrintable(first));
             // Every axis is accounted for by a step or the program's own annotation.
             QVERIFY2(!r.out.contains("untracked") && !r.out.contains("outside the propagation steps") &&
                          !r.out.contains("no stage was reported"),
