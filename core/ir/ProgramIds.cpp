@@ -11,6 +11,16 @@ namespace shardx::ir {
 
 namespace {
 
+/// Makes room for one more entry: a table copied with its module (at exact capacity) grows by an eighth
+/// when passes name what they insert, not by doubling (a copy of a 100k-op program's names is tens of
+/// megabytes; the few thousand a partitioning adds would double it).
+template <typename T> void roomForOneMore(std::vector<T>& v)
+{
+    if (v.size() == v.capacity())
+        v.reserve(v.size() + v.size() / 8 + 16);
+}
+
+
 /// The name scope of a location: its name, or the first name inside a call site / fused one.
 const std::string* scopeOf(const LocationAttr& loc)
 {
@@ -236,6 +246,7 @@ int ProgramIds::addValue(Value& v, std::string name, const std::string& prefix, 
     pv.scope = scope;
     pv.func = func;
     pv.op = op;
+    roomForOneMore(m_values);
     m_values.push_back(std::move(pv));
     v.programId = idx;
     return idx;
@@ -250,6 +261,7 @@ int ProgramIds::addOp(Op& op, std::string id, std::string name, int func, int sc
     po.opName = op.opName();
     po.scope = scope;
     po.func = op.name() == "func.func" ? idx : func;
+    roomForOneMore(m_ops);
     m_ops.push_back(std::move(po));
     op.programId = idx;
     return idx;
@@ -278,7 +290,8 @@ void ProgramIds::addFuncResults(Op& func)
         pv.name = "result " + std::to_string(i);
         pv.func = fi;
         pv.funcResult = static_cast<int>(i);
-        m_values.push_back(std::move(pv));
+        roomForOneMore(m_values);
+    m_values.push_back(std::move(pv));
         m_funcResults[funcResultKey(fi, static_cast<int>(i))] = idx;
     }
 }
