@@ -468,6 +468,40 @@ private slots:
         QCOMPARE(source->view()->textCursor().blockNumber(), 2);
     }
 
+    /// The source panel reads the program's text (as large as the file, with a layout per line) only
+    /// when it is shown: opening a large program with the panel behind another tab costs nothing.
+    void sourceLoadsWhenShown()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("two.mlir"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kTwoOps);
+        f.close();
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        SourcePanel* source = panel<SourcePanel>(w, "source");
+        QVERIFY(source);
+        QDockWidget* sourceDock = w.dock(QStringLiteral("source"));
+        // Closed (as a user closes a panel; behind another tab is the same to it).
+        sourceDock->hide();
+        QCoreApplication::processEvents();
+        QVERIFY(!source->isVisible());
+        w.openFile(path);
+        settle(w.context());
+        QVERIFY(w.context().session());
+        QVERIFY(source->view()->document()->isEmpty());
+        QCOMPARE(source->pendingFile(), path);
+        // Shown again, it reads the file.
+        sourceDock->show();
+        sourceDock->raise();
+        QTRY_VERIFY(source->isVisible());
+        QTRY_VERIFY(!source->view()->document()->isEmpty());
+        QVERIFY(source->view()->toPlainText().contains(QStringLiteral("stablehlo.add")));
+        QVERIFY(source->pendingFile().isEmpty());
+    }
+
     void editAndUndo()
     {
         MainWindow w;

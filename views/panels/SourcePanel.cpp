@@ -106,9 +106,14 @@ SourcePanel::SourcePanel(SessionContext& context, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
-    connect(&m_context, &SessionContext::opened, this, [this] { load(m_context.filePath()); });
+    connect(&m_context, &SessionContext::opened, this, [this] {
+        m_pending = m_context.filePath();
+        if (isVisible())
+            load(m_pending);
+    });
     connect(&m_context, &SessionContext::closed, this, [this] {
         m_file.clear();
+        m_pending.clear();
         m_view->clear();
     });
     connect(&m_context, &SessionContext::sourceRequested, this, [this](const QString& file, int line, int col) {
@@ -128,8 +133,17 @@ SourcePanel::SourcePanel(SessionContext& context, QWidget* parent)
     });
 }
 
-bool SourcePanel::load(const QString& file)
+void SourcePanel::showEvent(QShowEvent* event)
 {
+    QWidget::showEvent(event);
+    if (!m_pending.isEmpty())
+        load(m_pending);
+}
+
+bool SourcePanel::load(const QString& path)
+{
+    const QString file = path; // `path` may be m_pending itself
+    m_pending.clear();
     if (file.isEmpty())
         return false;
     if (file == m_file)

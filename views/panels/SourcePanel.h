@@ -37,11 +37,19 @@ public:
     SourceView* view() const { return m_view; }
     /// Loads `file` unless it is already shown; false when it cannot be read.
     bool load(const QString& file);
+    /// The file opened last, when it is not loaded yet (the panel loads it when first shown).
+    const QString& pendingFile() const { return m_pending; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     SessionContext& m_context;
     SourceView* m_view;
     QString m_file;
+    /// The program opened but not loaded: its text (as large as the file, and a layout per line)
+    /// is read only when the panel is shown or a line of it is asked for.
+    QString m_pending;
 };
 
 } // namespace shardx::views
