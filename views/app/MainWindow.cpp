@@ -159,10 +159,14 @@ void MainWindow::buildPanels()
                                 Qt::BottomDockWidgetArea);
     auto* problems = addPanel(QStringLiteral("problems"), tr("Problems"), new DiagnosticsPanel(*m_context),
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
-    auto* source = addPanel(QStringLiteral("source"), tr("Source"), new SourcePanel(*m_context),
-                            Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_9);
+    auto* sourcePanel = new SourcePanel(*m_context);
+    auto* source =
+        addPanel(QStringLiteral("source"), tr("Source"), sourcePanel, Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_9);
+    connect(source, &QDockWidget::visibilityChanged, sourcePanel, &SourcePanel::setDockShown);
     // How users write shardings: JAX's explicit-mode types and scalax-style rules (typed when shown).
-    auto* types = addPanel(QStringLiteral("types"), tr("Types"), new TypesPanel(*m_context), Qt::BottomDockWidgetArea);
+    auto* typesPanel = new TypesPanel(*m_context);
+    auto* types = addPanel(QStringLiteral("types"), tr("Types"), typesPanel, Qt::BottomDockWidgetArea);
+    connect(types, &QDockWidget::visibilityChanged, typesPanel, &TypesPanel::setDockShown);
     auto* rules = addPanel(QStringLiteral("rules"), tr("Rules"), new RulesPanel(*m_context), Qt::BottomDockWidgetArea);
     auto* validation = addPanel(QStringLiteral("validation"), tr("Validation"), new ValidationPanel(*m_context),
                                 Qt::BottomDockWidgetArea);

@@ -108,7 +108,7 @@ SourcePanel::SourcePanel(SessionContext& context, QWidget* parent)
     layout->addWidget(m_view);
     connect(&m_context, &SessionContext::opened, this, [this] {
         m_pending = m_context.filePath();
-        if (isVisible())
+        if (m_dockShown && isVisible())
             load(m_pending);
     });
     connect(&m_context, &SessionContext::closed, this, [this] {
@@ -136,7 +136,14 @@ SourcePanel::SourcePanel(SessionContext& context, QWidget* parent)
 void SourcePanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    if (!m_pending.isEmpty())
+    if (m_dockShown && !m_pending.isEmpty())
+        load(m_pending);
+}
+
+void SourcePanel::setDockShown(bool shown)
+{
+    m_dockShown = shown;
+    if (shown && !m_pending.isEmpty())
         load(m_pending);
 }
 

@@ -39,6 +39,9 @@ public:
     bool load(const QString& file);
     /// The file opened last, when it is not loaded yet (the panel loads it when first shown).
     const QString& pendingFile() const { return m_pending; }
+    /// Whether the panel's dock is the one shown among its tabs (QDockWidget::visibilityChanged: a
+    /// dock behind another tab is still a visible widget); the text is read when it comes to the front.
+    void setDockShown(bool shown);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -50,6 +53,7 @@ private:
     /// The program opened but not loaded: its text (as large as the file, and a layout per line)
     /// is read only when the panel is shown or a line of it is asked for.
     QString m_pending;
+    bool m_dockShown = true; ///< outside a dock, shown whenever visible
 };
 
 } // namespace shardx::views

@@ -232,10 +232,16 @@ void TypesPanel::showEvent(QShowEvent* event)
     refresh();
 }
 
+void TypesPanel::setDockShown(bool shown)
+{
+    m_dockShown = shown;
+    refresh();
+}
+
 void TypesPanel::refresh()
 {
     // Typed when shown: a program nobody looks at is never typed.
-    if (!m_dirty || !isVisible())
+    if (!m_dirty || !m_dockShown || !isVisible())
         return;
     m_dirty = false;
     const int generation = ++m_generation;

@@ -54,6 +54,9 @@ public:
     void setOnlyNotable(bool only);
     /// Selects the op of error `row` of the errors table and shows its line (as a click does).
     void activateError(int row);
+    /// Whether the panel's dock is the one shown among its tabs (QDockWidget::visibilityChanged: a
+    /// dock behind another tab is still a visible widget); the program is typed when it comes to the front.
+    void setDockShown(bool shown);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -66,6 +69,7 @@ private:
     void followSelection(int value);
 
     SessionContext& m_context;
+    bool m_dockShown = true; ///< outside a dock, shown whenever visible
     TypesModel* m_model;
     QSortFilterProxyModel* m_proxy;
     DiagnosticsModel* m_errors;
