@@ -509,6 +509,22 @@ private slots:
         QTRY_VERIFY(!source->view()->document()->isEmpty());
     }
 
+    /// Closing a propagated program lets every panel go of its trace before the panels redraw (the step
+    /// tree moved its position over the freed trace: a use after free under the sanitizers).
+    void closeAfterPropagation()
+    {
+        MainWindow w;
+        QVERIFY(openAndPropagate(w, kTwoOps, "two.mlir", "basic"));
+        w.context().setStep(w.context().session()->trace()->numSteps());
+        settle(w.context());
+        w.context().close();
+        settle(w.context());
+        QVERIFY(!w.context().session());
+        QCOMPARE(w.context().step(), size_t(0));
+        // And open again.
+        QVERIFY(openAndPropagate(w, kTwoOps, "two.mlir", "basic"));
+    }
+
     void editAndUndo()
     {
         MainWindow w;

@@ -100,6 +100,9 @@ StepTreePanel::StepTreePanel(SessionContext& context, QWidget* parent)
 void StepTreePanel::reload()
 {
     const Session* s = m_context.session();
+    // The trace the model shows may be gone (the program closed or propagated again): let go of it
+    // before moving the position, which reads it.
+    m_model->setTrace(nullptr);
     m_model->setPosition(m_context.step());
     m_model->setTrace(s ? s->trace() : nullptr);
     m_model->setBreakpoints(m_context.breakpoints());
