@@ -20,7 +20,6 @@ template <typename T> void roomForOneMore(std::vector<T>& v)
         v.reserve(v.size() + v.size() / 8 + 16);
 }
 
-
 /// The name scope of a location: its name, or the first name inside a call site / fused one.
 const std::string* scopeOf(const LocationAttr& loc)
 {
@@ -291,7 +290,7 @@ void ProgramIds::addFuncResults(Op& func)
         pv.func = fi;
         pv.funcResult = static_cast<int>(i);
         roomForOneMore(m_values);
-    m_values.push_back(std::move(pv));
+        m_values.push_back(std::move(pv));
         m_funcResults[funcResultKey(fi, static_cast<int>(i))] = idx;
     }
 }
