@@ -5,6 +5,8 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -44,7 +46,7 @@ Device* device(benchmark::State& state, MatmulKernel matmul = MatmulKernel::Auto
     // The instance first: statics are destroyed in reverse order, and a Device must go before its Instance.
     std::string why;
     Instance* inst = instance(&why);
-    static std::unique_ptr<Device> devs[5];
+    static std::unique_ptr<Device> devs[int(MatmulKernel::Storage) + 1];
     std::unique_ptr<Device>& dev = devs[int(matmul)];
     if (!inst) {
         state.SkipWithError(why.c_str());
@@ -163,6 +165,172 @@ BENCHMARK(BM_VulkanMatmulShared16)
     ->Arg(8192)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+// The other shared-memory tile shapes (see Device.h's MatmulKernel), to choose Auto's kernel on a GPU.
+void BM_VulkanMatmulShared128x256(benchmark::State& state)
+{
+    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared128x256);
+}
+BENCHMARK(BM_VulkanMatmulShared128x256)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+void BM_VulkanMatmulShared256x128(benchmark::State& state)
+{
+    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared256x128);
+}
+BENCHMARK(BM_VulkanMatmulShared256x128)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+void BM_VulkanMatmulShared128t128(benchmark::State& state)
+{
+    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared128t128);
+}
+BENCHMARK(BM_VulkanMatmulShared128t128)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+void BM_VulkanMatmulShared64x64(benchmark::State& state)
+{
+    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared64x64);
+}
+BENCHMARK(BM_VulkanMatmulShared64x64)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+/// IEEE half of `x` (round to nearest even; normal and zero values, as the random matrices here have).
+uint16_t toHalfBits(float x)
+{
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    const uint32_t sign = (u >> 16) & 0x8000u;
+    const int32_t exponent = int32_t((u >> 23) & 0xff) - 127 + 15;
+    uint32_t mantissa = u & 0x7fffffu;
+    if (exponent <= 0)
+        return uint16_t(sign); // below the normal range of half: zero (not reached by these inputs)
+    uint32_t half = (uint32_t(exponent) << 10) | (mantissa >> 13);
+    const uint32_t rest = mantissa & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
+        ++half;
+    return uint16_t(sign | half);
+}
+
+float fromHalfBits(uint16_t h)
+{
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    const uint32_t exponent = (h >> 10) & 0x1fu;
+    const uint32_t mantissa = h & 0x3ffu;
+    uint32_t u = exponent == 0 ? sign : sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+    float x;
+    std::memcpy(&x, &u, 4);
+    return x;
+}
+
+/// C = A * B, n x n, A and B in f16 and C in f32, on the matrix units through VK_NV_cooperative_matrix (skipped
+/// where the device lacks it, with the shapes it lists). 64 entries of C are checked against a double-precision
+/// product of the same half inputs first (max_abs_err).
+void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
+{
+    Device* d = device(state);
+    if (!d)
+        return;
+    const int64_t n = state.range(0);
+    std::string shapes;
+    for (const std::string& s : d->physical().coopMatShapes)
+        shapes += (shapes.empty() ? "" : ", ") + s;
+    if (!d->cooperativeMatrixF16()) {
+        state.SkipWithError(("no f16 cooperative matrices on " + d->physical().describe() +
+                             (shapes.empty() ? std::string(" (no VK_NV_cooperative_matrix)") : "; it lists " + shapes))
+                                .c_str());
+        return;
+    }
+    std::vector<float> af = randomMatrix(n * n, 1), bf = randomMatrix(n * n, 2);
+    std::vector<uint16_t> ah(af.size()), bh(bf.size());
+    for (size_t i = 0; i < af.size(); ++i) {
+        ah[i] = toHalfBits(af[i]);
+        bh[i] = toHalfBits(bf[i]);
+    }
+    auto a = d->createBuffer(ah.size() * 2), b = d->createBuffer(bh.size() * 2), c = d->createBuffer(n * n * 4);
+    if (!a || !b || !c || !d->upload(**a, ah.data(), ah.size() * 2) || !d->upload(**b, bh.data(), bh.size() * 2)) {
+        state.SkipWithError("allocation or upload failed");
+        return;
+    }
+    CommandBatch batch;
+    Status recorded = ops::matmulCoopF16(batch, **a, **b, **c, 1, n, n, n, how);
+    if (!recorded) {
+        state.SkipWithError(recorded.error().message.c_str());
+        return;
+    }
+    if (auto r = d->submit(batch); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    std::vector<float> got(size_t(n * n));
+    if (!d->download(**c, got.data(), got.size() * 4)) {
+        state.SkipWithError("download failed");
+        return;
+    }
+    double maxErr = 0;
+    std::mt19937 pick(7);
+    for (int s = 0; s < 64; ++s) {
+        const int64_t i = int64_t(pick() % uint32_t(n)), j = int64_t(pick() % uint32_t(n));
+        double want = 0;
+        for (int64_t k = 0; k < n; ++k)
+            want += double(fromHalfBits(ah[size_t(i * n + k)])) * fromHalfBits(bh[size_t(k * n + j)]);
+        maxErr = std::max(maxErr, std::fabs(want - got[size_t(i * n + j)]));
+    }
+    // f32 accumulation of exact f16 products: a few ulps of the running sums (|sum| <= sqrt(n) or so).
+    if (maxErr > 1e-5 * double(n)) {
+        state.SkipWithError(("wrong result: max abs error " + std::to_string(maxErr)).c_str());
+        return;
+    }
+    double kernelMs = 0;
+    for (auto _ : state) {
+        auto r = d->submit(batch);
+        if (!r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+        if (r->hasTimestamps)
+            kernelMs += r->timings.back().ms;
+    }
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["kernel_ms"] = kernelMs / double(state.iterations());
+    state.counters["max_abs_err"] = maxErr;
+    if (kernelMs > 0)
+        state.counters["kernel_GFLOP/s"] = 2.0 * double(n) * n * n * 1e-6 / (kernelMs / double(state.iterations()));
+    state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe() + "; shapes: " + shapes);
+}
+void BM_VulkanMatmulCoopF16(benchmark::State& state) { runCoopMatmul(state, ops::CoopMatmul::Direct); }
+BENCHMARK(BM_VulkanMatmulCoopF16)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+void BM_VulkanMatmulCoopF16Staged(benchmark::State& state) { runCoopMatmul(state, ops::CoopMatmul::Staged); }
+BENCHMARK(BM_VulkanMatmulCoopF16Staged)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 void BM_VulkanMatmulTexel(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Texel); }
 BENCHMARK(BM_VulkanMatmulTexel)->Arg(512)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_VulkanMatmulStorage(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Storage); }

@@ -67,7 +67,7 @@ private:
     std::unique_ptr<Instance> m_instance;
     std::unique_ptr<Device> m_device;
     /// One device per fast-matmul kernel choice (MatmulKernel), made on first use, kept to the end as m_device.
-    std::unique_ptr<Device> m_matmulDevices[5];
+    std::unique_ptr<Device> m_matmulDevices[int(MatmulKernel::Storage) + 1];
 
     Device& dev() { return *m_device; }
     void run(CommandBatch& batch)
@@ -760,6 +760,20 @@ private slots:
         QTest::newRow("16-deep, one row") << 1 << 1 << 4 << 8 << shared16 << "matmul_shared16";
         QTest::newRow("16-deep, K = 4") << 1 << 3 << 8 << 4 << shared16 << "matmul_shared16";
         QTest::newRow("16-deep, long K") << 1 << 64 << 64 << 260 << shared16 << "matmul_shared16";
+        // The other tile shapes: partial tiles in both directions, one row, K = 4 and a long K for each.
+        const std::pair<MatmulKernel, const char*> shapes[] = {
+            {MatmulKernel::Shared128x256, "matmul_shared_128x256"},
+            {MatmulKernel::Shared256x128, "matmul_shared_256x128"},
+            {MatmulKernel::Shared64x64, "matmul_shared_64x64"},
+            {MatmulKernel::Shared128t128, "matmul_shared_128t128"},
+        };
+        for (const auto& [choice, name] : shapes) {
+            const std::string n = name;
+            QTest::newRow((n + ", partial tiles").c_str()) << 2 << 270 << 264 << 20 << int(choice) << name;
+            QTest::newRow((n + ", one row").c_str()) << 1 << 1 << 4 << 8 << int(choice) << name;
+            QTest::newRow((n + ", K = 4").c_str()) << 1 << 3 << 8 << 4 << int(choice) << name;
+            QTest::newRow((n + ", long K").c_str()) << 1 << 72 << 68 << 260 << int(choice) << name;
+        }
     }
     void matmulTiled()
     {
@@ -778,8 +792,8 @@ private slots:
             slot = std::move(*created);
         }
         Device& device = *slot;
-        if (kernel == "auto")
-            kernel = device.physical().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "matmul_texel" : "matmul_shared";
+        if (kernel == "auto") // a GPU takes the 64 x 64 tiles for a product this small
+            kernel = device.physical().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "matmul_texel" : "matmul_shared_64x64";
         if (kernel == "matmul_texel" && device.physical().maxTexelBufferElements == 0)
             kernel = "matmul_tiled";
         std::vector<float> a = randomFloats(size_t(B) * M * K, -1, 1, 91),
@@ -808,6 +822,55 @@ private slots:
                 }
             }
         }
+    }
+
+    // The f16 matmul on matrix units: where the device lacks cooperative matrices the op is an error that says so
+    // (lavapipe); where it has them, a batched product with partial 128 x 128 tiles against a double-precision
+    // product of the same half inputs (f32 accumulation of exact f16 products).
+    void matmulCoopF16_data()
+    {
+        QTest::addColumn<int>("how");
+        QTest::newRow("fragments from the buffers") << int(ops::CoopMatmul::Direct);
+        QTest::newRow("staged in shared memory") << int(ops::CoopMatmul::Staged);
+    }
+    void matmulCoopF16()
+    {
+        QFETCH(int, how);
+        const int64_t B = 2, M = 144, N = 208, K = 48;
+        std::vector<float> a = randomFloats(size_t(B * M * K), -1, 1, 93),
+                           b = randomFloats(size_t(B * K * N), -1, 1, 94);
+        std::vector<uint16_t> ah(a.size()), bh(b.size());
+        for (size_t i = 0; i < a.size(); ++i)
+            ah[i] = vkTestHalfBits(a[i]);
+        for (size_t i = 0; i < b.size(); ++i)
+            bh[i] = vkTestHalfBits(b[i]);
+        auto ab = deviceBuffer(dev(), ah), bb = deviceBuffer(dev(), bh);
+        auto cb = resultBuffer<float>(dev(), size_t(B * M * N));
+        CommandBatch batch;
+        QVERIFY(!ops::matmulCoopF16(batch, *ab, *bb, *cb, B, M, N, 40).ok()); // K not a multiple of 16
+        shardx::Status recorded = ops::matmulCoopF16(batch, *ab, *bb, *cb, B, M, N, K, ops::CoopMatmul(how));
+        if (!dev().cooperativeMatrixF16()) {
+            QVERIFY(!recorded.ok());
+            QVERIFY2(recorded.error().message.find("VK_NV_cooperative_matrix") != std::string::npos,
+                     recorded.error().message.c_str());
+            QSKIP("no f16 cooperative matrices on this device: the error was checked, the kernel cannot run");
+        }
+        SHARDX_VK_VERIFY(recorded);
+        auto submitted = dev().submit(batch);
+        SHARDX_VK_VERIFY(submitted);
+        auto got = readBack<float>(dev(), *cb, size_t(B * M * N));
+        for (int64_t z = 0; z < B; ++z)
+            for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j) {
+                    double want = 0;
+                    for (int64_t k = 0; k < K; ++k)
+                        want += double(vkTestHalfValue(ah[size_t((z * M + i) * K + k)])) *
+                                vkTestHalfValue(bh[size_t((z * K + k) * N + j)]);
+                    const float g = got[size_t((z * M + i) * N + j)];
+                    if (std::fabs(g - want) > kFastDotRel * K)
+                        QFAIL(qPrintable(
+                            QString("C[%1][%2][%3] = %4, expected %5").arg(z).arg(i).arg(j).arg(g).arg(want)));
+                }
     }
 
     // Shape errors come back as errors before anything is recorded.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace shardx::exec::vk {
@@ -54,11 +55,15 @@ Expected<std::unique_ptr<Device>> Device::create(const Instance& instance, uint3
     if (self->m_options.matmul == MatmulKernel::Auto) {
         if (const char* env = std::getenv("SHARDX_VK_MATMUL")) {
             std::string v = env;
-            self->m_options.matmul = v == "shared"     ? MatmulKernel::Shared
-                                     : v == "shared16" ? MatmulKernel::Shared16
-                                     : v == "texel"    ? MatmulKernel::Texel
-                                     : v == "storage"  ? MatmulKernel::Storage
-                                                       : MatmulKernel::Auto;
+            self->m_options.matmul = v == "shared"          ? MatmulKernel::Shared
+                                     : v == "shared16"      ? MatmulKernel::Shared16
+                                     : v == "shared128x256" ? MatmulKernel::Shared128x256
+                                     : v == "shared256x128" ? MatmulKernel::Shared256x128
+                                     : v == "shared64x64"   ? MatmulKernel::Shared64x64
+                                     : v == "shared128t128" ? MatmulKernel::Shared128t128
+                                     : v == "texel"         ? MatmulKernel::Texel
+                                     : v == "storage"       ? MatmulKernel::Storage
+                                                            : MatmulKernel::Auto;
         }
     }
     if (self->m_options.label.empty())
@@ -72,8 +77,35 @@ Expected<std::unique_ptr<Device>> Device::create(const Instance& instance, uint3
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queueInfo;
-    SHARDX_VK_CHECK(fn.vkCreateDevice(self->m_physical->handle, &info, nullptr, &self->m_device),
-                    "vkCreateDevice on " + self->who());
+    // Cooperative matrices where the device offers them (matmul_coop_f16.comp), with the features that kernel uses.
+    const char* coopExtensions[] = {VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME,
+                                    VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceVulkanMemoryModelFeatures model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    if (self->m_physical->coopMatF16) {
+        coop.cooperativeMatrix = VK_TRUE;
+        f16.shaderFloat16 = VK_TRUE;
+        storage16.storageBuffer16BitAccess = VK_TRUE;
+        model.vulkanMemoryModel = VK_TRUE;
+        coop.pNext = &f16;
+        f16.pNext = &storage16;
+        storage16.pNext = &model;
+        info.pNext = &coop;
+        info.enabledExtensionCount = uint32_t(std::size(coopExtensions));
+        info.ppEnabledExtensionNames = coopExtensions;
+    }
+    VkResult created = fn.vkCreateDevice(self->m_physical->handle, &info, nullptr, &self->m_device);
+    self->m_coopMatF16 = self->m_physical->coopMatF16 && created == VK_SUCCESS;
+    if (created != VK_SUCCESS && self->m_physical->coopMatF16) {
+        // A driver that lists the features but refuses them together: the device without cooperative matrices.
+        info.pNext = nullptr;
+        info.enabledExtensionCount = 0;
+        info.ppEnabledExtensionNames = nullptr;
+        created = fn.vkCreateDevice(self->m_physical->handle, &info, nullptr, &self->m_device);
+    }
+    SHARDX_VK_CHECK(created, "vkCreateDevice on " + self->who());
     fn.vkGetDeviceQueue(self->m_device, self->m_physical->computeQueueFamily, 0, &self->m_queue);
     fn.vkGetPhysicalDeviceMemoryProperties(self->m_physical->handle, &self->m_memory);
 

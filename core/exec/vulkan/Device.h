@@ -18,11 +18,16 @@ namespace shardx::exec::vk {
 
 /// Which kernel runs a fast-mode f32 matmul (ops::dotGeneral with DotMode::Fast).
 enum class MatmulKernel {
-    Auto,     ///< Shared on GPUs, Texel on CPU drivers (lavapipe), Storage where neither applies
-    Shared,   ///< matmul_shared.comp: shared-memory tiles (GPUs); K and N multiples of 4, else Storage
-    Shared16, ///< matmul_shared16.comp: the same with 16-deep slices
-    Texel,    ///< matmul_texel.comp: texel-buffer reads (lavapipe); K and N multiples of 4, else Storage
-    Storage,  ///< matmul_tiled.comp: storage-buffer reads, any shape
+    Auto,          ///< Shared128t128 or Shared64x64 (small products) on GPUs, Texel on CPU drivers (lavapipe), Storage
+                   ///< where neither applies
+    Shared,        ///< matmul_shared.comp: shared-memory tiles (GPUs); K and N multiples of 4, else Storage
+    Shared16,      ///< matmul_shared16.comp: the same with 16-deep slices
+    Shared128x256, ///< matmul_shared_128x256.comp: 128 x 256 tiles, a 8 x 16 block of C per invocation
+    Shared256x128, ///< matmul_shared_256x128.comp: 256 x 128 tiles, a 16 x 8 block per invocation
+    Shared64x64,   ///< matmul_shared_64x64.comp: 64 x 64 tiles (small matrices)
+    Shared128t128, ///< matmul_shared_128t128.comp: 128 x 128 tiles on 128 invocations
+    Texel,         ///< matmul_texel.comp: texel-buffer reads (lavapipe); K and N multiples of 4, else Storage
+    Storage,       ///< matmul_tiled.comp: storage-buffer reads, any shape
 };
 
 /// How to create a Device.
@@ -34,7 +39,8 @@ struct DeviceOptions {
     bool timestamps = true;
     /// Shown in errors: "device 2 (llvmpipe ...)".
     std::string label;
-    /// The fast matmul kernel; SHARDX_VK_MATMUL=shared|shared16|texel|storage overrides Auto (for benchmarks and
+    /// The fast matmul kernel; SHARDX_VK_MATMUL=shared|shared16|shared128x256|shared256x128|
+    /// shared64x64|shared128t128|texel|storage overrides Auto (for benchmarks and
     /// checks).
     MatmulKernel matmul = MatmulKernel::Auto;
 };
@@ -62,6 +68,9 @@ public:
     const std::string& label() const { return m_options.label; }
     /// The fast matmul kernel this device was created with (Auto resolved by the caller, see ops::dotGeneral).
     MatmulKernel matmulKernel() const { return m_options.matmul; }
+    /// True when this device was created with cooperative matrices (PhysicalDeviceInfo::coopMatF16 and the driver
+    /// accepted the features): ops::matmulCoopF16 runs here.
+    bool cooperativeMatrixF16() const { return m_coopMatF16; }
     /// Changes the longest wait for one submission (DeviceOptions::fenceTimeoutNs) from now on.
     void setFenceTimeout(uint64_t ns);
     /// True after a device loss or a timed-out submission; every later call fails.
@@ -121,6 +130,7 @@ private:
     VkCommandPool m_commandPool = VK_NULL_HANDLE;
     VkPhysicalDeviceMemoryProperties m_memory{};
     std::array<Pipeline, kKernelCount> m_pipelines{};
+    bool m_coopMatF16 = false;
     std::unique_ptr<Buffer> m_staging;
     std::unique_ptr<Buffer> m_params; ///< parameter words of the batch being submitted
     mutable std::recursive_mutex m_mutex;

@@ -85,6 +85,84 @@ Instance::Availability Instance::probe(const std::string& loaderPath)
     return instance ? Availability::Available : Availability::NoDriver;
 }
 
+namespace {
+
+const char* coopComponentName(VkComponentTypeNV t)
+{
+    switch (t) {
+    case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
+    case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
+    case VK_COMPONENT_TYPE_FLOAT64_NV: return "f64";
+    case VK_COMPONENT_TYPE_SINT8_NV: return "i8";
+    case VK_COMPONENT_TYPE_UINT8_NV: return "ui8";
+    case VK_COMPONENT_TYPE_SINT32_NV: return "i32";
+    case VK_COMPONENT_TYPE_UINT32_NV: return "ui32";
+    default: return "?";
+    }
+}
+
+/// Fills `d.coopMatF16` and `d.coopMatShapes`: the device must list VK_NV_cooperative_matrix and the extensions
+/// its kernel needs, offer their features, and list 16 x 16 x 16 f16 x f16 + f32 at subgroup scope.
+void detectCooperativeMatrix(const VulkanFunctions& fn, VkInstance instance, PhysicalDeviceInfo& d)
+{
+    uint32_t count = 0;
+    if (fn.vkEnumerateDeviceExtensionProperties(d.handle, nullptr, &count, nullptr) != VK_SUCCESS)
+        return;
+    std::vector<VkExtensionProperties> exts(count);
+    if (fn.vkEnumerateDeviceExtensionProperties(d.handle, nullptr, &count, exts.data()) != VK_SUCCESS)
+        return;
+    auto has = [&](const char* name) {
+        for (uint32_t i = 0; i < count; ++i)
+            if (std::strcmp(exts[i].extensionName, name) == 0)
+                return true;
+        return false;
+    };
+    if (!has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) || !has(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) ||
+        !has(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME))
+        return;
+    auto properties = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        fn.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    if (!properties)
+        return;
+    uint32_t n = 0;
+    if (properties(d.handle, &n, nullptr) != VK_SUCCESS)
+        return;
+    std::vector<VkCooperativeMatrixPropertiesNV> shapes(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    if (properties(d.handle, &n, shapes.data()) != VK_SUCCESS)
+        return;
+    bool shape = false;
+    for (uint32_t i = 0; i < n; ++i) {
+        const VkCooperativeMatrixPropertiesNV& s = shapes[i];
+        d.coopMatShapes.push_back(std::to_string(s.MSize) + "x" + std::to_string(s.NSize) + "x" +
+                                  std::to_string(s.KSize) + " " + coopComponentName(s.AType) + "*" +
+                                  coopComponentName(s.BType) + "+" + coopComponentName(s.CType) +
+                                  (s.scope == VK_SCOPE_SUBGROUP_NV ? "" : " (not subgroup)"));
+        shape = shape || (s.MSize == 16 && s.NSize == 16 && s.KSize == 16 && s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                          s.BType == VK_COMPONENT_TYPE_FLOAT16_NV && s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                          s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV);
+    }
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceVulkanMemoryModelFeatures model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    coop.pNext = &f16;
+    f16.pNext = &storage16;
+    storage16.pNext = &model;
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &coop;
+    fn.vkGetPhysicalDeviceFeatures2(d.handle, &features);
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props.pNext = &subgroup;
+    fn.vkGetPhysicalDeviceProperties2(d.handle, &props);
+    d.coopMatF16 = shape && coop.cooperativeMatrix && f16.shaderFloat16 && storage16.storageBuffer16BitAccess &&
+                   model.vulkanMemoryModel && subgroup.subgroupSize == 32 &&
+                   (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                   (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT);
+}
+
+} // namespace
+
 Expected<std::unique_ptr<Instance>> Instance::create(const InstanceOptions& options)
 {
     Expected<VulkanFunctions> loaded = VulkanFunctions::loadGlobal(options.loaderPath);
@@ -205,6 +283,7 @@ Expected<std::unique_ptr<Instance>> Instance::create(const InstanceOptions& opti
         for (int i = 0; i < 3; ++i)
             d.maxComputeWorkGroupCount[i] = props.limits.maxComputeWorkGroupCount[i];
         std::memcpy(d.uuid, ids.deviceUUID, VK_UUID_SIZE);
+        detectCooperativeMatrix(fn, self->m_instance, d);
         VkPhysicalDeviceMemoryProperties mem;
         fn.vkGetPhysicalDeviceMemoryProperties(h, &mem);
         for (uint32_t i = 0; i < mem.memoryHeapCount; ++i) {

@@ -37,6 +37,11 @@ struct PhysicalDeviceInfo {
     uint64_t minStorageBufferOffsetAlignment = 0;
     uint64_t minUniformBufferOffsetAlignment = 0;
     uint8_t uuid[VK_UUID_SIZE] = {};
+    /// VK_NV_cooperative_matrix offers 16 x 16 x 16 f16 x f16 + f32 on subgroups of 32, with the features its kernel
+    /// needs (16-bit storage, f16 arithmetic, the Vulkan memory model): matmul_coop_f16.comp runs here.
+    bool coopMatF16 = false;
+    /// The cooperative-matrix shapes the driver lists, "16x16x16 f16*f16+f32" (empty without the extension).
+    std::vector<std::string> coopMatShapes;
 
     /// "llvmpipe (LLVM 15.0.6, 256 bits) [cpu]".
     std::string describe() const;

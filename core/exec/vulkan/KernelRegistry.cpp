@@ -38,6 +38,12 @@ constexpr KernelShape kKernelShapes[kKernelCount] = {
     {"dot_precise_texel", 3, 0b011, 1},
     {"matmul_shared", 3, 0, 0},
     {"matmul_shared16", 3, 0, 0},
+    {"matmul_shared_128x256", 3, 0, 0},
+    {"matmul_shared_256x128", 3, 0, 0},
+    {"matmul_shared_64x64", 3, 0, 0},
+    {"matmul_shared_128t128", 3, 0, 0},
+    {"matmul_coop_f16", 3, 0, 0},
+    {"matmul_coop_f16_smem", 3, 0, 0},
 };
 // Every KernelId has an entry (a missing one would be zero-initialised).
 static_assert(kKernelShapes[kKernelCount - 1].name != nullptr);

@@ -21,8 +21,14 @@ enum class KernelId : uint32_t {
     DotPreciseTexel,
     MatmulShared,
     MatmulShared16,
+    MatmulShared128x256,
+    MatmulShared256x128,
+    MatmulShared64x64,
+    MatmulShared128t128,
+    MatmulCoopF16,
+    MatmulCoopF16Smem,
 };
-inline constexpr size_t kKernelCount = size_t(KernelId::MatmulShared16) + 1;
+inline constexpr size_t kKernelCount = size_t(KernelId::MatmulCoopF16Smem) + 1;
 
 /// What the runtime needs to build a kernel's pipeline. Every kernel reads its parameter words from a uniform buffer
 /// at binding 0 (a block of SHARDX_VK_PARAM_BLOCK_BYTES) and has `bufferCount` buffers at bindings 1..bufferCount:

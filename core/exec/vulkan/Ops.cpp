@@ -474,6 +474,35 @@ Status iota(CommandBatch& batch, DType dtype, const Shape& shape, int64_t dimens
     return Status::success();
 }
 
+namespace {
+
+/// A shared-memory matmul kernel and the tile of C one workgroup computes.
+struct SharedMatmulShape {
+    MatmulKernel choice;
+    KernelId kernel;
+    int64_t tileM, tileN;
+};
+
+constexpr SharedMatmulShape kSharedMatmuls[] = {
+    {MatmulKernel::Shared, KernelId::MatmulShared, 128, 128},
+    {MatmulKernel::Shared16, KernelId::MatmulShared16, 128, 128},
+    {MatmulKernel::Shared128x256, KernelId::MatmulShared128x256, 128, 256},
+    {MatmulKernel::Shared256x128, KernelId::MatmulShared256x128, 256, 128},
+    {MatmulKernel::Shared64x64, KernelId::MatmulShared64x64, 64, 64},
+    {MatmulKernel::Shared128t128, KernelId::MatmulShared128t128, 128, 128},
+};
+
+/// The shared-memory kernel of `choice`; nullptr for the texel and storage kernels.
+const SharedMatmulShape* sharedMatmulShape(MatmulKernel choice)
+{
+    for (const SharedMatmulShape& s : kSharedMatmuls)
+        if (s.choice == choice)
+            return &s;
+    return nullptr;
+}
+
+} // namespace
+
 Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const Buffer& c, int64_t batches, int64_t m,
                    int64_t n, int64_t k)
 {
@@ -487,20 +516,27 @@ Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const 
     Dispatch d;
     d.buffers = {&a, &b, &c};
     d.params = {uint32_t(m), uint32_t(n), uint32_t(k)};
-    // K and N multiples of 4: every row of A and B is whole vec4s, and the vectorised kernels apply. On a GPU the
-    // shared-memory kernel; on a CPU driver the texel kernel (much faster on lavapipe, see matmul_texel.comp) when
-    // the device takes texel buffers of these sizes.
+    // K and N multiples of 4: every row of A and B is whole vec4s, and the vectorised kernels apply. On a GPU a
+    // shared-memory kernel: 128 x 128 tiles on 128 invocations, or 64 x 64 tiles where the 128 x 128 ones would be
+    // too few to fill the GPU (under 256: an H200 has 132 multiprocessors); bench_vulkan measured both best in their
+    // range on an H200 (tests/benchmarks/README.md). On a CPU driver the texel kernel (much faster on lavapipe, see
+    // matmul_texel.comp) when the device takes texel buffers of these sizes.
     const PhysicalDeviceInfo& physical = c.device().physical();
     MatmulKernel choice = c.device().matmulKernel();
-    if (choice == MatmulKernel::Auto)
-        choice = physical.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? MatmulKernel::Texel : MatmulKernel::Shared;
+    if (choice == MatmulKernel::Auto) {
+        const int64_t bigTiles = ((m + 127) / 128) * ((n + 127) / 128) * batches;
+        choice = physical.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? MatmulKernel::Texel
+                 : bigTiles < 256                             ? MatmulKernel::Shared64x64
+                                                              : MatmulKernel::Shared128t128;
+    }
     const bool vec4Rows = k % 4 == 0 && n % 4 == 0 && k > 0;
     uint64_t maxTexels = physical.maxTexelBufferElements;
-    if ((choice == MatmulKernel::Shared || choice == MatmulKernel::Shared16) && vec4Rows) {
-        const bool deep = choice == MatmulKernel::Shared16;
-        d.kernel = deep ? KernelId::MatmulShared16 : KernelId::MatmulShared;
-        d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), uint32_t(batches)};
-        d.label = deep ? "matmul_shared16" : "matmul_shared";
+    const SharedMatmulShape* shared = sharedMatmulShape(choice);
+    if (shared && vec4Rows) {
+        d.kernel = shared->kernel;
+        d.groups = {uint32_t((n + shared->tileN - 1) / shared->tileN),
+                    uint32_t((m + shared->tileM - 1) / shared->tileM), uint32_t(batches)};
+        d.label = kernelInfo(shared->kernel).name;
     } else if (choice == MatmulKernel::Texel && vec4Rows && a.size() / 16 <= maxTexels && b.size() / 16 <= maxTexels &&
                c.size() <= physical.maxStorageBufferRange) {
         d.kernel = KernelId::MatmulTexel;
@@ -511,6 +547,45 @@ Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const 
         d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 15) / 16), uint32_t(batches)};
         d.label = "matmul_tiled";
     }
+    batch.add(std::move(d));
+    return Status::success();
+}
+
+Status matmulCoopF16(CommandBatch& batch, const Buffer& a, const Buffer& b, const Buffer& c, int64_t batches, int64_t m,
+                     int64_t n, int64_t k, CoopMatmul how)
+{
+    const PhysicalDeviceInfo& physical = c.device().physical();
+    if (!c.device().cooperativeMatrixF16())
+        return Error{"matmul on matrix units: " + physical.describe() +
+                         " offers no VK_NV_cooperative_matrix with 16x16x16 f16*f16+f32 on subgroups of 32",
+                     {}};
+    if (m % 16 != 0 || n % 16 != 0 || k % 16 != 0)
+        return Error{"matmul on matrix units: M, N and K must be multiples of 16 (" + std::to_string(m) + ", " +
+                         std::to_string(n) + ", " + std::to_string(k) + ")",
+                     {}};
+    auto need = [](const char* which, const Buffer& buf, int64_t elements, int64_t bytesEach) -> Status {
+        if (elements < 0 || uint64_t(elements) * uint64_t(bytesEach) > buf.size())
+            return Error{std::string("matmul on matrix units: the ") + which + " buffer holds " +
+                             std::to_string(buf.size()) + " bytes, fewer than " + std::to_string(elements) +
+                             " elements of " + std::to_string(bytesEach) + " bytes",
+                         {}};
+        if (elements > int64_t(kMaxWords))
+            return Error{"matmul on matrix units: more than 2^32 elements in one matrix", {}};
+        return Status::success();
+    };
+    SHARDX_VK_TRY(need("lhs", a, batches * m * k, 2));
+    SHARDX_VK_TRY(need("rhs", b, batches * k * n, 2));
+    SHARDX_VK_TRY(need("result", c, batches * m * n, 4));
+    if (batches == 0 || m == 0 || n == 0)
+        return Status::success();
+    if (batches > 65535)
+        return Error{"matmul on matrix units: more than 65535 batches", {}};
+    Dispatch d;
+    d.buffers = {&a, &b, &c};
+    d.params = {uint32_t(m), uint32_t(n), uint32_t(k)};
+    d.kernel = how == CoopMatmul::Staged ? KernelId::MatmulCoopF16Smem : KernelId::MatmulCoopF16;
+    d.groups = {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), uint32_t(batches)};
+    d.label = kernelInfo(d.kernel).name;
     batch.add(std::move(d));
     return Status::success();
 }

@@ -153,6 +153,14 @@ Status dotGeneral(CommandBatch& batch, DType dtype, const Buffer& lhs, const Sha
 /// The tiled kernel alone: C[b] = A[b] * B[b] for `batches` row-major f32 matrices (MxK, KxN, MxN).
 Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const Buffer& c, int64_t batches, int64_t m,
                    int64_t n, int64_t k);
+/// How matmulCoopF16 feeds the matrix units: fragments loaded from the buffers (matmul_coop_f16.comp) or from
+/// slices staged in shared memory (matmul_coop_f16_smem.comp).
+enum class CoopMatmul { Direct, Staged };
+/// C[b] = A[b] * B[b] on the GPU's matrix units: A (MxK) and B (KxN) of IEEE half floats (two bytes each), C (MxN)
+/// f32, row-major. Errors: the device was not created with cooperative matrices (Device::cooperativeMatrixF16);
+/// M, N or K not a multiple of 16; a buffer too small.
+Status matmulCoopF16(CommandBatch& batch, const Buffer& a, const Buffer& b, const Buffer& c, int64_t batches, int64_t m,
+                     int64_t n, int64_t k, CoopMatmul how = CoopMatmul::Staged);
 
 } // namespace ops
 } // namespace shardx::exec::vk

@@ -26,6 +26,8 @@ namespace shardx::exec::vk {
     X(vkEnumeratePhysicalDevices)                                                                                      \
     X(vkGetPhysicalDeviceProperties)                                                                                   \
     X(vkGetPhysicalDeviceProperties2)                                                                                  \
+    X(vkGetPhysicalDeviceFeatures2)                                                                                    \
+    X(vkEnumerateDeviceExtensionProperties)                                                                            \
     X(vkGetPhysicalDeviceMemoryProperties)                                                                             \
     X(vkGetPhysicalDeviceFormatProperties)                                                                             \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                                        \

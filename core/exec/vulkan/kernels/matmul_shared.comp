@@ -20,5 +20,9 @@
 layout(local_size_x = 256) in;
 #include "common/params.glsl"
 
+#define BM 128u
+#define BN 128u
 #define BK 8u
+#define TM 8u
+#define TN 8u
 #include "common/matmul_shared_body.glsl"

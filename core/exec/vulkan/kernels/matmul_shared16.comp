@@ -8,5 +8,9 @@
 layout(local_size_x = 256) in;
 #include "common/params.glsl"
 
+#define BM 128u
+#define BN 128u
 #define BK 16u
+#define TM 8u
+#define TN 8u
 #include "common/matmul_shared_body.glsl"

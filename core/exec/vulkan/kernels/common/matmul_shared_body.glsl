@@ -1,11 +1,16 @@
-// matmul_shared_body.glsl - the body of matmul_shared.comp and matmul_shared16.comp (see the former for the
-// algorithm): a 256-invocation workgroup computes a 128 x 128 tile of C from BK-deep slices of A and B, double
-// buffered in shared memory. The including file defines BK (8 or 16) and declares local_size_x = 256.
+// matmul_shared_body.glsl - the body of the shared-memory f32 matmuls (matmul_shared*.comp; matmul_shared.comp
+// describes the algorithm): a workgroup of NT invocations computes a BM x BN tile of C from BK-deep slices of A and
+// B, double buffered in shared memory; each invocation keeps a TM x TN block of C in registers. The including file
+// defines BM, BN, BK, TM and TN (TM and TN multiples of 4, BK a multiple of 4) and declares local_size_x = NT,
+// where NT = (BM / TM) * (BN / TN) and NT divides both BM * BK / 4 and BK * BN / 4.
 
-#define BM 128u
-#define BN 128u
-// vec4 loads of each slice per invocation: A is 128 x BK (BK / 4 vec4 per row), B is BK x 128 (32 vec4 per row).
-#define LOADS (BK / 8u)
+#define TX (BN / TN)            // invocations across a row of the tile
+#define TY (BM / TM)            // ... and down a column
+#define NT (TX * TY)            // invocations in the workgroup
+#define GM (TM / 4u)            // groups of four rows per invocation
+#define GN (TN / 4u)            // groups of four columns per invocation
+#define LA (BM * BK / 4u / NT)  // vec4 loads of the A slice per invocation and step
+#define LB (BK * BN / 4u / NT)  // ... of the B slice
 
 layout(std430, set = 0, binding = 1) readonly buffer A4 {
     vec4 a4[];
@@ -34,40 +39,47 @@ void main()
     uint aBase4 = batch * M * K4;
     uint bBase4 = batch * K * N4;
 
-    // Load l of this invocation: A row aRow[l], k aK[l] .. +3; B row bRow[l], columns bCol4[l] * 4 .. +3.
-    uint aRow[LOADS], aK[LOADS], bRow[LOADS], aAddr[LOADS], bAddr[LOADS];
-    bool aRowIn[LOADS], bColIn[LOADS];
-    [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
-        uint e = tid + l * 256u;
+    // Load l of A: row aRow[l], k aK[l] .. +3. Load l of B: row bRow[l], columns bCol4[l] * 4 .. +3.
+    uint aRow[LA], aK[LA], aAddr[LA];
+    bool aRowIn[LA];
+    [[unroll]] for (uint l = 0u; l < LA; ++l) {
+        uint e = tid + l * NT;
         aRow[l] = e / (BK / 4u);
         aK[l] = (e % (BK / 4u)) * 4u;
-        bRow[l] = e >> 5u;
-        uint bCol4 = e & 31u;
         aRowIn[l] = row0 + aRow[l] < M;
-        bColIn[l] = col0 / 4u + bCol4 < N4;
         aAddr[l] = aBase4 + min(row0 + aRow[l], M - 1u) * K4 + aK[l] / 4u;
-        bAddr[l] = bBase4 + bRow[l] * N4 + col0 / 4u + bCol4;
+    }
+    uint bRow[LB], bCol4[LB], bAddr[LB];
+    bool bColIn[LB];
+    [[unroll]] for (uint l = 0u; l < LB; ++l) {
+        uint e = tid + l * NT;
+        bRow[l] = e / (BN / 4u);
+        bCol4[l] = e % (BN / 4u);
+        bColIn[l] = col0 / 4u + bCol4[l] < N4;
+        bAddr[l] = bBase4 + bRow[l] * N4 + col0 / 4u + bCol4[l];
     }
 
-    uint ty = tid >> 4u;
-    uint tx = tid & 15u;
+    uint ty = tid / TX;
+    uint tx = tid % TX;
 
-    vec4 acc[8][2];
-    [[unroll]] for (uint i = 0u; i < 8u; ++i) {
-        acc[i][0] = vec4(0.0);
-        acc[i][1] = vec4(0.0);
-    }
+    // acc[g * 4 + i][h]: row g * TY * 4 + ty * 4 + i, columns (h * TX + tx) * 4 .. +3 of the tile.
+    vec4 acc[TM][GN];
+    [[unroll]] for (uint i = 0u; i < TM; ++i)
+        [[unroll]] for (uint h = 0u; h < GN; ++h)
+            acc[i][h] = vec4(0.0);
 
     uint steps = (K + BK - 1u) / BK;
-    vec4 av[LOADS], bv[LOADS];
-    [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
+    vec4 av[LA], bv[LB];
+    [[unroll]] for (uint l = 0u; l < LA; ++l) {
         av[l] = (aRowIn[l] && aK[l] < K) ? a4[aAddr[l]] : vec4(0.0);
-        bv[l] = (bColIn[l] && bRow[l] < K) ? b4[bAddr[l]] : vec4(0.0);
         As[0][aK[l] + 0u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].x;
         As[0][aK[l] + 1u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].y;
         As[0][aK[l] + 2u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].z;
         As[0][aK[l] + 3u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].w;
-        Bs[0][bRow[l]][(tid + l * 256u) & 31u] = bv[l];
+    }
+    [[unroll]] for (uint l = 0u; l < LB; ++l) {
+        bv[l] = (bColIn[l] && bRow[l] < K) ? b4[bAddr[l]] : vec4(0.0);
+        Bs[0][bRow[l]][bCol4[l]] = bv[l];
     }
     barrier();
 
@@ -76,56 +88,49 @@ void main()
         bool more = s + 1u < steps;
         if (more) {
             uint k0 = (s + 1u) * BK;
-            [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
+            [[unroll]] for (uint l = 0u; l < LA; ++l)
                 av[l] = (aRowIn[l] && k0 + aK[l] < K) ? a4[aAddr[l] + k0 / 4u] : vec4(0.0);
+            [[unroll]] for (uint l = 0u; l < LB; ++l)
                 bv[l] = (bColIn[l] && k0 + bRow[l] < K) ? b4[bAddr[l] + k0 * N4] : vec4(0.0);
-            }
         }
         [[unroll]] for (uint k = 0u; k < BK; ++k) {
-            vec4 a0 = As[cur][k][ty];
-            vec4 a1 = As[cur][k][16u + ty];
-            vec4 b0 = Bs[cur][k][tx];
-            vec4 b1 = Bs[cur][k][16u + tx];
-            acc[0][0] += a0.x * b0;
-            acc[0][1] += a0.x * b1;
-            acc[1][0] += a0.y * b0;
-            acc[1][1] += a0.y * b1;
-            acc[2][0] += a0.z * b0;
-            acc[2][1] += a0.z * b1;
-            acc[3][0] += a0.w * b0;
-            acc[3][1] += a0.w * b1;
-            acc[4][0] += a1.x * b0;
-            acc[4][1] += a1.x * b1;
-            acc[5][0] += a1.y * b0;
-            acc[5][1] += a1.y * b1;
-            acc[6][0] += a1.z * b0;
-            acc[6][1] += a1.z * b1;
-            acc[7][0] += a1.w * b0;
-            acc[7][1] += a1.w * b1;
+            vec4 a[GM], b[GN];
+            [[unroll]] for (uint g = 0u; g < GM; ++g)
+                a[g] = As[cur][k][g * TY + ty];
+            [[unroll]] for (uint h = 0u; h < GN; ++h)
+                b[h] = Bs[cur][k][h * TX + tx];
+            [[unroll]] for (uint g = 0u; g < GM; ++g)
+                [[unroll]] for (uint h = 0u; h < GN; ++h) {
+                    acc[g * 4u + 0u][h] += a[g].x * b[h];
+                    acc[g * 4u + 1u][h] += a[g].y * b[h];
+                    acc[g * 4u + 2u][h] += a[g].z * b[h];
+                    acc[g * 4u + 3u][h] += a[g].w * b[h];
+                }
         }
         if (more) {
             uint nxt = cur ^ 1u;
-            [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
+            [[unroll]] for (uint l = 0u; l < LA; ++l) {
                 As[nxt][aK[l] + 0u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].x;
                 As[nxt][aK[l] + 1u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].y;
                 As[nxt][aK[l] + 2u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].z;
                 As[nxt][aK[l] + 3u][aRow[l] >> 2u][aRow[l] & 3u] = av[l].w;
-                Bs[nxt][bRow[l]][(tid + l * 256u) & 31u] = bv[l];
             }
+            [[unroll]] for (uint l = 0u; l < LB; ++l)
+                Bs[nxt][bRow[l]][bCol4[l]] = bv[l];
         }
         barrier();
     }
 
     uint cBase4 = batch * M * N4;
-    [[unroll]] for (uint i = 0u; i < 8u; ++i) {
-        uint row = row0 + (i < 4u ? ty * 4u + i : 64u + ty * 4u + (i - 4u));
-        if (row >= M)
-            continue;
-        uint c0 = col0 / 4u + tx;
-        uint c1 = col0 / 4u + 16u + tx;
-        if (c0 < N4)
-            c4[cBase4 + row * N4 + c0] = acc[i][0];
-        if (c1 < N4)
-            c4[cBase4 + row * N4 + c1] = acc[i][1];
-    }
+    [[unroll]] for (uint g = 0u; g < GM; ++g)
+        [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+            uint row = row0 + g * TY * 4u + ty * 4u + i;
+            if (row >= M)
+                continue;
+            [[unroll]] for (uint h = 0u; h < GN; ++h) {
+                uint c = col0 / 4u + h * TX + tx;
+                if (c < N4)
+                    c4[cBase4 + row * N4 + c] = acc[g * 4u + i][h];
+            }
+        }
 }
