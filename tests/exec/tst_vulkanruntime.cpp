@@ -217,6 +217,45 @@ private slots:
         QCOMPARE((*other)->pipelinesBuilt(), size_t(0));
     }
 
+    // Small buffers share device memory (MemoryPool): hundreds of them take a few allocations, each keeps its own
+    // bytes while neighbours come and go, freed ranges are used again, and a large buffer has an allocation of its
+    // own that goes with it.
+    void smallBuffersShareMemory()
+    {
+        auto device = Device::create(*m_instance, 0);
+        SHARDX_VK_VERIFY(device);
+        Device& d = **device;
+        auto fill = [](size_t i, size_t n) {
+            std::vector<int32_t> v(n);
+            for (size_t j = 0; j < n; ++j)
+                v[j] = int32_t(i * 100003 + j);
+            return v;
+        };
+        std::vector<std::unique_ptr<Buffer>> buffers;
+        for (size_t i = 0; i < 300; ++i)
+            buffers.push_back(deviceBuffer(d, fill(i, 1000 + i % 7)));
+        const size_t after300 = d.memoryAllocations();
+        QVERIFY2(after300 <= 4, qPrintable(QString::number(after300))); // blocks of device and staging memory
+        for (size_t i = 0; i < buffers.size(); i += 2)
+            buffers[i].reset();
+        for (size_t i = 0; i < buffers.size(); i += 2)
+            buffers[i] = deviceBuffer(d, fill(i + 1000, 1500));
+        QCOMPARE(d.memoryAllocations(), after300); // the freed ranges held the new buffers
+        for (size_t i = 0; i < buffers.size(); ++i) {
+            const size_t n = i % 2 == 0 ? 1500 : 1000 + i % 7;
+            QCOMPARE(readBack<int32_t>(d, *buffers[i], n), fill(i % 2 == 0 ? i + 1000 : i, n));
+        }
+        {
+            std::vector<float> big(size_t(6) << 18, 1.5f); // 6 MiB: more than a pooled range
+            auto large = deviceBuffer(d, big);
+            QCOMPARE(d.memoryAllocations(), after300 + 1);
+            QCOMPARE(readBack<float>(d, *large, big.size()), big);
+        }
+        QCOMPARE(d.memoryAllocations(), after300);
+        buffers.clear();
+        QVERIFY(d.memoryAllocations() <= after300);
+    }
+
     // One timing per dispatch, labelled, when the queue has timestamps; none when switched off.
     void timestamps()
     {

@@ -1,8 +1,9 @@
-// Buffer.h - one VkBuffer with its own memory allocation, owned by a Device.
+// Buffer.h - one VkBuffer and its range of device memory (MemoryPool.h), owned by a Device.
 #pragma once
 
 #include <cstdint>
 
+#include "core/exec/vulkan/MemoryPool.h"
 #include "core/exec/vulkan/VulkanFunctions.h"
 
 namespace shardx::exec::vk {
@@ -39,7 +40,8 @@ private:
 
     Device* m_device = nullptr;
     VkBuffer m_buffer = VK_NULL_HANDLE;
-    VkDeviceMemory m_memory = VK_NULL_HANDLE;
+    VkDeviceMemory m_memory = VK_NULL_HANDLE; ///< m_range.memory: whole, or shared with other buffers
+    MemoryRange m_range;
     uint64_t m_size = 0;
     MemoryKind m_kind = MemoryKind::DeviceLocal;
     void* m_mapped = nullptr;

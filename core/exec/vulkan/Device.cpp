@@ -106,6 +106,7 @@ Expected<std::unique_ptr<Device>> Device::create(const Instance& instance, uint3
         created = fn.vkCreateDevice(self->m_physical->handle, &info, nullptr, &self->m_device);
     }
     SHARDX_VK_CHECK(created, "vkCreateDevice on " + self->who());
+    self->m_pool = std::make_unique<MemoryPool>(fn, self->m_device);
     fn.vkGetDeviceQueue(self->m_device, self->m_physical->computeQueueFamily, 0, &self->m_queue);
     fn.vkGetPhysicalDeviceMemoryProperties(self->m_physical->handle, &self->m_memory);
 
@@ -130,6 +131,7 @@ Device::~Device()
         if (r != VK_SUCCESS) {
             (void)m_staging.release();
             (void)m_params.release();
+            (void)m_pool.release();
             return;
         }
         for (const std::function<void()>& destroy : m_deferred)
@@ -160,7 +162,14 @@ Device::~Device()
     }
     if (m_commandPool)
         fn.vkDestroyCommandPool(m_device, m_commandPool, nullptr);
+    m_pool.reset();
     fn.vkDestroyDevice(m_device, nullptr);
+}
+
+size_t Device::memoryAllocations() const
+{
+    std::lock_guard<std::recursive_mutex> lock(m_mutex);
+    return m_pool ? m_pool->allocations() : 0;
 }
 
 void Device::setFenceTimeout(uint64_t ns)
@@ -261,31 +270,29 @@ Expected<std::unique_ptr<Buffer>> Device::createBufferLocked(uint64_t bytes, Mem
                          byteCount(heapSize) + " on " + who(),
                      {}};
     }
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = uint32_t(*type);
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkResult r = fn.vkAllocateMemory(m_device, &alloc, nullptr, &memory);
-    if (r != VK_SUCCESS) {
+    const bool hostVisible = memType.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    // Non-coherent memory is flushed and invalidated whole (Device::upload/download), so pooled ranges need no
+    // alignment to nonCoherentAtomSize.
+    auto range =
+        m_pool->allocate(uint32_t(*type), req.size, req.alignment, hostVisible, byteCount(bytes) + " on " + who());
+    if (!range) {
         fn.vkDestroyBuffer(m_device, handle, nullptr);
-        return vkError("vkAllocateMemory (" + byteCount(bytes) + ") on " + who(), r);
+        return range.error();
     }
-    r = fn.vkBindBufferMemory(m_device, handle, memory, 0);
+    VkResult r = fn.vkBindBufferMemory(m_device, handle, range->memory, range->offset);
     if (r != VK_SUCCESS) {
         fn.vkDestroyBuffer(m_device, handle, nullptr);
-        fn.vkFreeMemory(m_device, memory, nullptr);
+        m_pool->release(*range);
         return vkError("vkBindBufferMemory on " + who(), r);
     }
     buffer->m_device = this;
     buffer->m_buffer = handle;
-    buffer->m_memory = memory;
+    buffer->m_memory = range->memory;
+    buffer->m_range = *range;
     buffer->m_size = bytes;
     buffer->m_kind = kind;
-    if (memType.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-        SHARDX_VK_CHECK(fn.vkMapMemory(m_device, memory, 0, VK_WHOLE_SIZE, 0, &buffer->m_mapped),
-                        "vkMapMemory on " + who());
-        buffer->m_coherent = memType.propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    }
+    buffer->m_mapped = range->mapped;
+    buffer->m_coherent = hostVisible && (memType.propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     return buffer;
 }
 
@@ -293,9 +300,9 @@ void Device::releaseBuffer(Buffer& buffer)
 {
     std::lock_guard<std::recursive_mutex> lock(m_mutex);
     const VulkanFunctions& fn = m_instance->fn();
-    auto destroy = [&fn, device = m_device, handle = buffer.m_buffer, memory = buffer.m_memory]() {
+    auto destroy = [&fn, device = m_device, handle = buffer.m_buffer, range = buffer.m_range, pool = m_pool.get()]() {
         fn.vkDestroyBuffer(device, handle, nullptr);
-        fn.vkFreeMemory(device, memory, nullptr);
+        pool->release(range);
     };
     buffer.m_device = nullptr;
     // A timed-out submission may still use the buffer: destroy it with the device, once that work is done.

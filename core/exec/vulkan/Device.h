@@ -75,6 +75,8 @@ public:
     void setFenceTimeout(uint64_t ns);
     /// True after a device loss or a timed-out submission; every later call fails.
     bool lost() const;
+    /// Live device-memory allocations: small buffers share them (MemoryPool), so far fewer than buffers.
+    size_t memoryAllocations() const;
 
     /// A buffer of `bytes` bytes (at least 4 are allocated). Errors: more than the heap holds, out of device
     /// memory, lost device.
@@ -130,6 +132,7 @@ private:
     VkCommandPool m_commandPool = VK_NULL_HANDLE;
     VkPhysicalDeviceMemoryProperties m_memory{};
     std::array<Pipeline, kKernelCount> m_pipelines{};
+    std::unique_ptr<MemoryPool> m_pool;
     bool m_coopMatF16 = false;
     std::unique_ptr<Buffer> m_staging;
     std::unique_ptr<Buffer> m_params; ///< parameter words of the batch being submitted
