@@ -241,6 +241,46 @@ float fromHalfBits(uint16_t h)
 /// C = A * B, n x n, A and B in f16 and C in f32, on the matrix units through VK_NV_cooperative_matrix (skipped
 /// where the device lacks it, with the shapes it lists). 64 entries of C are checked against a double-precision
 /// product of the same half inputs first (max_abs_err).
+/// Empty when `how` computes a batched product with partial tiles (2 x 144x48 * 48x208) right, else what is wrong:
+/// the test of the same (tst_vulkankernels::matmulCoopF16) needs Qt, this runs wherever the benchmark does.
+std::string coopPartialTilesError(Device& d, ops::CoopMatmul how)
+{
+    const int64_t B = 2, M = 144, N = 208, K = 48;
+    std::vector<float> af = randomMatrix(size_t(B * M * K), 3), bf = randomMatrix(size_t(B * K * N), 4);
+    std::vector<uint16_t> ah(af.size()), bh(bf.size());
+    for (size_t i = 0; i < af.size(); ++i)
+        ah[i] = toHalfBits(af[i]);
+    for (size_t i = 0; i < bf.size(); ++i)
+        bh[i] = toHalfBits(bf[i]);
+    auto a = d.createBuffer(ah.size() * 2), b = d.createBuffer(bh.size() * 2), c = d.createBuffer(B * M * N * 4);
+    if (!a || !b || !c || !d.upload(**a, ah.data(), ah.size() * 2) || !d.upload(**b, bh.data(), bh.size() * 2))
+        return "allocation or upload failed";
+    std::vector<float> sentinel(size_t(B * M * N), -1000.0f);
+    if (!d.upload(**c, sentinel.data(), sentinel.size() * 4))
+        return "upload failed";
+    CommandBatch batch;
+    if (Status s = ops::matmulCoopF16(batch, **a, **b, **c, B, M, N, K, how); !s)
+        return s.error().message;
+    if (auto r = d.submit(batch); !r)
+        return r.error().message;
+    std::vector<float> got(sentinel.size());
+    if (!d.download(**c, got.data(), got.size() * 4))
+        return "download failed";
+    for (int64_t z = 0; z < B; ++z)
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+                double want = 0;
+                for (int64_t k = 0; k < K; ++k)
+                    want += double(fromHalfBits(ah[size_t((z * M + i) * K + k)])) *
+                            fromHalfBits(bh[size_t((z * K + k) * N + j)]);
+                const float g = got[size_t((z * M + i) * N + j)];
+                if (std::fabs(g - want) > 1e-5 * double(K))
+                    return "partial tiles: C[" + std::to_string(z) + "][" + std::to_string(i) + "][" +
+                           std::to_string(j) + "] = " + std::to_string(g) + ", expected " + std::to_string(want);
+            }
+    return {};
+}
+
 void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
 {
     Device* d = device(state);
@@ -254,6 +294,10 @@ void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
         state.SkipWithError(("no f16 cooperative matrices on " + d->physical().describe() +
                              (shapes.empty() ? std::string(" (no VK_NV_cooperative_matrix)") : "; it lists " + shapes))
                                 .c_str());
+        return;
+    }
+    if (std::string wrong = coopPartialTilesError(*d, how); !wrong.empty()) {
+        state.SkipWithError(wrong.c_str());
         return;
     }
     std::vector<float> af = randomMatrix(n * n, 1), bf = randomMatrix(n * n, 2);
