@@ -278,21 +278,40 @@ private:
         ++m[name];
     }
 
+    /// A logical device, created by the first op of its process that needs it.
+    struct DeviceSlot {
+        std::once_flag created;
+        std::shared_ptr<vk::Device> device;
+        std::string error;
+    };
+
     std::shared_ptr<vk::Device> deviceFor(const OpContext& ctx)
     {
         const int64_t pid = ctx.proc.replica * ctx.proc.numPartitions + ctx.proc.partition;
-        std::lock_guard<std::mutex> lock(m_mutex);
-        auto it = m_devices.find(pid);
-        if (it != m_devices.end())
-            return it->second;
-        const uint32_t phys = physical[static_cast<size_t>(pid) % physical.size()];
-        vk::DeviceOptions options;
-        options.timestamps = timestamps;
-        options.label = "logical device " + std::to_string(pid);
-        auto device = vk::Device::create(*instance, phys, options);
-        if (!device)
-            ctx.fail("vulkan: " + device.error().message);
-        return m_devices.emplace(pid, std::shared_ptr<vk::Device>(std::move(*device))).first->second;
+        std::shared_ptr<DeviceSlot> slot;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            std::shared_ptr<DeviceSlot>& s = m_devices[pid];
+            if (!s)
+                s = std::make_shared<DeviceSlot>();
+            slot = s;
+        }
+        // Outside the lock: the processes of a parallel run create their devices at the same time, where one
+        // lock made them wait in line (a vkCreateDevice takes tens of milliseconds on a GPU driver).
+        std::call_once(slot->created, [&] {
+            const uint32_t phys = physical[static_cast<size_t>(pid) % physical.size()];
+            vk::DeviceOptions options;
+            options.timestamps = timestamps;
+            options.label = "logical device " + std::to_string(pid);
+            auto device = vk::Device::create(*instance, phys, options);
+            if (device)
+                slot->device = std::shared_ptr<vk::Device>(std::move(*device));
+            else
+                slot->error = device.error().message;
+        });
+        if (!slot->device)
+            ctx.fail("vulkan: " + slot->error);
+        return slot->device;
     }
 
     /// How the kernels of `device` are timed, as a sentence.
@@ -676,7 +695,7 @@ private:
 
     mutable std::mutex m_mutex;
     BackendStats m_stats;
-    std::map<int64_t, std::shared_ptr<vk::Device>> m_devices;
+    std::map<int64_t, std::shared_ptr<DeviceSlot>> m_devices;
 };
 
 VulkanExecutor::~VulkanExecutor() = default;
