@@ -31,10 +31,29 @@ bool vkeIsHostOp(const std::string& name)
            name.rfind("check.", 0) == 0;
 }
 
-/// The device type holding `t`'s elements: i1 as U32 words (0 or 1); nullopt for types without one.
+/// f16 and bf16: kept on the device widened to f32 words (every such value is one), computed on in f32 and rounded
+/// back after each op that can leave the format (as the reference computes them: in float, one rounding per op).
+bool vkeNarrowFloat(const ElementType& t) { return t.name == "bf16" || t.name == "f16"; }
+
+/// How a type's elements sit in device words.
+enum class VkeWords { Plain, Bool, Bf16, F16 };
+
+VkeWords vkeWordsOf(const ElementType& t)
+{
+    return t.isBool()         ? VkeWords::Bool
+           : t.name == "bf16" ? VkeWords::Bf16
+           : t.name == "f16"  ? VkeWords::F16
+                              : VkeWords::Plain;
+}
+
+/// Bytes per element on the device.
+uint64_t vkeDeviceBytes(const ElementType& t) { return t.isBool() || vkeNarrowFloat(t) ? 4 : uint64_t(t.byteSize()); }
+
+/// The device type holding `t`'s elements: i1 as U32 words (0 or 1), f16 and bf16 as F32 (vkeNarrowFloat); nullopt
+/// for types without one.
 std::optional<vk::DType> vkeDType(const ElementType& t)
 {
-    if (t.name == "f32")
+    if (t.name == "f32" || vkeNarrowFloat(t))
         return vk::DType::F32;
     if (t.name == "i32")
         return vk::DType::I32;
@@ -52,16 +71,18 @@ bool vkeArith(const ElementType& t) { return t.name == "f32" || t.name == "i32" 
 
 std::optional<vk::UnaryOp> vkeUnary(const std::string& n, const ElementType& t)
 {
-    const bool signedOrFloat = t.name == "f32" || t.name == "i32";
+    // On f16 and bf16 (f32 words) these give values of the format again: no rounding after them.
+    const bool f32Words = t.name == "f32" || vkeNarrowFloat(t);
+    const bool signedOrFloat = f32Words || t.name == "i32";
     if (n == "stablehlo.negate" && signedOrFloat)
         return vk::UnaryOp::Neg;
     if (n == "stablehlo.abs" && signedOrFloat)
         return vk::UnaryOp::Abs;
     if (n == "stablehlo.sign" && signedOrFloat)
         return vk::UnaryOp::Sign;
-    if (n == "stablehlo.floor" && t.name == "f32")
+    if (n == "stablehlo.floor" && f32Words)
         return vk::UnaryOp::Floor;
-    if (n == "stablehlo.ceil" && t.name == "f32")
+    if (n == "stablehlo.ceil" && f32Words)
         return vk::UnaryOp::Ceil;
     if (n == "stablehlo.not" && (t.name == "i32" || t.name == "ui32"))
         return vk::UnaryOp::Not;
@@ -71,7 +92,7 @@ std::optional<vk::UnaryOp> vkeUnary(const std::string& n, const ElementType& t)
 std::optional<vk::BinaryOp> vkeBinary(const std::string& n, const ElementType& t)
 {
     const bool integer = t.name == "i32" || t.name == "ui32";
-    if (vkeArith(t)) {
+    if (vkeArith(t) || vkeNarrowFloat(t)) { // f16, bf16: rounded after (see runOnDevice)
         if (n == "stablehlo.add")
             return vk::BinaryOp::Add;
         if (n == "stablehlo.subtract")
@@ -149,6 +170,12 @@ uint64_t vkeScalarBits(const Tensor& t)
     uint64_t bits = 0;
     if (t.elementType().isBool())
         return t.getInt(0) != 0 ? 1 : 0;
+    if (vkeNarrowFloat(t.elementType())) {
+        const float f = static_cast<float>(t.getFloat(0));
+        uint32_t word;
+        std::memcpy(&word, &f, 4);
+        return word;
+    }
     std::memcpy(&bits, t.bytes().data(), std::min<size_t>(sizeof bits, t.bytes().size()));
     return bits;
 }
@@ -197,19 +224,28 @@ public:
     std::shared_ptr<vk::Device> device;
     std::shared_ptr<vk::Buffer> buffer;
     std::shared_ptr<VkeTransfers> transfers;
-    bool boolWords = false;
+    VkeWords words = VkeWords::Plain;
 
     void fetch(std::vector<uint8_t>& out) const override
     {
         if (out.empty())
             return;
         Status st = Status::success();
-        if (boolWords) {
-            std::vector<uint32_t> words(out.size());
-            st = device->download(*buffer, words.data(), words.size() * 4);
+        if (words == VkeWords::Bool) {
+            std::vector<uint32_t> w(out.size());
+            st = device->download(*buffer, w.data(), w.size() * 4);
             for (size_t i = 0; st && i < out.size(); ++i)
-                out[i] = words[i] != 0 ? 1 : 0;
-            transfers->downloadBytes += static_cast<int64_t>(words.size() * 4);
+                out[i] = w[i] != 0 ? 1 : 0;
+            transfers->downloadBytes += static_cast<int64_t>(w.size() * 4);
+        } else if (words == VkeWords::Bf16 || words == VkeWords::F16) {
+            // f32 words holding values of the format: converting back is exact.
+            std::vector<float> w(out.size() / 2);
+            st = device->download(*buffer, w.data(), w.size() * 4);
+            for (size_t i = 0; st && i < w.size(); ++i) {
+                const uint16_t h = words == VkeWords::Bf16 ? floatToBf16(w[i]) : floatToHalf(w[i]);
+                std::memcpy(out.data() + 2 * i, &h, 2);
+            }
+            transfers->downloadBytes += static_cast<int64_t>(w.size() * 4);
         } else {
             st = device->download(*buffer, out.data(), out.size());
             transfers->downloadBytes += static_cast<int64_t>(out.size());
@@ -364,14 +400,14 @@ private:
             buffers.push_back(std::shared_ptr<vk::Buffer>(std::move(*b)));
             return buffers.back();
         }
-        std::shared_ptr<VkeStorage> storageOf(std::shared_ptr<vk::Buffer> buffer, bool boolWords)
+        std::shared_ptr<VkeStorage> storageOf(std::shared_ptr<vk::Buffer> buffer, VkeWords words)
         {
             auto s = std::make_shared<VkeStorage>();
             s->instance = impl.instance;
             s->device = deviceRef;
             s->buffer = std::move(buffer);
             s->transfers = impl.transfers;
-            s->boolWords = boolWords;
+            s->words = words;
             return s;
         }
         /// `t`'s elements on this device: its own buffer when it is kept here already, else uploaded (and kept
@@ -392,6 +428,14 @@ private:
                 if (!words.empty())
                     check(device.upload(*b, words.data(), words.size() * 4));
                 impl.transfers->uploadBytes += static_cast<int64_t>(words.size() * 4);
+            } else if (vkeNarrowFloat(t.elementType())) {
+                std::vector<float> words(static_cast<size_t>(t.numElements()));
+                for (int64_t i = 0; i < t.numElements(); ++i)
+                    words[static_cast<size_t>(i)] = static_cast<float>(t.getFloat(i));
+                b = alloc(words.size() * 4);
+                if (!words.empty())
+                    check(device.upload(*b, words.data(), words.size() * 4));
+                impl.transfers->uploadBytes += static_cast<int64_t>(words.size() * 4);
             } else {
                 b = alloc(t.bytes().size());
                 if (!t.bytes().empty())
@@ -400,14 +444,13 @@ private:
             }
             ++impl.transfers->uploads;
             if (impl.keepOnDevice && !t.storage())
-                t.attachStorage(storageOf(b, t.elementType().isBool()));
+                t.attachStorage(storageOf(b, vkeWordsOf(t.elementType())));
             return b;
         }
         const vk::Buffer& upload(const Tensor& t) { return *inputBuffer(t); }
         const vk::Buffer& output(const VkeResultType& like)
         {
-            const uint64_t per = like.type.isBool() ? 4 : uint64_t(like.type.byteSize());
-            return *alloc(per * uint64_t(like.count));
+            return *alloc(vkeDeviceBytes(like.type) * uint64_t(like.count));
         }
         void submit()
         {
@@ -441,7 +484,7 @@ private:
         /// The result tensor kept in `dst` (a buffer made by output() or an operand's).
         Tensor result(const VkeResultType& like, const std::shared_ptr<vk::Buffer>& dst)
         {
-            Tensor t = Tensor::onStorage(like.type, like.shape, storageOf(dst, like.type.isBool()));
+            Tensor t = Tensor::onStorage(like.type, like.shape, storageOf(dst, vkeWordsOf(like.type)));
             if (!impl.keepOnDevice) {
                 try {
                     t.dropStorage(); // downloaded now, as each op's result was before values stayed on the device
@@ -506,13 +549,17 @@ private:
             const vk::Buffer& c = r.upload(ctx.in(1));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::binary(r.batch, *b, *d0, a, c, dst, count));
+            // f16, bf16: a sum, difference or product in f32 rounded to the format (maximum and minimum pick one).
+            if (vkeNarrowFloat(rt) && *b != vk::BinaryOp::Max && *b != vk::BinaryOp::Min)
+                r.check(vk::ops::unary(r.batch, rt.name == "bf16" ? vk::UnaryOp::RoundBf16 : vk::UnaryOp::RoundF16,
+                                       vk::DType::F32, dst, dst, count));
             return finish(r, dst);
         }
         if (n == "stablehlo.compare") {
             const std::string type = stablehlo::enumKeyword(op.attr("compare_type"));
             auto dir = vkeDirection(stablehlo::enumKeyword(op.attr("comparison_direction")));
             if (!dir || type == "TOTALORDER" || ctx.numIn() != 2 || !(ctx.in(1).elementType() == t0) || !sameShapes() ||
-                !(vkeArith(t0) || t0.isBool()))
+                !(vkeArith(t0) || t0.isBool() || vkeNarrowFloat(t0)))
                 return false;
             Run r(*this, ctx);
             const vk::Buffer& a = r.upload(ctx.in(0));
@@ -530,6 +577,25 @@ private:
             const vk::Buffer& c = r.upload(ctx.in(2));
             const vk::Buffer& dst = r.output(result);
             r.check(vk::ops::select(r.batch, *rd, p, a, c, dst, count));
+            return finish(r, dst);
+        }
+        if (n == "stablehlo.convert" && (vkeNarrowFloat(t0) || vkeNarrowFloat(rt))) {
+            // Between f32, f16 and bf16 (all f32 words): to f32, or from a format to itself, the words are the
+            // result; to f16 or bf16, one rounding of the f32 value, as the reference's. Integers to or from f16
+            // and bf16 would round twice here (through f32): they stay on the CPU.
+            const auto floatWords = [](const ElementType& t) { return t.name == "f32" || vkeNarrowFloat(t); };
+            if (!floatWords(t0) || !floatWords(rt))
+                return false;
+            Run r(*this, ctx);
+            std::shared_ptr<vk::Buffer> a = r.inputBuffer(ctx.in(0));
+            if (!vkeNarrowFloat(rt) || rt == t0) {
+                r.submit();
+                out.push_back(r.result(result, a));
+                return true;
+            }
+            const vk::Buffer& dst = r.output(result);
+            r.check(vk::ops::unary(r.batch, rt.name == "bf16" ? vk::UnaryOp::RoundBf16 : vk::UnaryOp::RoundF16,
+                                   vk::DType::F32, *a, dst, count));
             return finish(r, dst);
         }
         if (n == "stablehlo.convert") {
@@ -656,8 +722,14 @@ private:
             return true;
         }
         if (n == "stablehlo.dot_general") {
-            if (ctx.numIn() != 2 || !(rt.name == "f32" || rt.name == "i32") || !(ctx.in(0).elementType() == rt) ||
-                !(ctx.in(1).elementType() == rt))
+            // f32 and i32; f16 and bf16 (f32 words) rounded at each step as the reference does; f16 or bf16
+            // operands into an f32 result (JAX's preferred_element_type) are the f32 dot of their exact values.
+            const ElementType& l = ctx.in(0).elementType();
+            const ElementType& rr = ctx.in(1).elementType();
+            const bool sameType = l == rt && rr == rt && (rt.name == "f32" || rt.name == "i32" || vkeNarrowFloat(rt));
+            const bool widenedIntoF32 =
+                rt.name == "f32" && (l.name == "f32" || vkeNarrowFloat(l)) && (rr.name == "f32" || vkeNarrowFloat(rr));
+            if (ctx.numIn() != 2 || !(sameType || widenedIntoF32))
                 return false;
             std::string error;
             auto dn = stablehlo::dotDimensionNumbers(ctx.op, &error);
@@ -668,8 +740,11 @@ private:
             const vk::Buffer& a = r.upload(ctx.in(0));
             const vk::Buffer& b = r.upload(ctx.in(1));
             const vk::Buffer& dst = r.output(result);
+            const vk::ops::DotRounding rounding = rt.name == "bf16"  ? vk::ops::DotRounding::Bf16
+                                                  : rt.name == "f16" ? vk::ops::DotRounding::F16
+                                                                     : vk::ops::DotRounding::None;
             r.check(vk::ops::dotGeneral(r.batch, *vkeDType(rt), a, ctx.in(0).shape(), b, ctx.in(1).shape(), dims,
-                                        vk::DotMode::Precise, dst));
+                                        vk::DotMode::Precise, dst, rounding));
             r.submit();
             out.push_back(r.result(result, dst));
             return true;

@@ -3,6 +3,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QtTest>
+#include <limits>
 
 #include "core/exec/TensorIo.h"
 #include "core/exec/VulkanExecutor.h"
@@ -28,6 +29,49 @@ func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<8xf32>) -> ten
   %8 = stablehlo.select %7, %5, %6 : tensor<4x8xi1>, tensor<4x8xf32>
   %9 = stablehlo.transpose %8, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
   return %9 : tensor<8x4xf32>
+})";
+
+// f16 and bf16 on the device (as f32 words, rounded after each sum, difference and product): element-wise ops,
+// conversions between the float formats, comparison, select and data movement.
+const char* kNarrow = R"(
+func.func @f(%a: tensor<4x8xbf16>, %b: tensor<4x8xbf16>, %c: tensor<8xf32>, %h: tensor<4x8xf16>) -> (tensor<8x4xbf16>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<6x8xbf16>) {
+  %0 = stablehlo.add %a, %b : tensor<4x8xbf16>
+  %1 = stablehlo.multiply %0, %a : tensor<4x8xbf16>
+  %2 = stablehlo.subtract %1, %b : tensor<4x8xbf16>
+  %3 = stablehlo.maximum %2, %a : tensor<4x8xbf16>
+  %4 = stablehlo.negate %3 : tensor<4x8xbf16>
+  %5 = stablehlo.abs %4 : tensor<4x8xbf16>
+  %6 = stablehlo.convert %c : (tensor<8xf32>) -> tensor<8xbf16>
+  %7 = stablehlo.broadcast_in_dim %6, dims = [1] : (tensor<8xbf16>) -> tensor<4x8xbf16>
+  %8 = stablehlo.compare GT, %5, %7, FLOAT : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xi1>
+  %9 = stablehlo.select %8, %5, %7 : tensor<4x8xi1>, tensor<4x8xbf16>
+  %10 = stablehlo.transpose %9, dims = [1, 0] : (tensor<4x8xbf16>) -> tensor<8x4xbf16>
+  %11 = stablehlo.convert %9 : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+  %12 = stablehlo.multiply %h, %h : tensor<4x8xf16>
+  %13 = stablehlo.convert %11 : (tensor<4x8xf32>) -> tensor<4x8xf16>
+  %14 = stablehlo.add %12, %13 : tensor<4x8xf16>
+  %15 = stablehlo.convert %14 : (tensor<4x8xf16>) -> tensor<4x8xbf16>
+  %z = stablehlo.constant dense<0.5> : tensor<bf16>
+  %16 = stablehlo.pad %15, %z, low = [1, 0], high = [1, 0], interior = [0, 0] : (tensor<4x8xbf16>, tensor<bf16>) -> tensor<6x8xbf16>
+  %17 = stablehlo.floor %14 : tensor<4x8xf16>
+  return %10, %11, %17, %16 : tensor<8x4xbf16>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<6x8xbf16>
+})";
+
+// Rounding of f32 values to f16 and bf16 at the edges: ties to even, subnormal halves, overflow to infinity, NaN,
+// negative zero.
+const char* kNarrowEdges = R"(
+func.func @f(%x: tensor<16xf32>) -> (tensor<16xf16>, tensor<16xbf16>) {
+  %0 = stablehlo.convert %x : (tensor<16xf32>) -> tensor<16xf16>
+  %1 = stablehlo.convert %x : (tensor<16xf32>) -> tensor<16xbf16>
+  return %0, %1 : tensor<16xf16>, tensor<16xbf16>
+})";
+
+// dot_general in bf16 (each product and sum rounded, as the reference does) and bf16 x f16 into f32.
+const char* kNarrowDot = R"(
+func.func @f(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>, %h: tensor<32x8xf16>) -> (tensor<16x8xbf16>, tensor<16x8xf32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<16x32xbf16>, tensor<32x8xbf16>) -> tensor<16x8xbf16>
+  %1 = stablehlo.dot_general %a, %h, contracting_dims = [1] x [0] : (tensor<16x32xbf16>, tensor<32x8xf16>) -> tensor<16x8xf32>
+  return %0, %1 : tensor<16x8xbf16>, tensor<16x8xf32>
 })";
 
 const char* kDot = R"(
@@ -142,6 +186,50 @@ private slots:
         compareBackends(kElementwise, {randomF32({4, 8}, 1), randomF32({4, 8}, 2), randomF32({8}, 3)});
         // add, multiply, subtract, maximum, negate, abs, broadcast_in_dim, compare, select, transpose.
         QCOMPARE(m_vk->stats().deviceCount() - before, int64_t(10));
+    }
+
+    void narrowFloatsMatchReferenceBitForBit()
+    {
+        const exec::BackendStats before = m_vk->stats();
+        auto random = [](const char* type, std::vector<int64_t> shape, uint64_t seed) {
+            return exec::randomTensor(*exec::elementTypeFromName(type), std::move(shape), seed);
+        };
+        compareBackends(kNarrow, {random("bf16", {4, 8}, 11), random("bf16", {4, 8}, 12), randomF32({8}, 13),
+                                  random("f16", {4, 8}, 14)});
+        // Every op of the program on the device: none fell back.
+        const exec::BackendStats after = m_vk->stats();
+        QCOMPARE(after.fallbackCount(), before.fallbackCount());
+        QCOMPARE(after.deviceCount() - before.deviceCount(), int64_t(18));
+
+        const float values[16] = {1.0f + 1.0f / 2048, // f16 tie, to even (down)
+                                  1.0f + 3.0f / 2048, // f16 tie, to even (up)
+                                  1.0f + 1.0f / 256,  // bf16 tie, to even (down)
+                                  1.0f + 3.0f / 256,  // bf16 tie, to even (up)
+                                  1e-7f,              // an f16 subnormal
+                                  -2e-8f,             // under half the smallest f16 subnormal: -0
+                                  65519.0f,           // largest finite f16 after rounding
+                                  65520.0f,           // f16 overflow to infinity
+                                  3.3961775e38f,      // bf16 overflow to infinity
+                                  -0.0f,
+                                  std::numeric_limits<float>::quiet_NaN(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  6.1035156e-05f, // smallest normal f16
+                                  6.0975552e-05f, // largest f16 subnormal
+                                  1.0e-40f,       // an f32 subnormal
+                                  123456.789f};
+        exec::Tensor x(*exec::elementTypeFromName("f32"), {16});
+        for (int64_t i = 0; i < 16; ++i)
+            x.setFloat(i, values[i]);
+        compareBackends(kNarrowEdges, {x});
+    }
+
+    void narrowDotMatchesReferenceBitForBit()
+    {
+        const auto before = m_vk->stats().onDevice["stablehlo.dot_general"];
+        compareBackends(kNarrowDot, {exec::randomTensor(*exec::elementTypeFromName("bf16"), {16, 32}, 21),
+                                     exec::randomTensor(*exec::elementTypeFromName("bf16"), {32, 8}, 22),
+                                     exec::randomTensor(*exec::elementTypeFromName("f16"), {32, 8}, 23)});
+        QCOMPARE(m_vk->stats().onDevice["stablehlo.dot_general"], before + 2);
     }
 
     void dotGeneralMatchesReferenceBitForBit()

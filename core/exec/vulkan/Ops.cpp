@@ -123,8 +123,14 @@ Status unary(CommandBatch& batch, UnaryOp op, DType dtype, const Buffer& in, con
     SHARDX_VK_TRY(needArithmetic("unary", dtype));
     SHARDX_VK_TRY(needElements("unary", "operand", in, count, dtype));
     SHARDX_VK_TRY(needElements("unary", "result", out, count, dtype));
+    const bool rounding = op == UnaryOp::RoundBf16 || op == UnaryOp::RoundF16;
+    if (rounding && dtype != DType::F32)
+        return Error{std::string("unary: rounding to bf16 or f16 takes f32 elements, not ") + dtypeName(dtype), {}};
     batch.add(elementwiseDispatch(KernelId::Unary, {&in, &out}, {uint32_t(count), uint32_t(op), arithmeticCode(dtype)},
-                                  count, "unary"));
+                                  count,
+                                  !rounding                  ? "unary"
+                                  : op == UnaryOp::RoundBf16 ? "round_bf16"
+                                                             : "round_f16"));
     return Status::success();
 }
 
@@ -591,11 +597,15 @@ Status matmulCoopF16(CommandBatch& batch, const Buffer& a, const Buffer& b, cons
 }
 
 Status dotGeneral(CommandBatch& batch, DType dtype, const Buffer& lhs, const Shape& lhsShape, const Buffer& rhs,
-                  const Shape& rhsShape, const DotDims& dims, DotMode mode, const Buffer& dst)
+                  const Shape& rhsShape, const DotDims& dims, DotMode mode, const Buffer& dst, DotRounding rounding)
 {
     if (dtype != DType::F32 && dtype != DType::I32)
         return Error{std::string("dot_general: element type ") + dtypeName(dtype) + " is not supported (f32, i32 are)",
                      {}};
+    if (rounding != DotRounding::None && dtype != DType::F32)
+        return Error{"dot_general: rounding to bf16 or f16 takes f32 words", {}};
+    if (rounding != DotRounding::None)
+        mode = DotMode::Precise; // the rounding of every step is the reference's order of sums
     if (dims.lhsBatch.size() != dims.rhsBatch.size() || dims.lhsContracting.size() != dims.rhsContracting.size())
         return Error{"dot_general: batch and contracting dimension lists must pair up", {}};
     std::vector<int> lhsRole(lhsShape.size(), 0), rhsRole(rhsShape.size(), 0); // 0 free, 1 batch, 2 contracting
@@ -698,8 +708,10 @@ Status dotGeneral(CommandBatch& batch, DType dtype, const Buffer& lhs, const Sha
         rhsCStr.push_back(uint32_t(rs[dims.rhsContracting[i]]));
     }
     int64_t count = batches * m * n;
-    std::vector<uint32_t> p = {uint32_t(count), arithmeticCode(dtype), uint32_t(resDims.size()),
-                               uint32_t(cDims.size())};
+    const uint32_t code = rounding == DotRounding::Bf16  ? SHARDX_VK_DT_F32_BF16
+                          : rounding == DotRounding::F16 ? SHARDX_VK_DT_F32_F16
+                                                         : arithmeticCode(dtype);
+    std::vector<uint32_t> p = {uint32_t(count), code, uint32_t(resDims.size()), uint32_t(cDims.size())};
     for (const std::vector<uint32_t>* v : {&resDims, &lhsStr, &rhsStr, &cDims, &lhsCStr, &rhsCStr})
         p.insert(p.end(), v->begin(), v->end());
     Dispatch d;

@@ -37,6 +37,8 @@ enum class UnaryOp : uint32_t {
     Ceil = SHARDX_VK_UN_CEIL,
     Sign = SHARDX_VK_UN_SIGN,
     Not = SHARDX_VK_UN_NOT,
+    RoundBf16 = SHARDX_VK_UN_ROUND_BF16, ///< f32 only: the value rounded to bf16, still as f32
+    RoundF16 = SHARDX_VK_UN_ROUND_F16,   ///< f32 only: the value rounded to f16, still as f32
 };
 
 enum class BinaryOp : uint32_t {
@@ -146,10 +148,15 @@ Status reduce(CommandBatch& batch, ReduceOp op, DType dtype, const Buffer& src, 
               const std::vector<int64_t>& dims, uint32_t initBits, const Buffer& dst);
 /// dst[i] = index of element i along `dimension` (F32/I32/U32).
 Status iota(CommandBatch& batch, DType dtype, const Shape& shape, int64_t dimension, const Buffer& dst);
+/// For dotGeneral on F32 words that hold bf16 or f16 values: each product and partial sum rounded to the format (the
+/// reference's f16 and bf16 dot), in Precise mode.
+enum class DotRounding { None, Bf16, F16 };
+
 /// StableHLO dot_general (F32/I32): result dims = batch, lhs free, rhs free. Fast mode may allocate scratch
 /// buffers on `dst`'s device, kept by `batch`.
 Status dotGeneral(CommandBatch& batch, DType dtype, const Buffer& lhs, const Shape& lhsShape, const Buffer& rhs,
-                  const Shape& rhsShape, const DotDims& dims, DotMode mode, const Buffer& dst);
+                  const Shape& rhsShape, const DotDims& dims, DotMode mode, const Buffer& dst,
+                  DotRounding rounding = DotRounding::None);
 /// The tiled kernel alone: C[b] = A[b] * B[b] for `batches` row-major f32 matrices (MxK, KxN, MxN).
 Status matmulTiled(CommandBatch& batch, const Buffer& a, const Buffer& b, const Buffer& c, int64_t batches, int64_t m,
                    int64_t n, int64_t k);

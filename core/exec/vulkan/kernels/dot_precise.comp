@@ -8,6 +8,7 @@
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
 #include "common/params.glsl"
+#include "common/round16.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer Lhs {
     uint lhs[];

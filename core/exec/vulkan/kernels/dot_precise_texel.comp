@@ -5,6 +5,7 @@
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
 #include "common/params.glsl"
+#include "common/round16.glsl"
 
 layout(set = 0, binding = 1) uniform usamplerBuffer lhsTexels;
 layout(set = 0, binding = 2) uniform usamplerBuffer rhsTexels;

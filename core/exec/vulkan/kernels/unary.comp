@@ -1,9 +1,10 @@
-// unary.comp - element-wise unary ops and conversions on f32, i32 and u32.
+// unary.comp - element-wise unary ops and conversions on f32, i32 and u32, and rounding of f32 to bf16 and f16.
 // params: [0] count, [1] op (SHARDX_VK_UN_*), [2] dtype of the operand (SHARDX_VK_DT_*).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;
 #include "common/params.glsl"
+#include "common/round16.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer InA {
     uint inA[];
@@ -68,7 +69,12 @@ void main()
     uint op = P(1);
     uint dt = P(2);
     uint x = inA[i];
-    if (dt == SHARDX_VK_DT_F32)
+    // The roundings read the bits (a NaN's payload included).
+    if (dt == SHARDX_VK_DT_F32 && op == SHARDX_VK_UN_ROUND_BF16)
+        outV[i] = roundToBf16(x);
+    else if (dt == SHARDX_VK_DT_F32 && op == SHARDX_VK_UN_ROUND_F16)
+        outV[i] = roundToF16(x);
+    else if (dt == SHARDX_VK_DT_F32)
         outV[i] = unaryF32(op, uintBitsToFloat(x));
     else if (dt == SHARDX_VK_DT_I32)
         outV[i] = unaryI32(op, int(x));

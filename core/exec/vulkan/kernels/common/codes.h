@@ -6,6 +6,9 @@
 #define SHARDX_VK_DT_F32 0
 #define SHARDX_VK_DT_I32 1
 #define SHARDX_VK_DT_U32 2
+// dot_precise only: f32 words holding bf16 / f16 values, each product and partial sum rounded to the format.
+#define SHARDX_VK_DT_F32_BF16 3
+#define SHARDX_VK_DT_F32_F16 4
 
 // unary.comp
 #define SHARDX_VK_UN_NEG 0
@@ -22,6 +25,10 @@
 #define SHARDX_VK_UN_TO_F32 11
 #define SHARDX_VK_UN_TO_I32 12
 #define SHARDX_VK_UN_TO_U32 13
+// f32 in, f32 out: the value rounded to bf16 / f16 (to nearest, ties to even), as f32 (f16 and bf16 tensors are kept
+// widened to f32 words on the device).
+#define SHARDX_VK_UN_ROUND_BF16 14
+#define SHARDX_VK_UN_ROUND_F16 15
 
 // binary.comp
 #define SHARDX_VK_BIN_ADD 0

@@ -1,5 +1,14 @@
 // dot_precise_body.glsl - main() of dot_precise.comp and dot_precise_texel.comp; the including kernel defines
-// LOAD_LHS(i) and LOAD_RHS(i) (element i of an operand as a uint) and the result buffer `dst`.
+// LOAD_LHS(i) and LOAD_RHS(i) (element i of an operand as a uint) and the result buffer `dst`, and includes
+// common/round16.glsl.
+
+// `x` rounded to bf16 (dt SHARDX_VK_DT_F32_BF16) or f16, as f32.
+float roundDot16(float x, uint dt)
+{
+    uint b = floatBitsToUint(x);
+    return uintBitsToFloat(dt == SHARDX_VK_DT_F32_BF16 ? roundToBf16(b) : roundToF16(b));
+}
+
 void main()
 {
     uint i = flatInvocation();
@@ -43,10 +52,18 @@ void main()
     }
     precise float accF = 0.0;
     int accI = 0;
+    bool narrow = dt == SHARDX_VK_DT_F32_BF16 || dt == SHARDX_VK_DT_F32_F16;
     if (C == 1u) {
         uint ls = lStep[0];
         uint rs = rStep[0];
-        if (dt == SHARDX_VK_DT_F32) {
+        if (narrow) {
+            for (uint n = 0u; n < total; ++n) {
+                precise float prod = roundDot16(uintBitsToFloat(LOAD_LHS(lo)) * uintBitsToFloat(LOAD_RHS(ro)), dt);
+                accF = roundDot16(accF + prod, dt);
+                lo += ls;
+                ro += rs;
+            }
+        } else if (dt == SHARDX_VK_DT_F32) {
             for (uint n = 0u; n < total; ++n) {
                 precise float prod = uintBitsToFloat(LOAD_LHS(lo)) * uintBitsToFloat(LOAD_RHS(ro));
                 accF = accF + prod;
@@ -62,7 +79,10 @@ void main()
         }
     } else {
         for (uint n = 0u; n < total; ++n) {
-            if (dt == SHARDX_VK_DT_F32) {
+            if (narrow) {
+                precise float prod = roundDot16(uintBitsToFloat(LOAD_LHS(lo)) * uintBitsToFloat(LOAD_RHS(ro)), dt);
+                accF = roundDot16(accF + prod, dt);
+            } else if (dt == SHARDX_VK_DT_F32) {
                 precise float prod = uintBitsToFloat(LOAD_LHS(lo)) * uintBitsToFloat(LOAD_RHS(ro));
                 accF = accF + prod;
             } else {
@@ -80,5 +100,5 @@ void main()
             }
         }
     }
-    dst[i] = dt == SHARDX_VK_DT_F32 ? floatBitsToUint(accF) : uint(accI);
+    dst[i] = dt == SHARDX_VK_DT_F32 || narrow ? floatBitsToUint(accF) : uint(accI);
 }
