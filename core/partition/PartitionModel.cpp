@@ -557,14 +557,21 @@ std::vector<ListedTensor> listedTensors(ir::Module& module, ShardListing listing
     if (listing == ShardListing::None)
         return out;
     ir::ProgramIds& ids = module.programIds();
+    // The entry function's tensors by their names; another function's with its name in front (`@relu:%arg0`), as
+    // every function has its own %arg0 and results.
+    const ir::Op* entry = module.findFunc("main");
+    if (!entry && !module.funcs().empty())
+        entry = module.funcs().front();
+    std::string prefix;
     auto add = [&](int value, const ir::Type& type, const TensorSharding* s) {
         if (value < 0 || !type.isRankedTensor() || !type.hasStaticShape())
             return;
-        out.push_back({value, ids.values()[static_cast<size_t>(value)].name, type, s});
+        out.push_back({value, prefix + ids.values()[static_cast<size_t>(value)].name, type, s});
     };
     for (ir::Op* func : module.funcs()) {
         if (!func->numRegions() || func->region(0).empty())
             continue;
+        prefix = func == entry ? std::string() : "@" + ir::symbolName(*func) + ":";
         ir::Block& body = func->region(0).front();
         for (unsigned a = 0; a < body.numArgs(); ++a)
             add(ids.valueOf(body.arg(a)), body.arg(a)->type(), ir::funcArgSharding(*func, a));

@@ -1,6 +1,7 @@
 // Session::partition: the collectives of partitioned programs, their replica groups, bytes and
 // causes, derived by hand in the comments.
 #include <QtTest>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -193,6 +194,24 @@ func.func @main(%x: tensor<4x8xf32>,
         Expected<PartitionModel> every = s.partition(all_);
         QVERIFY(every);
         QVERIFY(every->devices[5].shards.size() > d.shards.size());
+    }
+
+    // Every function has its own %arg0 and results: a tensor of a function other than @main is named with the
+    // function in front, so that no two tensors of a device share a name.
+    void tensorsOfOtherFunctionsNameTheirFunction()
+    {
+        Expected<PartitionModel> m = partitionSample("mlp_bf16.mlir");
+        QVERIFY(m);
+        const DeviceInfo& d = m->devices[1];
+        std::set<std::string> names;
+        std::string all;
+        for (const TensorShardInfo& t : d.shards) {
+            QVERIFY2(names.insert(t.name).second, t.name.c_str());
+            all += t.name + " " + t.slice + "\n";
+        }
+        QCOMPARE(all,
+                 std::string("%arg0 [0:8, 0:256]\n%arg1 [0:256, 128:256]\n%arg2 [128:256]\n%arg3 [128:256, 0:128]\n"
+                             "result 0 [0:8, 0:128]\n@relu:%arg0 [0:8, 128:256]\n@relu:result 0 [0:8, 128:256]\n"));
     }
 
     void unevenShardsShowTheirPadding()
