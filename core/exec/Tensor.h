@@ -10,6 +10,7 @@
 
 #include "core/ir/Attribute.h"
 #include "core/ir/Type.h"
+#include "core/support/Float16.h"
 
 namespace shardx::exec {
 
@@ -45,11 +46,7 @@ int64_t elementCount(const std::vector<int64_t>& shape);
 /// Advances the multi-index `index` within `shape` in row-major order; false after the last one.
 bool nextIndex(std::vector<int64_t>& index, const std::vector<int64_t>& shape);
 
-/// IEEE half and bfloat16 conversions (round to nearest even on the way in).
-float halfToFloat(uint16_t h);
-uint16_t floatToHalf(float f);
-float bf16ToFloat(uint16_t b);
-uint16_t floatToBf16(float f);
+// IEEE half and bfloat16 conversions: core/support/Float16.h (halfToFloat, floatToHalf, bf16ToFloat, floatToBf16).
 
 /// A copy of a tensor's elements kept somewhere else than host memory: a device buffer (the Vulkan back end
 /// keeps the values an op computes on its device, so that the next op on that device reads them there instead

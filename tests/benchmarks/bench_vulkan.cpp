@@ -17,6 +17,7 @@
 #include "core/exec/vulkan/DeviceMesh.h"
 #include "core/exec/vulkan/Instance.h"
 #include "core/exec/vulkan/Ops.h"
+#include "core/support/Float16.h"
 
 using namespace shardx;
 using namespace shardx::exec::vk;
@@ -89,6 +90,28 @@ std::unique_ptr<Buffer> upload(Device& d, const std::vector<float>& v)
     return std::move(*b);
 }
 
+/// Times `batch` (an n x n x n product, warmed up) over the benchmark's iterations. Counters: GFLOP/s from wall time
+/// (submit to fence), kernel_ms from GPU timestamps and kernel_GFLOP/s from those. False after an error.
+bool timeMatmul(benchmark::State& state, Device& d, const CommandBatch& batch, int64_t n)
+{
+    double kernelMs = 0;
+    for (auto _ : state) {
+        auto r = d.submit(batch);
+        if (!r) {
+            state.SkipWithError(r.error().message.c_str());
+            return false;
+        }
+        if (r->hasTimestamps)
+            kernelMs += r->timings.back().ms;
+    }
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["kernel_ms"] = kernelMs / double(state.iterations());
+    if (kernelMs > 0)
+        state.counters["kernel_GFLOP/s"] = 2.0 * double(n) * n * n * 1e-6 / (kernelMs / double(state.iterations()));
+    return true;
+}
+
 /// C = A * B for n x n f32 matrices on the Vulkan device. Counters: GFLOP/s from wall time (submit to fence),
 /// kernel_ms from GPU timestamps and kernel_GFLOP/s from those. Sizes over 1024 are skipped on CPU drivers.
 void runVulkanMatmul(benchmark::State& state, DotMode mode, MatmulKernel kernel = MatmulKernel::Auto)
@@ -119,21 +142,8 @@ void runVulkanMatmul(benchmark::State& state, DotMode mode, MatmulKernel kernel 
         state.SkipWithError(r.error().message.c_str());
         return;
     }
-    double kernelMs = 0;
-    for (auto _ : state) {
-        auto r = d->submit(batch);
-        if (!r) {
-            state.SkipWithError(r.error().message.c_str());
-            return;
-        }
-        if (r->hasTimestamps)
-            kernelMs += r->timings.back().ms;
-    }
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["kernel_ms"] = kernelMs / double(state.iterations());
-    if (kernelMs > 0)
-        state.counters["kernel_GFLOP/s"] = 2.0 * double(n) * n * n * 1e-6 / (kernelMs / double(state.iterations()));
+    if (!timeMatmul(state, *d, batch, n))
+        return;
     state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe());
 }
 
@@ -166,81 +176,29 @@ BENCHMARK(BM_VulkanMatmulShared16)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // The other shared-memory tile shapes (see Device.h's MatmulKernel), to choose Auto's kernel on a GPU.
-void BM_VulkanMatmulShared128x256(benchmark::State& state)
+void BM_VulkanMatmulShape(benchmark::State& state, MatmulKernel kernel)
 {
-    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared128x256);
+    runVulkanMatmul(state, DotMode::Fast, kernel);
 }
-BENCHMARK(BM_VulkanMatmulShared128x256)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-void BM_VulkanMatmulShared256x128(benchmark::State& state)
+void matmulSizesFrom(benchmark::internal::Benchmark* b, int64_t smallest)
 {
-    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared256x128);
+    for (int64_t n = smallest; n <= smallest * 8; n *= 2)
+        b->Arg(n);
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
-BENCHMARK(BM_VulkanMatmulShared256x128)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-void BM_VulkanMatmulShared128t128(benchmark::State& state)
-{
-    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared128t128);
-}
-BENCHMARK(BM_VulkanMatmulShared128t128)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-void BM_VulkanMatmulShared64x64(benchmark::State& state)
-{
-    runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared64x64);
-}
-BENCHMARK(BM_VulkanMatmulShared64x64)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-/// IEEE half of `x` (round to nearest even; normal and zero values, as the random matrices here have).
-uint16_t toHalfBits(float x)
-{
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    const uint32_t sign = (u >> 16) & 0x8000u;
-    const int32_t exponent = int32_t((u >> 23) & 0xff) - 127 + 15;
-    uint32_t mantissa = u & 0x7fffffu;
-    if (exponent <= 0)
-        return uint16_t(sign); // below the normal range of half: zero (not reached by these inputs)
-    uint32_t half = (uint32_t(exponent) << 10) | (mantissa >> 13);
-    const uint32_t rest = mantissa & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
-        ++half;
-    return uint16_t(sign | half);
-}
+BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 128x256, MatmulKernel::Shared128x256)->Apply([](auto* b) {
+    matmulSizesFrom(b, 1024);
+});
+BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 256x128, MatmulKernel::Shared256x128)->Apply([](auto* b) {
+    matmulSizesFrom(b, 1024);
+});
+BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 128t128, MatmulKernel::Shared128t128)->Apply([](auto* b) {
+    matmulSizesFrom(b, 1024);
+});
+BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 64x64, MatmulKernel::Shared64x64)->Apply([](auto* b) {
+    matmulSizesFrom(b, 512);
+});
 
-float fromHalfBits(uint16_t h)
-{
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    const uint32_t exponent = (h >> 10) & 0x1fu;
-    const uint32_t mantissa = h & 0x3ffu;
-    uint32_t u = exponent == 0 ? sign : sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
-    float x;
-    std::memcpy(&x, &u, 4);
-    return x;
-}
-
-/// C = A * B, n x n, A and B in f16 and C in f32, on the matrix units through VK_NV_cooperative_matrix (skipped
-/// where the device lacks it, with the shapes it lists). 64 entries of C are checked against a double-precision
-/// product of the same half inputs first (max_abs_err).
 /// Empty when `how` computes a batched product with partial tiles (2 x 144x48 * 48x208) right, else what is wrong:
 /// the test of the same (tst_vulkankernels::matmulCoopF16) needs Qt, this runs wherever the benchmark does.
 std::string coopPartialTilesError(Device& d, ops::CoopMatmul how)
@@ -249,9 +207,9 @@ std::string coopPartialTilesError(Device& d, ops::CoopMatmul how)
     std::vector<float> af = randomMatrix(size_t(B * M * K), 3), bf = randomMatrix(size_t(B * K * N), 4);
     std::vector<uint16_t> ah(af.size()), bh(bf.size());
     for (size_t i = 0; i < af.size(); ++i)
-        ah[i] = toHalfBits(af[i]);
+        ah[i] = floatToHalf(af[i]);
     for (size_t i = 0; i < bf.size(); ++i)
-        bh[i] = toHalfBits(bf[i]);
+        bh[i] = floatToHalf(bf[i]);
     auto a = d.createBuffer(ah.size() * 2), b = d.createBuffer(bh.size() * 2), c = d.createBuffer(B * M * N * 4);
     if (!a || !b || !c || !d.upload(**a, ah.data(), ah.size() * 2) || !d.upload(**b, bh.data(), bh.size() * 2))
         return "allocation or upload failed";
@@ -271,8 +229,8 @@ std::string coopPartialTilesError(Device& d, ops::CoopMatmul how)
             for (int64_t j = 0; j < N; ++j) {
                 double want = 0;
                 for (int64_t k = 0; k < K; ++k)
-                    want += double(fromHalfBits(ah[size_t((z * M + i) * K + k)])) *
-                            fromHalfBits(bh[size_t((z * K + k) * N + j)]);
+                    want += double(halfToFloat(ah[size_t((z * M + i) * K + k)])) *
+                            halfToFloat(bh[size_t((z * K + k) * N + j)]);
                 const float g = got[size_t((z * M + i) * N + j)];
                 if (std::fabs(g - want) > 1e-5 * double(K))
                     return "partial tiles: C[" + std::to_string(z) + "][" + std::to_string(i) + "][" +
@@ -303,8 +261,8 @@ void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
     std::vector<float> af = randomMatrix(n * n, 1), bf = randomMatrix(n * n, 2);
     std::vector<uint16_t> ah(af.size()), bh(bf.size());
     for (size_t i = 0; i < af.size(); ++i) {
-        ah[i] = toHalfBits(af[i]);
-        bh[i] = toHalfBits(bf[i]);
+        ah[i] = floatToHalf(af[i]);
+        bh[i] = floatToHalf(bf[i]);
     }
     auto a = d->createBuffer(ah.size() * 2), b = d->createBuffer(bh.size() * 2), c = d->createBuffer(n * n * 4);
     if (!a || !b || !c || !d->upload(**a, ah.data(), ah.size() * 2) || !d->upload(**b, bh.data(), bh.size() * 2)) {
@@ -332,7 +290,7 @@ void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
         const int64_t i = int64_t(pick() % uint32_t(n)), j = int64_t(pick() % uint32_t(n));
         double want = 0;
         for (int64_t k = 0; k < n; ++k)
-            want += double(fromHalfBits(ah[size_t(i * n + k)])) * fromHalfBits(bh[size_t(k * n + j)]);
+            want += double(halfToFloat(ah[size_t(i * n + k)])) * halfToFloat(bh[size_t(k * n + j)]);
         maxErr = std::max(maxErr, std::fabs(want - got[size_t(i * n + j)]));
     }
     // f32 accumulation of exact f16 products: a few ulps of the running sums (|sum| <= sqrt(n) or so).
@@ -340,22 +298,9 @@ void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
         state.SkipWithError(("wrong result: max abs error " + std::to_string(maxErr)).c_str());
         return;
     }
-    double kernelMs = 0;
-    for (auto _ : state) {
-        auto r = d->submit(batch);
-        if (!r) {
-            state.SkipWithError(r.error().message.c_str());
-            return;
-        }
-        if (r->hasTimestamps)
-            kernelMs += r->timings.back().ms;
-    }
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["kernel_ms"] = kernelMs / double(state.iterations());
+    if (!timeMatmul(state, *d, batch, n))
+        return;
     state.counters["max_abs_err"] = maxErr;
-    if (kernelMs > 0)
-        state.counters["kernel_GFLOP/s"] = 2.0 * double(n) * n * n * 1e-6 / (kernelMs / double(state.iterations()));
     state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe() + "; shapes: " + shapes);
 }
 void BM_VulkanMatmulCoopF16(benchmark::State& state) { runCoopMatmul(state, ops::CoopMatmul::Direct); }

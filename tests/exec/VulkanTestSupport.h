@@ -18,6 +18,7 @@
 
 #include "core/exec/vulkan/Device.h"
 #include "core/exec/vulkan/Instance.h"
+#include "core/support/Float16.h"
 
 namespace shardx::testing {
 
@@ -151,30 +152,5 @@ inline int64_t ulpDistance(float a, float b)
 }
 
 inline bool sameBits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
-
-/// IEEE half bits of `x`, rounded to nearest even (normal values and zero; tests use values in [-1, 1]).
-inline uint16_t vkTestHalfBits(float x)
-{
-    const uint32_t u = std::bit_cast<uint32_t>(x);
-    const uint32_t sign = (u >> 16) & 0x8000u;
-    const int32_t exponent = int32_t((u >> 23) & 0xff) - 127 + 15;
-    const uint32_t mantissa = u & 0x7fffffu;
-    if (exponent <= 0)
-        return uint16_t(sign);
-    uint32_t half = (uint32_t(exponent) << 10) | (mantissa >> 13);
-    const uint32_t rest = mantissa & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
-        ++half;
-    return uint16_t(sign | half);
-}
-
-/// The value of IEEE half bits `h` (normal values and zero).
-inline float vkTestHalfValue(uint16_t h)
-{
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    const uint32_t exponent = (h >> 10) & 0x1fu;
-    const uint32_t mantissa = h & 0x3ffu;
-    return std::bit_cast<float>(exponent == 0 ? sign : sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
-}
 
 } // namespace shardx::testing

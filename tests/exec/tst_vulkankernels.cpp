@@ -841,9 +841,9 @@ private slots:
                            b = randomFloats(size_t(B * K * N), -1, 1, 94);
         std::vector<uint16_t> ah(a.size()), bh(b.size());
         for (size_t i = 0; i < a.size(); ++i)
-            ah[i] = vkTestHalfBits(a[i]);
+            ah[i] = shardx::floatToHalf(a[i]);
         for (size_t i = 0; i < b.size(); ++i)
-            bh[i] = vkTestHalfBits(b[i]);
+            bh[i] = shardx::floatToHalf(b[i]);
         auto ab = deviceBuffer(dev(), ah), bb = deviceBuffer(dev(), bh);
         auto cb = resultBuffer<float>(dev(), size_t(B * M * N));
         CommandBatch batch;
@@ -864,8 +864,8 @@ private slots:
                 for (int64_t j = 0; j < N; ++j) {
                     double want = 0;
                     for (int64_t k = 0; k < K; ++k)
-                        want += double(vkTestHalfValue(ah[size_t((z * M + i) * K + k)])) *
-                                vkTestHalfValue(bh[size_t((z * K + k) * N + j)]);
+                        want += double(shardx::halfToFloat(ah[size_t((z * M + i) * K + k)])) *
+                                shardx::halfToFloat(bh[size_t((z * K + k) * N + j)]);
                     const float g = got[size_t((z * M + i) * N + j)];
                     if (std::fabs(g - want) > kFastDotRel * K)
                         QFAIL(qPrintable(
