@@ -4,6 +4,7 @@
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationObserver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -130,6 +131,7 @@ void applyConstraint(Op& c, PropagationObserver* obs)
         std::unique_ptr<Op> owned = c.parentBlock()->remove(&c);
         Op* raw = owned.get();
         ir::insertAtDefinition(*x, std::move(owned));
+        notifyOpsInserted(*raw);
         redirectOtherUses(x, raw, raw->result(0));
         setUnreducedOf(x, *s);
         return;
@@ -153,6 +155,7 @@ void applyManualInShardings(ir::Module& module, Op& mc, PropagationObserver* obs
             Op* raw = op.get();
             ir::insertAtDefinition(*x, std::move(op));
             module.noteDerived(*raw, *x, ir::Derivation::Constraint);
+            notifyOpsInserted(*raw);
             redirectOtherUses(x, raw, r);
             continue;
         }

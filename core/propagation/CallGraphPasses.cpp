@@ -92,8 +92,7 @@ void replaceTerminator(ir::Block& block, const std::string& name)
     for (Value* v : term->operands())
         nt->addOperand(v);
     nt->pos = term->pos;
-    term->dropAllReferences();
-    term->erase();
+    eraseNotified(*term);
     block.push_back(std::move(nt));
 }
 
@@ -143,6 +142,7 @@ void flattenCallGraph(ir::Module& module)
             clone->setDiscardable("sdy.original_func_name", ir::makeAttr(ir::StringAttr{originalName(*callee)}));
             Op* raw = module.body().insertAfter(callee, std::move(clone));
             module.noteCloned(*callee, *raw);
+            notifyOpsInserted(*raw);
             ir::setCalleeName(*call, fresh);
             claimed.insert(fresh);
             visit(raw);
@@ -201,13 +201,12 @@ void importFuncCalls(ir::Module& module)
         replaceTerminator(*nb, "sdy.return");
         for (unsigned i = 0; i < call->numResults(); ++i)
             replaceUses(call->result(i), raw->result(i));
-        call->dropAllReferences();
-        call->erase();
+        eraseNotified(*call);
+        // The call's results and the callee's arguments and body, now the computation's.
+        notifyOpsInserted(*raw);
     }
-    for (Op* f : callees) {
-        f->dropAllReferences();
-        f->erase();
-    }
+    for (Op* f : callees)
+        eraseNotified(*f);
     addDataFlowEdges(module);
 }
 
@@ -238,8 +237,7 @@ void exportNamedComputations(ir::Module& module)
             argShardings.push_back(edge ? getOwnSharding(edge->result(0)) : getOwnSharding(arg));
             if (edge) {
                 replaceUses(edge->result(0), arg);
-                edge->dropAllReferences();
-                edge->erase();
+                eraseNotified(*edge);
             }
         }
         std::vector<std::optional<TensorSharding>> resShardings;
@@ -249,8 +247,7 @@ void exportNamedComputations(ir::Module& module)
             resShardings.push_back(edge ? getOwnSharding(edge->result(0)) : getOwnSharding(r));
             if (edge) {
                 replaceUses(edge->result(0), r);
-                edge->dropAllReferences();
-                edge->erase();
+                eraseNotified(*edge);
             }
         }
         std::vector<ir::Type> argTypes, resTypes;
@@ -280,6 +277,7 @@ void exportNamedComputations(ir::Module& module)
                 ir::setFuncArgSharding(*rawFunc, i, *argShardings[i]);
         moveBody(body, *fb, args);
         replaceTerminator(*fb, "func.return");
+        notifyOpsInserted(*rawFunc);
 
         auto call = std::make_unique<Op>("func.call");
         ir::setCalleeName(*call, name);
@@ -296,8 +294,8 @@ void exportNamedComputations(ir::Module& module)
         module.noteReplaced(*rawCall, *nc);
         for (unsigned i = 0; i < nc->numResults(); ++i)
             replaceUses(nc->result(i), rawCall->result(i));
-        nc->dropAllReferences();
-        nc->erase();
+        eraseNotified(*nc);
+        notifyOpsInserted(*rawCall);
     }
 }
 
@@ -376,7 +374,8 @@ void unflattenCallGraph(ir::Module& module, bool dedupFunctionsFully)
     }
     for (Op* f : module.funcs()) {
         f->removeAttribute("sdy.original_func_name");
-        f->removeAttribute("sdy.func_manual_axes");
+        if (f->removeAttribute("sdy.func_manual_axes"))
+            notifyShardingsWritten(*f);
     }
 }
 
@@ -407,6 +406,7 @@ void insertFuncCallReshards(ir::Module& module)
                 ir::setOpSharding(*reshard, target);
                 Op* raw = call->parentBlock()->insertAfter(insertAfter, std::move(reshard));
                 module.noteDerived(*raw, *call->result(i), ir::Derivation::Reshard);
+                notifyOpsInserted(*raw);
                 insertAfter = raw;
                 replaceUses(call->result(i), r, raw);
             }
@@ -414,6 +414,7 @@ void insertFuncCallReshards(ir::Module& module)
                 ir::setResultShardings(*call, std::move(*list));
             else
                 ir::removeResultShardings(*call);
+            notifyShardingsWritten(*call);
         }
 }
 
@@ -460,6 +461,7 @@ void addFuncDataFlowEdges(ir::Module& module)
             raw = block->insertBefore(block->empty() ? nullptr : block->ops().front().get(), std::move(op));
         module.noteDerived(*raw, *v, ir::Derivation::Edge);
         replaceUses(v, r, raw);
+        notifyOpsInserted(*raw);
     };
     for (Op* f : module.funcs()) {
         if (f->region(0).empty())
@@ -487,8 +489,7 @@ void sinkFuncDataFlowEdges(ir::Module& module)
         if (std::optional<TensorSharding> s = getOwnSharding(edge->result(0)))
             setOwnSharding(in, *s);
         replaceUses(edge->result(0), in);
-        edge->dropAllReferences();
-        edge->erase();
+        eraseNotified(*edge);
     }
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/ir/ShardingAccess.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -25,6 +26,7 @@ void addEdge(ir::Module& module, Value* owner)
     Op* raw = ir::insertAtDefinition(*owner, std::move(op));
     module.noteDerived(*raw, *owner, ir::Derivation::Edge);
     replaceUses(owner, result, raw);
+    notifyOpsInserted(*raw); // its owner's family now reads the edge
 }
 
 /// Collects the edge shardings of `owners`; returns false when none has one.
@@ -114,9 +116,11 @@ bool sinkDataFlowEdges(ir::Module& module)
             sinkOp(*op);
         for (Op* edge : edges) {
             replaceUses(edge->result(0), edge->operand(0));
-            edge->dropAllReferences();
-            edge->erase();
+            eraseNotified(*edge);
         }
+        // Their values read their own shardings now, no longer the edges'.
+        for (Op* op : dataFlowOps)
+            notifyShardingsWritten(*op);
     }
     return true;
 }

@@ -417,10 +417,15 @@ void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&
         while (Op* op = rw.pop()) {
             if (--budget < 0)
                 break;
-            if (ir::isTriviallyDead(*op))
+            if (ir::isTriviallyDead(*op)) {
+                // Values reading their sharding through a dead edge read their own afterwards.
+                if (op->name() == "sdy.data_flow_edge")
+                    notifyModuleRewritten();
+                notifyOpsErasing(*op);
                 rw.eraseOp(op);
-            else
+            } else {
                 apply(*op, rw);
+            }
         }
     }
 }
@@ -440,8 +445,11 @@ void canonicalizeCollectives(ir::Module& module)
         if (it == patterns.end())
             return;
         for (const ir::CanonicalizationPattern& p : it->second)
-            if (p(op, rw))
+            if (p(op, rw)) {
+                // A pattern may insert, replace and erase ops: the module is compared whole.
+                notifyModuleRewritten();
                 break;
+            }
     });
 }
 

@@ -199,8 +199,7 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
     for (Op* g : groupOps) {
         const int64_t id = renumber[findRoot(parent, ir::shardingGroupId(*g).value_or(0))];
         if (!seen.insert({g->operand(0), id}).second) {
-            g->dropAllReferences();
-            g->erase();
+            eraseNotified(*g);
             continue;
         }
         ir::setShardingGroupId(*g, id);
@@ -243,6 +242,7 @@ bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
         std::sort(manual.begin(), manual.end(),
                   [&](const std::string& a, const std::string& b) { return mesh->axisIndex(a) < mesh->axisIndex(b); });
         ir::setManualAxes(*op, manual);
+        notifyShardingsWritten(*op); // the view of its arguments' shardings follows its manual axes
         auto fix = [&](TensorSharding& s, const ir::Type& t) {
             if (!t.isTensor())
                 return false;

@@ -10,6 +10,7 @@
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/PipelineSteps.h"
 #include "core/propagation/PropagationDriver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -78,6 +79,7 @@ public:
         clone->loc = def->loc;
         Op* raw = def->parentBlock()->insertBefore(def, std::move(clone));
         m_module.noteDerived(*raw, *def, ir::Derivation::Copy);
+        notifyOpsInserted(*raw);
         m_memo[raw] = isConstExpr(def);
         m_originals.insert(def);
         Value* result = raw->result(v->index());
@@ -131,15 +133,12 @@ public:
                     continue;
                 for (const auto& r : op->results()) {
                     const std::vector<ir::Use> uses = r->uses();
-                    for (const ir::Use& u : uses) {
-                        u.user->dropAllReferences();
-                        u.user->erase();
-                    }
+                    for (const ir::Use& u : uses)
+                        eraseNotified(*u.user);
                 }
                 m_originals.erase(op);
                 *it = nullptr;
-                op->dropAllReferences();
-                op->erase();
+                eraseNotified(*op);
                 changed = true;
             }
         }
@@ -206,8 +205,7 @@ void mergeInBlock(ir::Block& block)
         }
         for (unsigned i = 0; i < op->numResults(); ++i)
             replaceUses(op->result(i), (*it)->result(i));
-        op->dropAllReferences();
-        op->erase();
+        eraseNotified(*op);
     }
 }
 

@@ -357,6 +357,20 @@ void TraceRecorder::shardingsWritten(Op& op)
 
 void TraceRecorder::stageWritesReported() { m_stageReportsWrites = true; }
 
+void TraceRecorder::opsInserted(Op& op)
+{
+    op.walk([this](Op* o) { shardingsWritten(*o); });
+}
+
+void TraceRecorder::opsErasing(Op& op)
+{
+    if (m_writtenSet.empty())
+        return;
+    op.walk([this](Op* o) { m_writtenSet.erase(o); });
+}
+
+void TraceRecorder::moduleRewritten() { m_stageRewritten = true; }
+
 void TraceRecorder::forgetWritten()
 {
     // clear() of a hash set touches every bucket, also when it is empty.
@@ -446,17 +460,21 @@ void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
     for (Op* op : m_written)
         if (m_writtenSet.count(op) && inModule(op))
             collectWritten(op, values, funcResults);
-    // A value never named is named where a walk of the module meets it: compare the whole module.
+    // A value never named is named where a walk of the module meets it: name what is not named
+    // in that order (a value that a walk does not meet stays unnamed, and is not compared).
+    bool unnamed = false;
     for (Value* v : values)
-        if (v->programId < 0) {
-            rescan(kind, note);
-            return;
-        }
+        unnamed = unnamed || v->programId < 0;
     for (const auto& [func, i] : funcResults)
-        if (func->programId < 0) {
-            rescan(kind, note);
-            return;
-        }
+        unnamed = unnamed || func->programId < 0;
+    if (unnamed) {
+        nameAsRescanWould();
+        values.erase(std::remove_if(values.begin(), values.end(), [](const Value* v) { return v->programId < 0; }),
+                     values.end());
+        funcResults.erase(std::remove_if(funcResults.begin(), funcResults.end(),
+                                         [](const std::pair<Op*, unsigned>& f) { return f.first->programId < 0; }),
+                          funcResults.end());
+    }
     std::sort(values.begin(), values.end(), [](const Value* a, const Value* b) { return a->programId < b->programId; });
     values.erase(std::unique(values.begin(), values.end(),
                              [](const Value* a, const Value* b) { return a->programId == b->programId; }),
@@ -505,6 +523,27 @@ void TraceRecorder::verifyAgainstModule(const std::string& note)
                 for (const auto& block : region->blocks())
                     for (const auto& a : block->args())
                         check(a->programId, getShardingRef(a.get(), storage), "an argument of " + op->name());
+        });
+    }
+}
+
+void TraceRecorder::nameAsRescanWould()
+{
+    // The walk of rescan(), with its lookups (which name what they meet) and nothing else.
+    ++m_namingWalks;
+    for (Op* func : m_module.funcs()) {
+        const size_t numResults = ir::funcType(*func).results().size();
+        for (size_t i = 0; i < numResults; ++i)
+            m_ids.funcResultOf(func, static_cast<int>(i));
+        func->walk([&](Op* op) {
+            for (const auto& r : op->results())
+                if (r->programId < 0)
+                    m_ids.valueOf(r.get());
+            for (const auto& region : op->regions())
+                for (const auto& block : region->blocks())
+                    for (const auto& a : block->args())
+                        if (a->programId < 0)
+                            m_ids.valueOf(a.get());
         });
     }
 }
@@ -608,6 +647,7 @@ void TraceRecorder::stageBegin(const std::string& name, StageKind kind)
     recheckWritten(DecisionKind::External, "changed before stage " + name + " began");
     m_stage = std::make_pair(name, kind);
     m_stageReportsWrites = false; // stageWritesReported() follows for a stage that does
+    m_stageRewritten = false;
     beginNode(TraceNodeKind::Stage, name, 0);
 }
 
@@ -618,13 +658,14 @@ void TraceRecorder::stageEnd()
     const DecisionKind kind = m_stage->second == StageKind::Import   ? DecisionKind::Import
                               : m_stage->second == StageKind::Export ? DecisionKind::Export
                                                                      : DecisionKind::PassStage;
-    if (m_stageReportsWrites)
+    if (m_stageReportsWrites && !m_stageRewritten)
         recheckWritten(kind, m_stage->first);
     else
         rescan(kind, m_stage->first);
     endNodesFrom(TraceNodeKind::Stage);
     m_stage.reset();
     m_stageReportsWrites = false;
+    m_stageRewritten = false;
 }
 
 void TraceRecorder::userPriorityBegin(int64_t priority)
