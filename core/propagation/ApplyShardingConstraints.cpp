@@ -14,8 +14,17 @@ using ir::Value;
 
 namespace {
 
-bool isConstraint(const Op* op) { return op && op->name() == "sdy.sharding_constraint"; }
-bool isManual(const Op* op) { return op && op->name() == "sdy.manual_computation"; }
+bool isConstraint(const Op* op)
+{
+    static const ir::OperationName kConstraint("sdy.sharding_constraint");
+    return op && op->opName() == kConstraint;
+}
+
+bool isManual(const Op* op)
+{
+    static const ir::OperationName kManual("sdy.manual_computation");
+    return op && op->opName() == kManual;
+}
 
 const TensorSharding* inShardingFor(const Op& manual, unsigned operandIndex)
 {

@@ -32,9 +32,11 @@ std::string originalName(const Op& func)
 
 std::vector<Op*> callsIn(Op& root)
 {
+    // Walked in every call-graph step: the name is compared as an interned pointer.
+    static const ir::OperationName kCall("func.call");
     std::vector<Op*> calls;
     root.walk([&](Op* op) {
-        if (op->name() == "func.call")
+        if (op->opName() == kCall)
             calls.push_back(op);
     });
     return calls;

@@ -106,10 +106,11 @@ bool sinkDataFlowEdges(ir::Module& module)
     for (Op* func : module.funcs()) {
         std::vector<Op*> dataFlowOps;
         std::vector<Op*> edges;
+        static const ir::OperationName kEdge("sdy.data_flow_edge");
         func->walk([&](Op* op) {
             if (isDataFlowOp(*op))
                 dataFlowOps.push_back(op);
-            else if (op->name() == "sdy.data_flow_edge")
+            else if (op->opName() == kEdge)
                 edges.push_back(op);
         });
         for (Op* op : dataFlowOps)

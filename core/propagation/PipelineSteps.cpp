@@ -353,9 +353,10 @@ void propagateShardingFromFuncToCall(ir::Module& module)
 
 void removeShardingGroups(ir::Module& module)
 {
+    static const ir::OperationName kGroup("sdy.sharding_group");
     std::vector<Op*> groups;
     module.op().walk([&](Op* op) {
-        if (op->name() == "sdy.sharding_group")
+        if (op->opName() == kGroup)
             groups.push_back(op);
     });
     for (Op* g : groups) {
@@ -366,8 +367,9 @@ void removeShardingGroups(ir::Module& module)
 
 void shardingConstraintToReshard(ir::Module& module)
 {
+    static const ir::OperationName kConstraint("sdy.sharding_constraint");
     module.op().walk([&](Op* op) {
-        if (op->name() == "sdy.sharding_constraint")
+        if (op->opName() == kConstraint)
             op->setName("sdy.reshard");
     });
 }

@@ -28,8 +28,9 @@ bool isPure(const Op& op)
 
 bool isScalarExpansion(const Op& op)
 {
-    return op.name() == "stablehlo.broadcast_in_dim" && op.numOperands() == 1 &&
-           op.operand(0)->type().isRankedTensor() && op.operand(0)->type().rank() == 0;
+    static const ir::OperationName kBroadcast("stablehlo.broadcast_in_dim");
+    return op.opName() == kBroadcast && op.numOperands() == 1 && op.operand(0)->type().isRankedTensor() &&
+           op.operand(0)->type().rank() == 0;
 }
 
 class ConstantSplitter {
@@ -38,22 +39,24 @@ public:
 
     bool isConstExpr(const Op* op)
     {
+        // Asked of every operand of every op: the kinds that can never be one are answered by
+        // their interned name, without a memo entry.
+        static const ir::OperationName kConstant("sdy.constant"), kIota("stablehlo.iota"),
+            kBroadcast("stablehlo.broadcast_in_dim"), kReshape("stablehlo.reshape"), kSlice("stablehlo.slice");
         if (!op)
+            return false;
+        const ir::OperationName n = op->opName();
+        if (n == kConstant || n == kIota)
+            return true;
+        if (op->numRegions() != 0 || !(n == kBroadcast || n == kReshape || n == kSlice || isElementwiseOp(*op)) ||
+            !isPure(*op))
             return false;
         auto it = m_memo.find(op);
         if (it != m_memo.end())
             return it->second;
-        bool result = false;
-        const std::string& n = op->name();
-        if (n == "sdy.constant" || n == "stablehlo.iota") {
-            result = true;
-        } else if (isPure(*op) && op->numRegions() == 0 &&
-                   (n == "stablehlo.broadcast_in_dim" || n == "stablehlo.reshape" || n == "stablehlo.slice" ||
-                    isElementwiseOp(*op))) {
-            result = true;
-            for (const Value* v : op->operands())
-                result = result && isConstExpr(v->definingOp());
-        }
+        bool result = true;
+        for (const Value* v : op->operands())
+            result = result && isConstExpr(v->definingOp());
         m_memo[op] = result;
         return result;
     }
@@ -102,8 +105,9 @@ public:
             if (op != &func)
                 order.push_back(op);
         });
+        static const ir::OperationName kGroup("sdy.sharding_group");
         for (Op* op : order) {
-            if (isSplittable(op) || op->name() == "sdy.sharding_group")
+            if (isSplittable(op) || op->opName() == kGroup)
                 continue;
             for (unsigned i = 0; i < op->numOperands(); ++i) {
                 Value* v = op->operand(i);
@@ -195,7 +199,8 @@ void mergeInBlock(ir::Block& block)
         for (const auto& r : op->regions())
             for (const auto& b : r->blocks())
                 mergeInBlock(*b);
-        const bool constant = op->name() == "sdy.constant" || op->name() == "stablehlo.constant";
+        static const ir::OperationName kSdyConstant("sdy.constant"), kConstant("stablehlo.constant");
+        const bool constant = op->opName() == kSdyConstant || op->opName() == kConstant;
         if (!constant && !isScalarExpansion(*op))
             continue;
         auto it = std::find_if(seen.begin(), seen.end(), [&](Op* s) { return sameOp(*s, *op); });
@@ -213,8 +218,9 @@ void mergeInBlock(ir::Block& block)
 
 void constantOrScalarSplitter(ir::Module& module)
 {
+    static const ir::OperationName kConstant("stablehlo.constant");
     module.op().walk([](Op* op) {
-        if (op->name() == "stablehlo.constant")
+        if (op->opName() == kConstant)
             op->setName("sdy.constant");
     });
     for (Op* func : module.funcs()) {

@@ -16,19 +16,28 @@ using ir::verifier::RemovePolicy;
 
 namespace {
 
-/// The sharding of an operand, none when it comes (through barriers) from a reshard/constraint.
-std::optional<TensorSharding> operandSharding(const Value* v)
+/// The sharding of an operand, none when it comes (through barriers) from a reshard/constraint
+/// (`storage` holds it when it is not stored as is).
+const TensorSharding* operandShardingRef(const Value* v, std::optional<TensorSharding>& storage)
 {
+    static const ir::OperationName kBarrier("sdy.propagation_barrier"), kReshard("sdy.reshard"),
+        kConstraint("sdy.sharding_constraint");
     const Value* cur = v;
-    while (!cur->isBlockArgument() && cur->definingOp()->name() == "sdy.propagation_barrier" &&
-           cur->definingOp()->numOperands() == 1)
+    while (!cur->isBlockArgument() && cur->definingOp()->opName() == kBarrier && cur->definingOp()->numOperands() == 1)
         cur = cur->definingOp()->operand(0);
     if (!cur->isBlockArgument()) {
-        const std::string& n = cur->definingOp()->name();
-        if (n == "sdy.reshard" || n == "sdy.sharding_constraint")
-            return std::nullopt;
+        const ir::OperationName n = cur->definingOp()->opName();
+        if (n == kReshard || n == kConstraint)
+            return nullptr;
     }
-    return getSharding(v);
+    return getShardingRef(v, storage);
+}
+
+std::optional<TensorSharding> operandSharding(const Value* v)
+{
+    std::optional<TensorSharding> storage;
+    const TensorSharding* s = operandShardingRef(v, storage);
+    return s ? std::optional<TensorSharding>(*s) : std::nullopt;
 }
 
 /// The reduction kind of a reducer body: every returned value an add/max/min of one kind.
@@ -116,20 +125,30 @@ private:
         return false;
     }
 
+    bool check(const Op& op, const TensorSharding* in, const TensorSharding* out,
+               std::optional<ReductionKind> introduce, RemovePolicy remove)
+    {
+        // Without unreduced axes on either side there is no transition to check.
+        if (!out || (out->unreduced.empty() && (!in || in->unreduced.empty())))
+            return true;
+        if (auto err = checkUnreducedTransition(m_ctx, in, *out, introduce, remove))
+            return fail(op, *err);
+        return true;
+    }
+
     bool check(const Op& op, const std::optional<TensorSharding>& in, const std::optional<TensorSharding>& out,
                std::optional<ReductionKind> introduce, RemovePolicy remove)
     {
-        if (!out)
-            return true;
-        if (auto err = checkUnreducedTransition(m_ctx, in ? &*in : nullptr, *out, introduce, remove))
-            return fail(op, *err);
-        return true;
+        return check(op, in ? &*in : nullptr, out ? &*out : nullptr, introduce, remove);
     }
 
     bool transition(const Op& op, const Value* operand, const Value* result, std::optional<ReductionKind> introduce,
                     RemovePolicy remove)
     {
-        return check(op, operandSharding(operand), getSharding(result), introduce, remove);
+        // Read in place: the common op result holds its sharding as is.
+        std::optional<TensorSharding> inStorage, outStorage;
+        const TensorSharding* in = operandShardingRef(operand, inStorage);
+        return check(op, in, getShardingRef(result, outStorage), introduce, remove);
     }
 
     static std::vector<AxisRef> unreducedOf(const std::optional<TensorSharding>& s)
@@ -186,7 +205,8 @@ private:
         if (term.name() == "func.return") {
             for (unsigned i = 0; i < term.numOperands(); ++i) {
                 const TensorSharding* out = ir::funcResultSharding(*parent, i);
-                if (out && !check(term, operandSharding(term.operand(i)), *out, ReductionKind::Sum,
+                std::optional<TensorSharding> storage;
+                if (out && !check(term, operandShardingRef(term.operand(i), storage), out, ReductionKind::Sum,
                                   RemovePolicy{false, std::nullopt}))
                     return false;
             }

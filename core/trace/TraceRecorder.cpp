@@ -49,6 +49,13 @@ DecisionKind decisionForTruncation(TruncationReason r)
 
 namespace {
 
+/// `sdy.data_flow_edge`, compared as an interned name (asked for every value written).
+const ir::OperationName& traceRecorderEdgeName()
+{
+    static const ir::OperationName kEdge("sdy.data_flow_edge");
+    return kEdge;
+}
+
 TraceStepKind stepKindOf(StepKind k)
 {
     switch (k) {
@@ -390,7 +397,7 @@ void TraceRecorder::collectWritten(Op* op, std::vector<Value*>& values,
         values.push_back(v);
         Value* owner = edgeOwnerOf(v);
         Op* edge = dataFlowEdgeOpOf(owner);
-        if (Op* def = v->definingOp(); def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1) {
+        if (Op* def = v->definingOp(); def && def->opName() == traceRecorderEdgeName() && def->numOperands() == 1) {
             edge = def;
             owner = def->operand(0);
         }
@@ -407,7 +414,8 @@ void TraceRecorder::collectWritten(Op* op, std::vector<Value*>& values,
         for (const auto& block : region->blocks())
             for (const auto& a : block->args())
                 addFamily(a.get());
-    if (op->name() == "func.func" && op->parentOp() == &m_module.op()) {
+    static const ir::OperationName kFunc("func.func");
+    if (op->opName() == kFunc && op->parentOp() == &m_module.op()) {
         const size_t numResults = ir::funcType(*op).results().size();
         for (size_t i = 0; i < numResults; ++i)
             funcResults.emplace_back(op, static_cast<unsigned>(i));
@@ -454,6 +462,14 @@ void TraceRecorder::settleWritten()
 
 void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
 {
+    // When a good part of the module was written (a stage closing every sharding), a walk of it
+    // compares faster than the values of the ops one by one, and records the same (what
+    // changed is what was notified; the verification compares both ways, so it does not walk).
+    constexpr size_t kManyWritten = 4096;
+    if (!m_verify && m_written.size() >= kManyWritten && m_written.size() * 4 > m_ids.ops().size()) {
+        rescan(kind, note);
+        return;
+    }
     // Erased ops left the set (opErased).
     std::vector<Value*> values;
     std::vector<std::pair<Op*, unsigned>> funcResults;
@@ -475,17 +491,25 @@ void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
                                          [](const std::pair<Op*, unsigned>& f) { return f.first->programId < 0; }),
                           funcResults.end());
     }
-    std::sort(values.begin(), values.end(), [](const Value* a, const Value* b) { return a->programId < b->programId; });
-    values.erase(std::unique(values.begin(), values.end(),
-                             [](const Value* a, const Value* b) { return a->programId == b->programId; }),
-                 values.end());
+    // In index order, each once (sorted by the index read once: not through the pointers).
+    std::vector<std::pair<int, Value*>> byIndex;
+    byIndex.reserve(values.size());
+    for (Value* v : values)
+        byIndex.emplace_back(v->programId, v);
+    std::sort(byIndex.begin(), byIndex.end(),
+              [](const std::pair<int, Value*>& a, const std::pair<int, Value*>& b) { return a.first < b.first; });
+    byIndex.erase(std::unique(byIndex.begin(), byIndex.end(),
+                              [](const std::pair<int, Value*>& a, const std::pair<int, Value*>& b) {
+                                  return a.first == b.first;
+                              }),
+                  byIndex.end());
     std::vector<TraceChange> changes;
     std::optional<TensorSharding> storage;
     auto check = [&](int idx, const TensorSharding* now) { noteIfChanged(idx, now, kind, changes); };
     for (const auto& [func, i] : funcResults)
         check(m_ids.funcResultOf(func, static_cast<int>(i)), ir::funcResultSharding(*func, i));
-    for (Value* v : values)
-        check(v->programId, getShardingRef(v, storage));
+    for (const auto& [idx, v] : byIndex)
+        check(idx, getShardingRef(v, storage));
     forgetWritten();
     if (m_verify)
         verifyAgainstModule(note);
@@ -877,7 +901,7 @@ void TraceRecorder::recordEdgeFamily(TraceStep& s, Value* changed, TraceChange l
     std::vector<Value*> family;
     Value* owner = edgeOwnerOf(changed);
     Op* edge = dataFlowEdgeOpOf(owner);
-    if (Op* def = changed->definingOp(); def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1) {
+    if (Op* def = changed->definingOp(); def && def->opName() == traceRecorderEdgeName() && def->numOperands() == 1) {
         edge = def;
         owner = def->operand(0);
     }
