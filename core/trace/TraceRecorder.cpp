@@ -682,7 +682,7 @@ void TraceRecorder::stageEnd()
     const DecisionKind kind = m_stage->second == StageKind::Import   ? DecisionKind::Import
                               : m_stage->second == StageKind::Export ? DecisionKind::Export
                                                                      : DecisionKind::PassStage;
-    if (m_stageReportsWrites && !m_stageRewritten)
+    if (m_stageReportsWrites && !m_stageRewritten && !m_compareWholeStages)
         recheckWritten(kind, m_stage->first);
     else
         rescan(kind, m_stage->first);

@@ -78,6 +78,9 @@ public:
     /// compares the whole module (without recording), and counts the values whose change it
     /// would have missed. Off by default; on when the environment sets SHARDX_TRACE_VERIFY=1.
     void setVerifyNotifications(bool on) { m_verify = on; }
+    /// Compares the whole module at the end of every stage, whatever the stage reports (the
+    /// reference that a recording from the reports must equal). Off by default.
+    void setCompareWholeStages(bool on) { m_compareWholeStages = on; }
     /// Values found changed (or unnamed) by the verifying comparison but not notified.
     size_t missedChanges() const { return m_missed; }
     /// Whole-module comparisons made so far (the constructor's reading not counted).
@@ -180,6 +183,7 @@ private:
     bool m_stageReportsWrites = false;              ///< the open stage reports its writes
     bool m_stageRewritten = false;                  ///< ... but rewrote the module without details
     bool m_verify = false;
+    bool m_compareWholeStages = false;
     size_t m_missed = 0;
     size_t m_fullScans = 0;
     size_t m_namingWalks = 0;
