@@ -123,11 +123,17 @@ void flattenCallGraph(ir::Module& module)
 {
     std::set<std::string> claimed;
     std::set<std::string> called;
-    for (Op* f : module.funcs())
-        for (Op* c : callsIn(*f))
+    // The calls of each function, found once (the clones made below are walked when visited).
+    std::unordered_map<Op*, std::vector<Op*>> callsOf;
+    for (Op* f : module.funcs()) {
+        std::vector<Op*>& calls = callsOf[f] = callsIn(*f);
+        for (Op* c : calls)
             called.insert(ir::calleeName(*c).value_or(std::string()));
+    }
     std::function<void(Op*)> visit = [&](Op* func) {
-        for (Op* call : callsIn(*func)) {
+        auto known = callsOf.find(func);
+        const std::vector<Op*> calls = known != callsOf.end() ? known->second : callsIn(*func);
+        for (Op* call : calls) {
             Op* callee = module.findCallee(*call);
             if (!callee)
                 continue;
@@ -209,7 +215,9 @@ void importFuncCalls(ir::Module& module)
     }
     for (Op* f : callees)
         eraseNotified(*f);
-    addDataFlowEdges(module);
+    // Edges for the computations made here (every other data-flow op has its edges already).
+    if (!callees.empty())
+        addDataFlowEdges(module);
 }
 
 void exportNamedComputations(ir::Module& module)

@@ -400,8 +400,10 @@ void dropShardingRules(ir::Module& module)
 namespace {
 
 /// MLIR's greedy rewrite driver restricted to `apply` (a pattern list with a label filter), plus
-/// the removal of trivially dead ops, to a fixed point on every function.
-void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&, ir::Rewriter&)>& apply)
+/// the removal of trivially dead ops, to a fixed point on every function. `mayApply`: the ops
+/// `apply` may rewrite (a function with none of them and no dead op is left as it is).
+void runRestrictedCanonicalizer(ir::Module& module, const std::function<bool(const Op&)>& mayApply,
+                                const std::function<void(Op&, ir::Rewriter&)>& apply)
 {
     for (Op* func : module.funcs()) {
         if (!func->numRegions() || func->region(0).empty())
@@ -409,10 +411,16 @@ void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&
         ir::Rewriter rw;
         rw.module = &module;
         std::vector<Op*> order;
+        bool anyWork = false;
         func->walkPostOrder([&](Op* o) {
-            if (o != func)
-                order.push_back(o);
+            if (o == func)
+                return;
+            order.push_back(o);
+            anyWork = anyWork || mayApply(*o) || ir::isTriviallyDead(*o);
         });
+        // Nothing dead and nothing to rewrite: the driver would visit every op and change none.
+        if (!anyWork)
+            continue;
         for (auto it = order.rbegin(); it != order.rend(); ++it)
             rw.enqueue(*it);
         int budget = 1000000;
@@ -436,12 +444,17 @@ void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&
 
 void canonicalizeCollectives(ir::Module& module)
 {
-    static const std::set<std::string> kCollectives = {"sdy.all_gather", "sdy.all_slice",
-                                                       "sdy.all_reduce", "sdy.reduce_scatter",
-                                                       "sdy.all_to_all", "sdy.collective_permute"};
+    static const ir::OperationName kCollectives[] = {
+        ir::OperationName("sdy.all_gather"), ir::OperationName("sdy.all_slice"),
+        ir::OperationName("sdy.all_reduce"), ir::OperationName("sdy.reduce_scatter"),
+        ir::OperationName("sdy.all_to_all"), ir::OperationName("sdy.collective_permute")};
+    auto isCollective = [](const Op& op) {
+        const ir::OperationName n = op.opName();
+        return std::find(std::begin(kCollectives), std::end(kCollectives), n) != std::end(kCollectives);
+    };
     const auto& patterns = ir::sdyCanonicalizationPatterns();
-    runRestrictedCanonicalizer(module, [&](Op& op, ir::Rewriter& rw) {
-        if (!kCollectives.count(op.name()))
+    runRestrictedCanonicalizer(module, isCollective, [&](Op& op, ir::Rewriter& rw) {
+        if (!isCollective(op))
             return;
         auto it = patterns.find(op.name());
         if (it == patterns.end())
@@ -457,7 +470,10 @@ void canonicalizeCollectives(ir::Module& module)
 
 void canonicalizeReshards(ir::Module& module)
 {
-    runRestrictedCanonicalizer(module, [](Op& op, ir::Rewriter& rw) { ir::foldReshardOfReshard(op, rw); });
+    static const ir::OperationName kReshard("sdy.reshard");
+    runRestrictedCanonicalizer(
+        module, [](const Op& op) { return op.opName() == kReshard; },
+        [](Op& op, ir::Rewriter& rw) { ir::foldReshardOfReshard(op, rw); });
 }
 
 void inlineMeshes(ir::Module& module)

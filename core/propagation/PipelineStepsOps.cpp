@@ -41,15 +41,13 @@ public:
     {
         // Asked of every operand of every op: the kinds that can never be one are answered by
         // their interned name, without a memo entry.
-        static const ir::OperationName kConstant("sdy.constant"), kIota("stablehlo.iota"),
-            kBroadcast("stablehlo.broadcast_in_dim"), kReshape("stablehlo.reshape"), kSlice("stablehlo.slice");
+        static const ir::OperationName kConstant("sdy.constant"), kIota("stablehlo.iota");
         if (!op)
             return false;
         const ir::OperationName n = op->opName();
         if (n == kConstant || n == kIota)
             return true;
-        if (op->numRegions() != 0 || !(n == kBroadcast || n == kReshape || n == kSlice || isElementwiseOp(*op)) ||
-            !isPure(*op))
+        if (op->numRegions() != 0 || !kindMayBeConstExpr(*op))
             return false;
         auto it = m_memo.find(op);
         if (it != m_memo.end())
@@ -149,7 +147,23 @@ public:
     }
 
 private:
+    /// A pure broadcast, reshape, slice or elementwise op (by its name, remembered per name: the
+    /// registry is asked once per kind of op, not for every operand).
+    bool kindMayBeConstExpr(const Op& op)
+    {
+        static const ir::OperationName kBroadcast("stablehlo.broadcast_in_dim"), kReshape("stablehlo.reshape"),
+            kSlice("stablehlo.slice"), kBitcastConvert("stablehlo.bitcast_convert");
+        const ir::OperationName n = op.opName();
+        if (n == kBitcastConvert) // elementwise or not by its shapes
+            return isElementwiseOp(op) && isPure(op);
+        auto [it, inserted] = m_kindMayBeConstExpr.try_emplace(&n.str(), false);
+        if (inserted)
+            it->second = (n == kBroadcast || n == kReshape || n == kSlice || isElementwiseOp(op)) && isPure(op);
+        return it->second;
+    }
+
     ir::Module& m_module;
+    std::unordered_map<const std::string*, bool> m_kindMayBeConstExpr;
     /// The `sdy.sharding_group` users of `v`, found once per value: a value with many uses is
     /// cloned once per use, and the groups added meanwhile use the clones, not `v`.
     const std::vector<Op*>& groupUsers(const Value* v)
