@@ -223,16 +223,12 @@ void importFuncCalls(ir::Module& module)
 void exportNamedComputations(ir::Module& module)
 {
     // Post-order: nested computations are exported before their parents, siblings in order.
+    static const ir::OperationName kNamed("sdy.named_computation");
     std::vector<Op*> ncs;
-    std::function<void(Op*)> collect = [&](Op* op) {
-        for (const auto& region : op->regions())
-            for (const auto& block : region->blocks())
-                for (const auto& child : block->ops())
-                    collect(child.get());
-        if (op->name() == "sdy.named_computation")
+    module.op().walkPostOrder([&](Op* op) {
+        if (op->opName() == kNamed)
             ncs.push_back(op);
-    };
-    collect(&module.op());
+    });
     for (Op* nc : ncs) {
         const std::string base = ir::computationName(*nc).value_or(std::string());
         std::string name = base;
@@ -489,9 +485,10 @@ void addFuncDataFlowEdges(ir::Module& module)
 
 void sinkFuncDataFlowEdges(ir::Module& module)
 {
+    static const ir::OperationName kFuncEdge("sdy.func_data_flow_edge");
     std::vector<Op*> edges;
     module.op().walk([&](Op* op) {
-        if (op->name() == "sdy.func_data_flow_edge")
+        if (op->opName() == kFuncEdge)
             edges.push_back(op);
     });
     for (Op* edge : edges) {

@@ -21,15 +21,26 @@ using ir::Op;
 
 namespace {
 
-ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorSharding&)>& fn)
+/// What forEachSharding() applies: `fn`, to the shardings `mayChange` (when given) lets through.
+struct ShardingTransform {
+    const std::function<bool(TensorSharding&)>& fn;
+    const std::function<bool(const TensorSharding&)>& mayChange;
+};
+
+ir::AttrPtr transformAttr(const ir::AttrPtr& a, const ShardingTransform& t)
 {
     if (!a)
         return nullptr;
+    const std::function<bool(TensorSharding&)>& fn = t.fn;
     if (const auto* s = a->as<ir::ShardingAttr>()) {
+        if (t.mayChange && !t.mayChange(s->sharding))
+            return nullptr;
         TensorSharding copy = s->sharding;
         return fn(copy) ? ir::makeAttr(ir::ShardingAttr{std::move(copy)}) : nullptr;
     }
     if (const auto* l = a->as<ir::ShardingPerValueAttr>()) {
+        if (t.mayChange && std::none_of(l->value.shardings.begin(), l->value.shardings.end(), t.mayChange))
+            return nullptr;
         ShardingPerValue copy = l->value;
         bool any = false;
         for (TensorSharding& s : copy.shardings)
@@ -40,7 +51,7 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
         ir::ArrayAttr copy = *arr;
         bool any = false;
         for (ir::AttrPtr& e : copy.elements)
-            if (ir::AttrPtr n = transformAttr(e, fn)) {
+            if (ir::AttrPtr n = transformAttr(e, t)) {
                 e = n;
                 any = true;
             }
@@ -50,7 +61,7 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
         ir::DictionaryAttr copy = *d;
         bool any = false;
         for (ir::NamedAttribute& e : copy.entries)
-            if (ir::AttrPtr n = transformAttr(e.value, fn)) {
+            if (ir::AttrPtr n = transformAttr(e.value, t)) {
                 e.value = n;
                 any = true;
             }
@@ -60,11 +71,11 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
 }
 
 /// True when it changed an entry.
-bool transformList(ir::NamedAttrList& list, const std::function<bool(TensorSharding&)>& fn)
+bool transformList(ir::NamedAttrList& list, const ShardingTransform& t)
 {
     bool any = false;
     for (ir::NamedAttribute& e : list)
-        if (ir::AttrPtr n = transformAttr(e.value, fn)) {
+        if (ir::AttrPtr n = transformAttr(e.value, t)) {
             e.value = n;
             any = true;
         }
@@ -73,10 +84,12 @@ bool transformList(ir::NamedAttrList& list, const std::function<bool(TensorShard
 
 } // namespace
 
-void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn)
+void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn,
+                     const std::function<bool(const TensorSharding&)>& mayChange)
 {
+    const ShardingTransform t{fn, mayChange};
     module.op().walk([&](Op* op) {
-        if (transformList(op->props(), fn) | transformList(op->attrs(), fn))
+        if (transformList(op->props(), t) | transformList(op->attrs(), t))
             notifyShardingsWritten(*op);
     });
 }
@@ -241,13 +254,17 @@ void liftInlinedMeshes(ir::Module& module)
         }
     }
     if (!renames.empty()) {
-        forEachSharding(module, [&](TensorSharding& s) {
-            auto it = renames.find(s.mesh.symbol);
-            if (s.mesh.isInline() || it == renames.end())
-                return false;
-            s.mesh.symbol = it->second;
-            return true;
-        });
+        auto renamed = [&](const TensorSharding& s) { return !s.mesh.isInline() && renames.count(s.mesh.symbol); };
+        forEachSharding(
+            module,
+            [&](TensorSharding& s) {
+                auto it = renames.find(s.mesh.symbol);
+                if (s.mesh.isInline() || it == renames.end())
+                    return false;
+                s.mesh.symbol = it->second;
+                return true;
+            },
+            renamed);
         // Other references to a removed mesh: collectives that name their mesh (JAX's shard_map writes
         // `replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, ...>`), symbol references.
         module.op().walk([&](Op* op) {
@@ -256,37 +273,40 @@ void liftInlinedMeshes(ir::Module& module)
         });
     }
     // Give every inline mesh a symbol.
-    forEachSharding(module, [&](TensorSharding& s) {
-        if (!s.mesh.isInline())
-            return false;
-        const Mesh inlineMesh = *s.mesh.inlineMesh;
-        for (Op* m : module.meshes())
-            if (const Mesh* mm = ir::meshOpMesh(*m); mm && *mm == inlineMesh) {
-                s.mesh = MeshRef{ir::symbolName(*m), std::nullopt};
-                return true;
+    forEachSharding(
+        module,
+        [&](TensorSharding& s) {
+            if (!s.mesh.isInline())
+                return false;
+            const Mesh inlineMesh = *s.mesh.inlineMesh;
+            for (Op* m : module.meshes())
+                if (const Mesh* mm = ir::meshOpMesh(*m); mm && *mm == inlineMesh) {
+                    s.mesh = MeshRef{ir::symbolName(*m), std::nullopt};
+                    return true;
+                }
+            std::string name;
+            if (inlineMesh.isMaximal()) {
+                name = "maximal_mesh_" + std::to_string(inlineMesh.deviceIds().front());
+            } else if (inlineMesh.isEmpty()) {
+                name = "empty_mesh";
+            } else {
+                name = "mesh";
+                for (int i = 0; module.findMeshOp(name) || module.findFunc(name); ++i)
+                    name = "mesh_" + std::to_string(i);
             }
-        std::string name;
-        if (inlineMesh.isMaximal()) {
-            name = "maximal_mesh_" + std::to_string(inlineMesh.deviceIds().front());
-        } else if (inlineMesh.isEmpty()) {
-            name = "empty_mesh";
-        } else {
-            name = "mesh";
-            for (int i = 0; module.findMeshOp(name) || module.findFunc(name); ++i)
-                name = "mesh_" + std::to_string(i);
-        }
-        auto op = std::make_unique<Op>("sdy.mesh");
-        ir::setSymbolName(*op, name);
-        ir::setMeshOpMesh(*op, inlineMesh);
-        std::vector<Op*> all = module.meshes();
-        if (all.empty())
-            module.body().insertBefore(module.body().empty() ? nullptr : module.body().ops().front().get(),
-                                       std::move(op));
-        else
-            module.body().insertAfter(all.back(), std::move(op));
-        s.mesh = MeshRef{name, std::nullopt};
-        return true;
-    });
+            auto op = std::make_unique<Op>("sdy.mesh");
+            ir::setSymbolName(*op, name);
+            ir::setMeshOpMesh(*op, inlineMesh);
+            std::vector<Op*> all = module.meshes();
+            if (all.empty())
+                module.body().insertBefore(module.body().empty() ? nullptr : module.body().ops().front().get(),
+                                           std::move(op));
+            else
+                module.body().insertAfter(all.back(), std::move(op));
+            s.mesh = MeshRef{name, std::nullopt};
+            return true;
+        },
+        [](const TensorSharding& s) { return s.mesh.isInline(); });
 }
 
 void removeSizeOneAxes(ir::Module& module)
@@ -324,8 +344,9 @@ void removeSizeOneAxes(ir::Module& module)
 
 void propagateShardingFromFuncToCall(ir::Module& module)
 {
+    static const ir::OperationName kCall("func.call");
     module.op().walk([&](Op* call) {
-        if (call->name() != "func.call" || call->attr(ir::kSdyShardingAttr))
+        if (call->opName() != kCall || call->attr(ir::kSdyShardingAttr))
             return;
         Op* callee = module.findCallee(*call);
         if (!callee)
@@ -376,15 +397,21 @@ void shardingConstraintToReshard(ir::Module& module)
 
 void closeShardings(ir::Module& module)
 {
-    forEachSharding(module, [](TensorSharding& s) {
-        bool changed = !s.replicated.empty();
-        s.replicated.clear();
-        for (DimSharding& d : s.dims) {
-            changed = changed || !d.closed;
-            d.closed = true;
-        }
-        return changed;
-    });
+    forEachSharding(
+        module,
+        [](TensorSharding& s) {
+            bool changed = !s.replicated.empty();
+            s.replicated.clear();
+            for (DimSharding& d : s.dims) {
+                changed = changed || !d.closed;
+                d.closed = true;
+            }
+            return changed;
+        },
+        [](const TensorSharding& s) {
+            return !s.replicated.empty() ||
+                   std::any_of(s.dims.begin(), s.dims.end(), [](const DimSharding& d) { return !d.closed; });
+        });
 }
 
 void dropShardingRules(ir::Module& module)
