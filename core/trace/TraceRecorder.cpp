@@ -944,22 +944,15 @@ bool TraceRecorder::finishStream(int keyframeInterval)
 {
     if (!m_writer)
         return false;
-    TraceData data;
-    // Everything but the steps (streamed already) and the names (read in place): a copy without them
-    // is small.
-    data.nodes = m_data.nodes;
+    // Everything but the steps (streamed already; the writer does not read the kept ones) and the
+    // names (read in place), written from the recorder's data without a copy: the open nodes end
+    // at the last step and the initial state covers every value, as trace() has them too.
     for (int n : m_open)
-        data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
-    data.shardings = m_data.shardings;
-    data.rules = m_data.rules;
-    data.tables = m_data.tables;
-    data.decisionSets = m_data.decisionSets;
-    data.factorChangeSets = m_data.factorChangeSets;
-    data.initial = m_data.initial;
+        m_data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
     const ProgramIdsNameRows names(m_ids);
-    data.initial.resize(names.numValues(), -1);
+    m_data.initial.resize(names.numValues(), -1);
     const int interval = Trace::keyframeIntervalFor(m_numSteps, names.numValues(), keyframeInterval);
-    const bool ok = m_writer->finish(data, names, m_numSteps, interval);
+    const bool ok = m_writer->finish(m_data, names, m_numSteps, interval);
     m_writer = nullptr;
     return ok;
 }
