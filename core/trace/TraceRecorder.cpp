@@ -356,10 +356,29 @@ bool TraceRecorder::inModule(const Op* op) const
     return op == &m_module.op();
 }
 
+namespace {
+/// From this many notified ops on, when they are a quarter of the module's, a walk of the module
+/// compares faster than the values of the ops one by one.
+constexpr size_t kTraceRecorderManyWritten = 4096;
+} // namespace
+
+bool TraceRecorder::manyWritten() const
+{
+    return !m_verify && m_written.size() >= kTraceRecorderManyWritten && m_written.size() * 4 > m_ids.ops().size();
+}
+
 void TraceRecorder::shardingsWritten(Op& op)
 {
+    if (m_manyWritten)
+        return;
     if (m_writtenSet.insert(&op).second)
         m_written.push_back(&op);
+    if (m_written.size() >= kTraceRecorderManyWritten && manyWritten()) {
+        // The next comparison walks the module (a stage closing every sharding): the notified
+        // ops need not be kept.
+        forgetWritten();
+        m_manyWritten = true;
+    }
 }
 
 void TraceRecorder::stageWritesReported() { m_stageReportsWrites = true; }
@@ -385,6 +404,7 @@ void TraceRecorder::forgetWritten()
         m_writtenSet.clear();
     m_written.clear();
     m_settledUpTo = 0;
+    m_manyWritten = false;
 }
 
 void TraceRecorder::collectWritten(Op* op, std::vector<Value*>& values,
@@ -465,8 +485,7 @@ void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
     // When a good part of the module was written (a stage closing every sharding), a walk of it
     // compares faster than the values of the ops one by one, and records the same (what
     // changed is what was notified; the verification compares both ways, so it does not walk).
-    constexpr size_t kManyWritten = 4096;
-    if (!m_verify && m_written.size() >= kManyWritten && m_written.size() * 4 > m_ids.ops().size()) {
+    if (m_manyWritten || manyWritten()) {
         rescan(kind, note);
         return;
     }

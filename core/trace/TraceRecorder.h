@@ -145,6 +145,8 @@ private:
                         std::vector<std::pair<ir::Op*, unsigned>>& funcResults) const;
     /// Drops the ops notified since the last event whose values hold what was recorded.
     void settleWritten();
+    /// So many ops were notified since the last comparison that the next one walks the module.
+    bool manyWritten() const;
     void forgetWritten();
     void shardingsWritten(ir::Op& op) override;
     void stageWritesReported() override;
@@ -180,6 +182,7 @@ private:
     std::vector<ir::Op*> m_written;                 ///< ops notified since the last comparison
     std::unordered_set<const ir::Op*> m_writtenSet; ///< the same, as a set (erased ops leave it)
     size_t m_settledUpTo = 0;                       ///< m_written before it was settled
+    bool m_manyWritten = false;                     ///< the next comparison walks the module (m_written not kept)
     bool m_stageReportsWrites = false;              ///< the open stage reports its writes
     bool m_stageRewritten = false;                  ///< ... but rewrote the module without details
     bool m_verify = false;
