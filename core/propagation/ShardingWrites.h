@@ -7,8 +7,9 @@ namespace shardx {
 
 /// Hears of every sharding that propagation code writes on this thread (ValueSharding's
 /// setters, the driver's function results, user priorities, the pipeline's stages), and of the
-/// ops that the pipeline's stages insert and erase. A trace recorder learns from it which values may have changed
-/// outside the steps it saw, instead of comparing the whole module with what it recorded.
+/// ops that the pipeline's stages insert and erase. A trace recorder learns from it which values
+/// may have changed outside the steps it saw, instead of comparing the whole module with what it
+/// recorded.
 class ShardingWriteListener {
 public:
     /// A sharding stored on `op` was written: the own sharding of its results, a result's
@@ -27,8 +28,8 @@ public:
     /// `op` and the ops its regions hold are about to be erased (no notification of a write to
     /// them may be kept: their memory is freed).
     virtual void opsErasing(ir::Op& op) { (void)op; }
-    /// The stage that just began changed the module in a way it does not detail (a rewrite of
-    /// its call graph, a canonicalizer's patterns): a recorder compares the whole module at its end.
+    /// The stage that just began changed the module in a way it does not detail (a canonicalizer
+    /// pattern fired): a recorder compares the whole module at the stage's end.
     virtual void moduleRewritten() {}
 
 protected:
