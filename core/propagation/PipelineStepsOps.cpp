@@ -12,6 +12,7 @@
 #include "core/propagation/PropagationDriver.h"
 #include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
+#include "core/support/PointerMap.h"
 
 namespace shardx {
 
@@ -49,13 +50,12 @@ public:
             return true;
         if (op->numRegions() != 0 || !kindMayBeConstExpr(*op))
             return false;
-        auto it = m_memo.find(op);
-        if (it != m_memo.end())
-            return it->second;
+        if (const bool* known = m_memo.find(op))
+            return *known;
         bool result = true;
         for (const Value* v : op->operands())
             result = result && isConstExpr(v->definingOp());
-        m_memo[op] = result;
+        m_memo.insert(op, result);
         return result;
     }
 
@@ -81,7 +81,7 @@ public:
         Op* raw = def->parentBlock()->insertBefore(def, std::move(clone));
         m_module.noteDerived(*raw, *def, ir::Derivation::Copy);
         notifyOpsInserted(*raw);
-        m_memo[raw] = isConstExpr(def);
+        m_memo.insert(raw, isConstExpr(def));
         m_originals.insert(def);
         Value* result = raw->result(v->index());
         // Sharding groups of the original value are cloned for the clone.
@@ -176,7 +176,7 @@ private:
         return it->second;
     }
 
-    std::unordered_map<const Op*, bool> m_memo;
+    PointerMap<Op, bool> m_memo; ///< whether an op of a possible kind is a constant expression
     std::set<Op*> m_originals;
     std::unordered_map<const Value*, std::vector<Op*>> m_groupUsers;
 };

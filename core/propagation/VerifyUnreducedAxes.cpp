@@ -1,5 +1,6 @@
 // sdy-verify-unreduced-axes (PipelineSteps.h, SDY.md 3.7.11), with the verifier's unreduced transition check T.
 #include <functional>
+#include <unordered_map>
 
 #include "core/ir/OpRegistry.h"
 #include "core/ir/Verifier.h"
@@ -76,37 +77,42 @@ public:
     /// False after reporting the first error.
     bool verifyOp(Op& op)
     {
-        const std::string& n = op.name();
-        if (n == "sdy.reshard" || n == "sdy.sharding_constraint" || n == "func.func")
+        // Asked of every op: names compared as interned pointers.
+        static const ir::OperationName kReshard("sdy.reshard"), kConstraint("sdy.sharding_constraint"),
+            kFunc("func.func"), kReduce("stablehlo.reduce"), kDot("stablehlo.dot"),
+            kDotGeneral("stablehlo.dot_general"), kSdyAllReduce("sdy.all_reduce"),
+            kSdyReduceScatter("sdy.reduce_scatter"), kAllReduce("stablehlo.all_reduce"),
+            kReduceScatter("stablehlo.reduce_scatter"), kCall("func.call");
+        const ir::OperationName n = op.opName();
+        if (n == kReshard || n == kConstraint || n == kFunc)
             return true;
-        if (n == "stablehlo.reduce") {
+        if (n == kReduce) {
             const unsigned inputs = op.numOperands() / 2;
             for (unsigned i = 0; i < inputs && i < op.numResults(); ++i)
                 if (!transition(op, op.operand(i), op.result(i), bodyKind(op), RemovePolicy{false, std::nullopt}))
                     return false;
             return true;
         }
-        if (n == "stablehlo.dot" || n == "stablehlo.dot_general") {
+        if (n == kDot || n == kDotGeneral) {
             for (Value* v : op.operands())
                 if (!transition(op, v, op.result(0), ReductionKind::Sum, RemovePolicy{false, std::nullopt}))
                     return false;
             return true;
         }
-        if (n == "sdy.all_reduce" || n == "sdy.reduce_scatter") {
+        if (n == kSdyAllReduce || n == kSdyReduceScatter) {
             if (!getSharding(op.operand(0)))
                 return fail(op, "operand must be sharded.");
             return true;
         }
-        if (n == "stablehlo.all_reduce" || n == "stablehlo.reduce_scatter") {
+        if (n == kAllReduce || n == kReduceScatter) {
             for (unsigned i = 0; i < op.numOperands() && i < op.numResults(); ++i)
                 if (!transition(op, op.operand(i), op.result(i), std::nullopt, RemovePolicy{true, bodyKind(op)}))
                     return false;
             return true;
         }
-        if (n == "func.call")
+        if (n == kCall)
             return verifyCall(op);
-        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
-        if (info && info->isTerminator)
+        if (isTerminator(n))
             return verifyTerminator(op);
         for (Value* operand : op.operands())
             for (const auto& result : op.results())
@@ -116,6 +122,17 @@ public:
     }
 
 private:
+    /// The registry's answer, remembered per kind of op.
+    bool isTerminator(const ir::OperationName& n)
+    {
+        auto [it, inserted] = m_isTerminator.try_emplace(&n.str(), false);
+        if (inserted) {
+            const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n.str());
+            it->second = info && info->isTerminator;
+        }
+        return it->second;
+    }
+
     bool fail(const Op& op, const std::string& message)
     {
         SourcePos pos = op.pos;
@@ -229,6 +246,7 @@ private:
     ir::Module& m_module;
     DiagnosticList& m_diags;
     ir::verifier::Context m_ctx;
+    std::unordered_map<const std::string*, bool> m_isTerminator;
 };
 
 bool walkPostOrder(Op& op, const std::function<bool(Op&)>& fn)
