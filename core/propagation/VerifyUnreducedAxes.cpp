@@ -19,7 +19,7 @@ namespace {
 
 /// The sharding of an operand, none when it comes (through barriers) from a reshard/constraint
 /// (`storage` holds it when it is not stored as is).
-const TensorSharding* operandShardingRef(const Value* v, std::optional<TensorSharding>& storage)
+const TensorSharding* unreducedOperandShardingRef(const Value* v, std::optional<TensorSharding>& storage)
 {
     static const ir::OperationName kBarrier("sdy.propagation_barrier"), kReshard("sdy.reshard"),
         kConstraint("sdy.sharding_constraint");
@@ -37,7 +37,7 @@ const TensorSharding* operandShardingRef(const Value* v, std::optional<TensorSha
 std::optional<TensorSharding> operandSharding(const Value* v)
 {
     std::optional<TensorSharding> storage;
-    const TensorSharding* s = operandShardingRef(v, storage);
+    const TensorSharding* s = unreducedOperandShardingRef(v, storage);
     return s ? std::optional<TensorSharding>(*s) : std::nullopt;
 }
 
@@ -164,7 +164,7 @@ private:
     {
         // Read in place: the common op result holds its sharding as is.
         std::optional<TensorSharding> inStorage, outStorage;
-        const TensorSharding* in = operandShardingRef(operand, inStorage);
+        const TensorSharding* in = unreducedOperandShardingRef(operand, inStorage);
         return check(op, in, getShardingRef(result, outStorage), introduce, remove);
     }
 
@@ -223,7 +223,7 @@ private:
             for (unsigned i = 0; i < term.numOperands(); ++i) {
                 const TensorSharding* out = ir::funcResultSharding(*parent, i);
                 std::optional<TensorSharding> storage;
-                if (out && !check(term, operandShardingRef(term.operand(i), storage), out, ReductionKind::Sum,
+                if (out && !check(term, unreducedOperandShardingRef(term.operand(i), storage), out, ReductionKind::Sum,
                                   RemovePolicy{false, std::nullopt}))
                     return false;
             }
