@@ -8,6 +8,7 @@
 #include "core/ir/ShardingAccess.h"
 #include "core/partition/ExplicitReshardsInternal.h"
 #include "core/partition/LocalOps.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 #include "core/rules/RuleRegistry.h"
 
@@ -350,8 +351,7 @@ bool OpWalker::reshardToUnreduced(Op* op)
     if (v == op->operand(0))
         return false;
     op->result(0)->replaceAllUsesWith(v);
-    op->dropAllReferences();
-    op->erase();
+    eraseNotified(*op);
     return true;
 }
 

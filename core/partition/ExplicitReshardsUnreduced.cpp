@@ -3,6 +3,7 @@
 
 #include "core/ir/SdyOps.h"
 #include "core/ir/ShardingAccess.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx::reshards {
@@ -54,17 +55,26 @@ Value* insertBefore(Op* before, std::unique_ptr<Op> op)
 {
     if (op->pos.line == 0)
         op->pos = before->pos;
-    return before->parentBlock()->insertBefore(before, std::move(op))->result(0);
+    Op* raw = before->parentBlock()->insertBefore(before, std::move(op));
+    notifyOpsInserted(*raw);
+    return raw->result(0);
 }
 
 Value* insertAfter(Op* after, std::unique_ptr<Op> op)
 {
     if (op->pos.line == 0)
         op->pos = after->pos;
-    return after->parentBlock()->insertAfter(after, std::move(op))->result(0);
+    Op* raw = after->parentBlock()->insertAfter(after, std::move(op));
+    notifyOpsInserted(*raw);
+    return raw->result(0);
 }
 
-Value* insertAfterDef(Value* v, std::unique_ptr<Op> op) { return ir::insertAtDefinition(*v, std::move(op))->result(0); }
+Value* insertAfterDef(Value* v, std::unique_ptr<Op> op)
+{
+    Op* raw = ir::insertAtDefinition(*v, std::move(op));
+    notifyOpsInserted(*raw);
+    return raw->result(0);
+}
 
 Value* InsertPoint::insert(std::unique_ptr<Op> op)
 {

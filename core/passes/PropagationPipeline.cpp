@@ -15,26 +15,117 @@ namespace shardx {
 
 namespace {
 
-/// One step of the pipeline that is not propagation: its name and what it does. `reportsWrites`:
-/// it writes shardings only through the notifying setters (ShardingWrites.h) and makes no value,
-/// so that a recorder compares only what it reported instead of the whole module.
+/// One step of the pipeline that is not propagation: its name and what it does (false when it
+/// failed). Every stage reports what it writes, inserts and erases (ShardingWrites.h), so that a
+/// recorder compares only that instead of the whole module.
 struct PipelineStage {
     const char* name;
     std::function<bool()> run;
-    bool reportsWrites = false;
 };
+
+/// A stage that cannot fail.
+PipelineStage infallibleStage(const char* name, std::function<void()> fn)
+{
+    return {name, [fn = std::move(fn)] {
+                fn();
+                return true;
+            }};
+}
 
 /// Runs `stages` in order, each reported to `observer` as a stage of `kind`; false when one fails.
 bool runStages(const std::vector<PipelineStage>& stages, StageKind kind, PropagationObserver* observer)
 {
     for (const PipelineStage& stage : stages) {
         StageScope scope(observer, stage.name, kind);
-        if (stage.reportsWrites)
-            notifyStageWritesReported();
+        notifyStageWritesReported();
         if (!stage.run())
             return false;
     }
     return true;
+}
+
+/// The import stages (SDY.md 3.7.1-3.7.8), up to the user-priority propagation.
+std::vector<PipelineStage> importStages(ir::Module& module, const PropagationPipelineOptions& options,
+                                        DiagnosticList& diags)
+{
+    PropagationObserver* obs = options.observer;
+    const PipelineStage dce = infallibleStage("symbol DCE", [&module] { symbolDce(module); });
+    const PipelineStage applyConstraints =
+        infallibleStage("apply sharding constraints", [&module, obs] { applyShardingConstraints(module, obs); });
+    const PipelineStage importGroups = {"import sharding groups",
+                                        [&module, &diags] { return shardingGroupImport(module, diags); }};
+
+    std::vector<PipelineStage> stages = {
+        dce,
+        infallibleStage("lift inlined meshes", [&module] { liftInlinedMeshes(module); }),
+        infallibleStage("remove size-one axes", [&module] { removeSizeOneAxes(module); }),
+        infallibleStage("propagate shardings from functions to calls",
+                        [&module] { propagateShardingFromFuncToCall(module); }),
+        infallibleStage("split constants and scalar expansions per use",
+                        [&module] { constantOrScalarSplitter(module); }),
+        dce,
+        {"clean up manual axes", [&module, &diags] { return manualAxesCleanup(module, diags); }},
+        infallibleStage("add data-flow edges", [&module] { addDataFlowEdges(module); }),
+    };
+    if (options.dedupFunctionsFully) {
+        // The call graph stays: function data-flow edges stand for the calls.
+        stages.push_back(applyConstraints);
+        stages.push_back(importGroups);
+        stages.push_back(infallibleStage("add function data-flow edges", [&module] { addFuncDataFlowEdges(module); }));
+    } else {
+        // The call graph is flattened: every call becomes a named computation.
+        stages.push_back(infallibleStage("flatten the call graph", [&module] { flattenCallGraph(module); }));
+        stages.push_back(dce);
+        stages.push_back(
+            infallibleStage("import function calls as named computations", [&module] { importFuncCalls(module); }));
+        stages.push_back(dce);
+        stages.push_back(applyConstraints);
+        stages.push_back(importGroups);
+    }
+    stages.push_back(infallibleStage("order functions callers first", [&module] { preOrderFuncs(module); }));
+    return stages;
+}
+
+/// The export stages (SDY.md 3.7.9-3.7.11), after the user-priority propagation.
+std::vector<PipelineStage> exportStages(ir::Module& module, const PropagationPipelineOptions& options,
+                                        DiagnosticList& diags)
+{
+    const bool dedup = options.dedupFunctionsFully;
+    const PipelineStage toFuncResults =
+        infallibleStage("propagate to function results", [&module] { propagateToFuncResults(module); });
+
+    std::vector<PipelineStage> stages;
+    if (dedup) {
+        stages.push_back(toFuncResults);
+        stages.push_back(
+            infallibleStage("sink function data-flow edges", [&module] { sinkFuncDataFlowEdges(module); }));
+    } else {
+        stages.push_back(infallibleStage("export named computations", [&module] { exportNamedComputations(module); }));
+        stages.push_back(toFuncResults);
+    }
+    const std::vector<PipelineStage> rest = {
+        infallibleStage("unflatten the call graph", [&module, dedup] { unflattenCallGraph(module, dedup); }),
+        infallibleStage("symbol DCE", [&module] { symbolDce(module); }),
+        infallibleStage("insert reshards at function calls", [&module] { insertFuncCallReshards(module); }),
+        infallibleStage("merge constants and scalar expansions", [&module] { constantOrScalarMerger(module); }),
+        infallibleStage("sink data-flow edges", [&module] { sinkDataFlowEdges(module); }),
+        infallibleStage("remove sharding groups", [&module] { removeShardingGroups(module); }),
+        infallibleStage("sharding constraints to reshards", [&module] { shardingConstraintToReshard(module); }),
+        infallibleStage("update non-divisible input/output shardings",
+                        [&module] { updateNonDivisibleInputOutputShardings(module); }),
+        infallibleStage("remove sub-axes in input/output shardings",
+                        [&module] { removeSubAxesInInputOutputShardings(module); }),
+        infallibleStage("close shardings", [&module] { closeShardings(module); }),
+        {"verify unreduced axes", [&module, &diags] { return verifyUnreducedAxes(module, diags); }},
+        {"insert explicit reshards",
+         [&module, &diags] {
+             return insertExplicitReshards(module, ExplicitReshardsOptions{/*fullVersion=*/false}, diags);
+         }},
+        infallibleStage("canonicalize collectives", [&module] { canonicalizeCollectives(module); }),
+        infallibleStage("drop sharding rules", [&module] { dropShardingRules(module); }),
+    };
+    stages.insert(stages.end(), rest.begin(), rest.end());
+    return stages;
 }
 
 } // namespace
@@ -42,63 +133,9 @@ bool runStages(const std::vector<PipelineStage>& stages, StageKind kind, Propaga
 bool runPropagationPipeline(ir::Module& module, const PropagationPipelineOptions& options, DiagnosticList& diags)
 {
     PropagationObserver* obs = options.observer;
-    auto always = [](auto&& fn) {
-        return [fn]() {
-            fn();
-            return true;
-        };
-    };
-    // Import.
-    std::vector<PipelineStage> import = {
-        {"symbol DCE", always([&] { symbolDce(module); }), true},
-        {"lift inlined meshes", always([&] { liftInlinedMeshes(module); }), true},
-        {"remove size-one axes", always([&] { removeSizeOneAxes(module); }), true},
-        {"propagate shardings from functions to calls", always([&] { propagateShardingFromFuncToCall(module); }), true},
-        {"split constants and scalar expansions per use", always([&] { constantOrScalarSplitter(module); })},
-        {"symbol DCE", always([&] { symbolDce(module); }), true},
-        {"clean up manual axes", [&] { return manualAxesCleanup(module, diags); }},
-        {"add data-flow edges", always([&] { addDataFlowEdges(module); })},
-    };
-    auto applyConstraints = always([&] { applyShardingConstraints(module, obs); });
-    if (options.dedupFunctionsFully) {
-        import.push_back({"apply sharding constraints", applyConstraints});
-        import.push_back({"import sharding groups", [&] { return shardingGroupImport(module, diags);
-    }
-});
-        import.push_back({"add function data-flow edges", always([&] { addFuncDataFlowEdges(module);
-        } // namespace shardx
-)
-});
-}
-else
-{
-        import.push_back({"flatten the call graph", always([&] { flattenCallGraph(module);
-})
-});
-        import.push_back({"symbol DCE", always([&] { symbolDce(module);
-        })
-        , true
-        });
-        import.push_back({"import function calls as named computations", always([&] { importFuncCalls(module);
-        })
-        });
-        import.push_back({"symbol DCE", always([&] { symbolDce(module);
-        })
-        , true
-        });
-        import.push_back({"apply sharding constraints", applyConstraints});
-        import.push_back({"import sharding groups", [&] { return shardingGroupImport(module, diags);
-        }
-        });
-        }
-    import.push_back({"order functions callers first", always([&] { preOrderFuncs(module);
-    })
-    , true
-    });
-    if (!runStages(import, StageKind::Import, obs))
+    if (!runStages(importStages(module, options, diags), StageKind::Import, obs))
         return false;
 
-    // Propagation.
     PropagationPassOptions prop;
     prop.base.keepShardingRules = true;
     prop.base.observer = obs;
@@ -106,41 +143,10 @@ else
     if (!runUserPriorityPropagation(module, prop, diags))
         return false;
 
-    // Call graph back, then export.
-    std::vector<PipelineStage> exportStages;
-    if (options.dedupFunctionsFully) {
-        exportStages.push_back(
-            {"propagate to function results", always([&] { propagateToFuncResults(module); }), true});
-        exportStages.push_back({"sink function data-flow edges", always([&] { sinkFuncDataFlowEdges(module); })});
-    } else {
-        exportStages.push_back({"export named computations", always([&] { exportNamedComputations(module); })});
-        exportStages.push_back(
-            {"propagate to function results", always([&] { propagateToFuncResults(module); }), true});
-    }
-    const bool dedup = options.dedupFunctionsFully;
-    const std::vector<PipelineStage> rest = {
-        {"unflatten the call graph", always([&] { unflattenCallGraph(module, dedup); })},
-        {"symbol DCE", always([&] { symbolDce(module); }), true},
-        {"insert reshards at function calls", always([&] { insertFuncCallReshards(module); })},
-        {"merge constants and scalar expansions", always([&] { constantOrScalarMerger(module); })},
-        {"sink data-flow edges", always([&] { sinkDataFlowEdges(module); })},
-        {"remove sharding groups", always([&] { removeShardingGroups(module); }), true},
-        {"sharding constraints to reshards", always([&] { shardingConstraintToReshard(module); }), true},
-        {"update non-divisible input/output shardings", always([&] { updateNonDivisibleInputOutputShardings(module); }),
-         true},
-        {"remove sub-axes in input/output shardings", always([&] { removeSubAxesInInputOutputShardings(module); }),
-         true},
-        {"close shardings", always([&] { closeShardings(module); }), true},
-        {"verify unreduced axes", [&] { return verifyUnreducedAxes(module, diags); }, true},
-        {"insert explicit reshards",
-         [&] { return insertExplicitReshards(module, ExplicitReshardsOptions{/*fullVersion=*/false}, diags); }},
-        {"canonicalize collectives", always([&] { canonicalizeCollectives(module); })},
-        {"drop sharding rules", always([&] { dropShardingRules(module); }), true},
-    };
-    exportStages.insert(exportStages.end(), rest.begin(), rest.end());
-    if (!runStages(exportStages, StageKind::Export, obs))
+    // The call graph back, then export.
+    if (!runStages(exportStages(module, options, diags), StageKind::Export, obs))
         return false;
     return !diags.hasErrors();
-    }
+}
 
-    } // namespace shardx
+} // namespace shardx

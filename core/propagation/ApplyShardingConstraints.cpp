@@ -4,6 +4,7 @@
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/DataFlowEdgePasses.h"
 #include "core/propagation/PropagationObserver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -13,8 +14,17 @@ using ir::Value;
 
 namespace {
 
-bool isConstraint(const Op* op) { return op && op->name() == "sdy.sharding_constraint"; }
-bool isManual(const Op* op) { return op && op->name() == "sdy.manual_computation"; }
+bool isConstraint(const Op* op)
+{
+    static const ir::OperationName kConstraint("sdy.sharding_constraint");
+    return op && op->opName() == kConstraint;
+}
+
+bool isManual(const Op* op)
+{
+    static const ir::OperationName kManual("sdy.manual_computation");
+    return op && op->opName() == kManual;
+}
 
 const TensorSharding* inShardingFor(const Op& manual, unsigned operandIndex)
 {
@@ -130,6 +140,7 @@ void applyConstraint(Op& c, PropagationObserver* obs)
         std::unique_ptr<Op> owned = c.parentBlock()->remove(&c);
         Op* raw = owned.get();
         ir::insertAtDefinition(*x, std::move(owned));
+        notifyOpsInserted(*raw);
         redirectOtherUses(x, raw, raw->result(0));
         setUnreducedOf(x, *s);
         return;
@@ -153,6 +164,7 @@ void applyManualInShardings(ir::Module& module, Op& mc, PropagationObserver* obs
             Op* raw = op.get();
             ir::insertAtDefinition(*x, std::move(op));
             module.noteDerived(*raw, *x, ir::Derivation::Constraint);
+            notifyOpsInserted(*raw);
             redirectOtherUses(x, raw, r);
             continue;
         }

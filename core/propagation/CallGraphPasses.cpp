@@ -32,9 +32,11 @@ std::string originalName(const Op& func)
 
 std::vector<Op*> callsIn(Op& root)
 {
+    // Walked in every call-graph step: the name is compared as an interned pointer.
+    static const ir::OperationName kCall("func.call");
     std::vector<Op*> calls;
     root.walk([&](Op* op) {
-        if (op->name() == "func.call")
+        if (op->opName() == kCall)
             calls.push_back(op);
     });
     return calls;
@@ -92,8 +94,7 @@ void replaceTerminator(ir::Block& block, const std::string& name)
     for (Value* v : term->operands())
         nt->addOperand(v);
     nt->pos = term->pos;
-    term->dropAllReferences();
-    term->erase();
+    eraseNotified(*term);
     block.push_back(std::move(nt));
 }
 
@@ -122,11 +123,17 @@ void flattenCallGraph(ir::Module& module)
 {
     std::set<std::string> claimed;
     std::set<std::string> called;
-    for (Op* f : module.funcs())
-        for (Op* c : callsIn(*f))
+    // The calls of each function, found once (the clones made below are walked when visited).
+    std::unordered_map<Op*, std::vector<Op*>> callsOf;
+    for (Op* f : module.funcs()) {
+        std::vector<Op*>& calls = callsOf[f] = callsIn(*f);
+        for (Op* c : calls)
             called.insert(ir::calleeName(*c).value_or(std::string()));
+    }
     std::function<void(Op*)> visit = [&](Op* func) {
-        for (Op* call : callsIn(*func)) {
+        auto known = callsOf.find(func);
+        const std::vector<Op*> calls = known != callsOf.end() ? known->second : callsIn(*func);
+        for (Op* call : calls) {
             Op* callee = module.findCallee(*call);
             if (!callee)
                 continue;
@@ -143,6 +150,7 @@ void flattenCallGraph(ir::Module& module)
             clone->setDiscardable("sdy.original_func_name", ir::makeAttr(ir::StringAttr{originalName(*callee)}));
             Op* raw = module.body().insertAfter(callee, std::move(clone));
             module.noteCloned(*callee, *raw);
+            notifyOpsInserted(*raw);
             ir::setCalleeName(*call, fresh);
             claimed.insert(fresh);
             visit(raw);
@@ -201,29 +209,26 @@ void importFuncCalls(ir::Module& module)
         replaceTerminator(*nb, "sdy.return");
         for (unsigned i = 0; i < call->numResults(); ++i)
             replaceUses(call->result(i), raw->result(i));
-        call->dropAllReferences();
-        call->erase();
+        eraseNotified(*call);
+        // The call's results and the callee's arguments and body, now the computation's.
+        notifyOpsInserted(*raw);
     }
-    for (Op* f : callees) {
-        f->dropAllReferences();
-        f->erase();
-    }
-    addDataFlowEdges(module);
+    for (Op* f : callees)
+        eraseNotified(*f);
+    // Edges for the computations made here (every other data-flow op has its edges already).
+    if (!callees.empty())
+        addDataFlowEdges(module);
 }
 
 void exportNamedComputations(ir::Module& module)
 {
     // Post-order: nested computations are exported before their parents, siblings in order.
+    static const ir::OperationName kNamed("sdy.named_computation");
     std::vector<Op*> ncs;
-    std::function<void(Op*)> collect = [&](Op* op) {
-        for (const auto& region : op->regions())
-            for (const auto& block : region->blocks())
-                for (const auto& child : block->ops())
-                    collect(child.get());
-        if (op->name() == "sdy.named_computation")
+    module.op().walkPostOrder([&](Op* op) {
+        if (op->opName() == kNamed)
             ncs.push_back(op);
-    };
-    collect(&module.op());
+    });
     for (Op* nc : ncs) {
         const std::string base = ir::computationName(*nc).value_or(std::string());
         std::string name = base;
@@ -238,8 +243,7 @@ void exportNamedComputations(ir::Module& module)
             argShardings.push_back(edge ? getOwnSharding(edge->result(0)) : getOwnSharding(arg));
             if (edge) {
                 replaceUses(edge->result(0), arg);
-                edge->dropAllReferences();
-                edge->erase();
+                eraseNotified(*edge);
             }
         }
         std::vector<std::optional<TensorSharding>> resShardings;
@@ -249,8 +253,7 @@ void exportNamedComputations(ir::Module& module)
             resShardings.push_back(edge ? getOwnSharding(edge->result(0)) : getOwnSharding(r));
             if (edge) {
                 replaceUses(edge->result(0), r);
-                edge->dropAllReferences();
-                edge->erase();
+                eraseNotified(*edge);
             }
         }
         std::vector<ir::Type> argTypes, resTypes;
@@ -280,6 +283,7 @@ void exportNamedComputations(ir::Module& module)
                 ir::setFuncArgSharding(*rawFunc, i, *argShardings[i]);
         moveBody(body, *fb, args);
         replaceTerminator(*fb, "func.return");
+        notifyOpsInserted(*rawFunc);
 
         auto call = std::make_unique<Op>("func.call");
         ir::setCalleeName(*call, name);
@@ -296,8 +300,8 @@ void exportNamedComputations(ir::Module& module)
         module.noteReplaced(*rawCall, *nc);
         for (unsigned i = 0; i < nc->numResults(); ++i)
             replaceUses(nc->result(i), rawCall->result(i));
-        nc->dropAllReferences();
-        nc->erase();
+        eraseNotified(*nc);
+        notifyOpsInserted(*rawCall);
     }
 }
 
@@ -376,7 +380,8 @@ void unflattenCallGraph(ir::Module& module, bool dedupFunctionsFully)
     }
     for (Op* f : module.funcs()) {
         f->removeAttribute("sdy.original_func_name");
-        f->removeAttribute("sdy.func_manual_axes");
+        if (f->removeAttribute("sdy.func_manual_axes"))
+            notifyShardingsWritten(*f);
     }
 }
 
@@ -407,6 +412,7 @@ void insertFuncCallReshards(ir::Module& module)
                 ir::setOpSharding(*reshard, target);
                 Op* raw = call->parentBlock()->insertAfter(insertAfter, std::move(reshard));
                 module.noteDerived(*raw, *call->result(i), ir::Derivation::Reshard);
+                notifyOpsInserted(*raw);
                 insertAfter = raw;
                 replaceUses(call->result(i), r, raw);
             }
@@ -414,6 +420,7 @@ void insertFuncCallReshards(ir::Module& module)
                 ir::setResultShardings(*call, std::move(*list));
             else
                 ir::removeResultShardings(*call);
+            notifyShardingsWritten(*call);
         }
 }
 
@@ -460,6 +467,7 @@ void addFuncDataFlowEdges(ir::Module& module)
             raw = block->insertBefore(block->empty() ? nullptr : block->ops().front().get(), std::move(op));
         module.noteDerived(*raw, *v, ir::Derivation::Edge);
         replaceUses(v, r, raw);
+        notifyOpsInserted(*raw);
     };
     for (Op* f : module.funcs()) {
         if (f->region(0).empty())
@@ -477,9 +485,10 @@ void addFuncDataFlowEdges(ir::Module& module)
 
 void sinkFuncDataFlowEdges(ir::Module& module)
 {
+    static const ir::OperationName kFuncEdge("sdy.func_data_flow_edge");
     std::vector<Op*> edges;
     module.op().walk([&](Op* op) {
-        if (op->name() == "sdy.func_data_flow_edge")
+        if (op->opName() == kFuncEdge)
             edges.push_back(op);
     });
     for (Op* edge : edges) {
@@ -487,8 +496,7 @@ void sinkFuncDataFlowEdges(ir::Module& module)
         if (std::optional<TensorSharding> s = getOwnSharding(edge->result(0)))
             setOwnSharding(in, *s);
         replaceUses(edge->result(0), in);
-        edge->dropAllReferences();
-        edge->erase();
+        eraseNotified(*edge);
     }
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/ir/ShardingAccess.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
 
 namespace shardx {
@@ -25,6 +26,7 @@ void addEdge(ir::Module& module, Value* owner)
     Op* raw = ir::insertAtDefinition(*owner, std::move(op));
     module.noteDerived(*raw, *owner, ir::Derivation::Edge);
     replaceUses(owner, result, raw);
+    notifyOpsInserted(*raw); // its owner's family now reads the edge
 }
 
 /// Collects the edge shardings of `owners`; returns false when none has one.
@@ -104,19 +106,22 @@ bool sinkDataFlowEdges(ir::Module& module)
     for (Op* func : module.funcs()) {
         std::vector<Op*> dataFlowOps;
         std::vector<Op*> edges;
+        static const ir::OperationName kEdge("sdy.data_flow_edge");
         func->walk([&](Op* op) {
             if (isDataFlowOp(*op))
                 dataFlowOps.push_back(op);
-            else if (op->name() == "sdy.data_flow_edge")
+            else if (op->opName() == kEdge)
                 edges.push_back(op);
         });
         for (Op* op : dataFlowOps)
             sinkOp(*op);
         for (Op* edge : edges) {
             replaceUses(edge->result(0), edge->operand(0));
-            edge->dropAllReferences();
-            edge->erase();
+            eraseNotified(*edge);
         }
+        // Their values read their own shardings now, no longer the edges'.
+        for (Op* op : dataFlowOps)
+            notifyShardingsWritten(*op);
     }
     return true;
 }

@@ -21,15 +21,26 @@ using ir::Op;
 
 namespace {
 
-ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorSharding&)>& fn)
+/// What forEachSharding() applies: `fn`, to the shardings `mayChange` (when given) lets through.
+struct ShardingTransform {
+    const std::function<bool(TensorSharding&)>& fn;
+    const std::function<bool(const TensorSharding&)>& mayChange;
+};
+
+ir::AttrPtr transformAttr(const ir::AttrPtr& a, const ShardingTransform& t)
 {
     if (!a)
         return nullptr;
+    const std::function<bool(TensorSharding&)>& fn = t.fn;
     if (const auto* s = a->as<ir::ShardingAttr>()) {
+        if (t.mayChange && !t.mayChange(s->sharding))
+            return nullptr;
         TensorSharding copy = s->sharding;
         return fn(copy) ? ir::makeAttr(ir::ShardingAttr{std::move(copy)}) : nullptr;
     }
     if (const auto* l = a->as<ir::ShardingPerValueAttr>()) {
+        if (t.mayChange && std::none_of(l->value.shardings.begin(), l->value.shardings.end(), t.mayChange))
+            return nullptr;
         ShardingPerValue copy = l->value;
         bool any = false;
         for (TensorSharding& s : copy.shardings)
@@ -40,7 +51,7 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
         ir::ArrayAttr copy = *arr;
         bool any = false;
         for (ir::AttrPtr& e : copy.elements)
-            if (ir::AttrPtr n = transformAttr(e, fn)) {
+            if (ir::AttrPtr n = transformAttr(e, t)) {
                 e = n;
                 any = true;
             }
@@ -50,7 +61,7 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
         ir::DictionaryAttr copy = *d;
         bool any = false;
         for (ir::NamedAttribute& e : copy.entries)
-            if (ir::AttrPtr n = transformAttr(e.value, fn)) {
+            if (ir::AttrPtr n = transformAttr(e.value, t)) {
                 e.value = n;
                 any = true;
             }
@@ -60,11 +71,11 @@ ir::AttrPtr transformAttr(const ir::AttrPtr& a, const std::function<bool(TensorS
 }
 
 /// True when it changed an entry.
-bool transformList(ir::NamedAttrList& list, const std::function<bool(TensorSharding&)>& fn)
+bool transformList(ir::NamedAttrList& list, const ShardingTransform& t)
 {
     bool any = false;
     for (ir::NamedAttribute& e : list)
-        if (ir::AttrPtr n = transformAttr(e.value, fn)) {
+        if (ir::AttrPtr n = transformAttr(e.value, t)) {
             e.value = n;
             any = true;
         }
@@ -73,10 +84,12 @@ bool transformList(ir::NamedAttrList& list, const std::function<bool(TensorShard
 
 } // namespace
 
-void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn)
+void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn,
+                     const std::function<bool(const TensorSharding&)>& mayChange)
 {
+    const ShardingTransform t{fn, mayChange};
     module.op().walk([&](Op* op) {
-        if (transformList(op->props(), fn) | transformList(op->attrs(), fn))
+        if (transformList(op->props(), t) | transformList(op->attrs(), t))
             notifyShardingsWritten(*op);
     });
 }
@@ -241,13 +254,17 @@ void liftInlinedMeshes(ir::Module& module)
         }
     }
     if (!renames.empty()) {
-        forEachSharding(module, [&](TensorSharding& s) {
-            auto it = renames.find(s.mesh.symbol);
-            if (s.mesh.isInline() || it == renames.end())
-                return false;
-            s.mesh.symbol = it->second;
-            return true;
-        });
+        auto renamed = [&](const TensorSharding& s) { return !s.mesh.isInline() && renames.count(s.mesh.symbol); };
+        forEachSharding(
+            module,
+            [&](TensorSharding& s) {
+                auto it = renames.find(s.mesh.symbol);
+                if (s.mesh.isInline() || it == renames.end())
+                    return false;
+                s.mesh.symbol = it->second;
+                return true;
+            },
+            renamed);
         // Other references to a removed mesh: collectives that name their mesh (JAX's shard_map writes
         // `replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, ...>`), symbol references.
         module.op().walk([&](Op* op) {
@@ -256,37 +273,40 @@ void liftInlinedMeshes(ir::Module& module)
         });
     }
     // Give every inline mesh a symbol.
-    forEachSharding(module, [&](TensorSharding& s) {
-        if (!s.mesh.isInline())
-            return false;
-        const Mesh inlineMesh = *s.mesh.inlineMesh;
-        for (Op* m : module.meshes())
-            if (const Mesh* mm = ir::meshOpMesh(*m); mm && *mm == inlineMesh) {
-                s.mesh = MeshRef{ir::symbolName(*m), std::nullopt};
-                return true;
+    forEachSharding(
+        module,
+        [&](TensorSharding& s) {
+            if (!s.mesh.isInline())
+                return false;
+            const Mesh inlineMesh = *s.mesh.inlineMesh;
+            for (Op* m : module.meshes())
+                if (const Mesh* mm = ir::meshOpMesh(*m); mm && *mm == inlineMesh) {
+                    s.mesh = MeshRef{ir::symbolName(*m), std::nullopt};
+                    return true;
+                }
+            std::string name;
+            if (inlineMesh.isMaximal()) {
+                name = "maximal_mesh_" + std::to_string(inlineMesh.deviceIds().front());
+            } else if (inlineMesh.isEmpty()) {
+                name = "empty_mesh";
+            } else {
+                name = "mesh";
+                for (int i = 0; module.findMeshOp(name) || module.findFunc(name); ++i)
+                    name = "mesh_" + std::to_string(i);
             }
-        std::string name;
-        if (inlineMesh.isMaximal()) {
-            name = "maximal_mesh_" + std::to_string(inlineMesh.deviceIds().front());
-        } else if (inlineMesh.isEmpty()) {
-            name = "empty_mesh";
-        } else {
-            name = "mesh";
-            for (int i = 0; module.findMeshOp(name) || module.findFunc(name); ++i)
-                name = "mesh_" + std::to_string(i);
-        }
-        auto op = std::make_unique<Op>("sdy.mesh");
-        ir::setSymbolName(*op, name);
-        ir::setMeshOpMesh(*op, inlineMesh);
-        std::vector<Op*> all = module.meshes();
-        if (all.empty())
-            module.body().insertBefore(module.body().empty() ? nullptr : module.body().ops().front().get(),
-                                       std::move(op));
-        else
-            module.body().insertAfter(all.back(), std::move(op));
-        s.mesh = MeshRef{name, std::nullopt};
-        return true;
-    });
+            auto op = std::make_unique<Op>("sdy.mesh");
+            ir::setSymbolName(*op, name);
+            ir::setMeshOpMesh(*op, inlineMesh);
+            std::vector<Op*> all = module.meshes();
+            if (all.empty())
+                module.body().insertBefore(module.body().empty() ? nullptr : module.body().ops().front().get(),
+                                           std::move(op));
+            else
+                module.body().insertAfter(all.back(), std::move(op));
+            s.mesh = MeshRef{name, std::nullopt};
+            return true;
+        },
+        [](const TensorSharding& s) { return s.mesh.isInline(); });
 }
 
 void removeSizeOneAxes(ir::Module& module)
@@ -324,8 +344,9 @@ void removeSizeOneAxes(ir::Module& module)
 
 void propagateShardingFromFuncToCall(ir::Module& module)
 {
+    static const ir::OperationName kCall("func.call");
     module.op().walk([&](Op* call) {
-        if (call->name() != "func.call" || call->attr(ir::kSdyShardingAttr))
+        if (call->opName() != kCall || call->attr(ir::kSdyShardingAttr))
             return;
         Op* callee = module.findCallee(*call);
         if (!callee)
@@ -353,9 +374,10 @@ void propagateShardingFromFuncToCall(ir::Module& module)
 
 void removeShardingGroups(ir::Module& module)
 {
+    static const ir::OperationName kGroup("sdy.sharding_group");
     std::vector<Op*> groups;
     module.op().walk([&](Op* op) {
-        if (op->name() == "sdy.sharding_group")
+        if (op->opName() == kGroup)
             groups.push_back(op);
     });
     for (Op* g : groups) {
@@ -366,23 +388,30 @@ void removeShardingGroups(ir::Module& module)
 
 void shardingConstraintToReshard(ir::Module& module)
 {
+    static const ir::OperationName kConstraint("sdy.sharding_constraint");
     module.op().walk([&](Op* op) {
-        if (op->name() == "sdy.sharding_constraint")
+        if (op->opName() == kConstraint)
             op->setName("sdy.reshard");
     });
 }
 
 void closeShardings(ir::Module& module)
 {
-    forEachSharding(module, [](TensorSharding& s) {
-        bool changed = !s.replicated.empty();
-        s.replicated.clear();
-        for (DimSharding& d : s.dims) {
-            changed = changed || !d.closed;
-            d.closed = true;
-        }
-        return changed;
-    });
+    forEachSharding(
+        module,
+        [](TensorSharding& s) {
+            bool changed = !s.replicated.empty();
+            s.replicated.clear();
+            for (DimSharding& d : s.dims) {
+                changed = changed || !d.closed;
+                d.closed = true;
+            }
+            return changed;
+        },
+        [](const TensorSharding& s) {
+            return !s.replicated.empty() ||
+                   std::any_of(s.dims.begin(), s.dims.end(), [](const DimSharding& d) { return !d.closed; });
+        });
 }
 
 void dropShardingRules(ir::Module& module)
@@ -398,8 +427,10 @@ void dropShardingRules(ir::Module& module)
 namespace {
 
 /// MLIR's greedy rewrite driver restricted to `apply` (a pattern list with a label filter), plus
-/// the removal of trivially dead ops, to a fixed point on every function.
-void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&, ir::Rewriter&)>& apply)
+/// the removal of trivially dead ops, to a fixed point on every function. `mayApply`: the ops
+/// `apply` may rewrite (a function with none of them and no dead op is left as it is).
+void runRestrictedCanonicalizer(ir::Module& module, const std::function<bool(const Op&)>& mayApply,
+                                const std::function<void(Op&, ir::Rewriter&)>& apply)
 {
     for (Op* func : module.funcs()) {
         if (!func->numRegions() || func->region(0).empty())
@@ -407,20 +438,31 @@ void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&
         ir::Rewriter rw;
         rw.module = &module;
         std::vector<Op*> order;
+        bool anyWork = false;
         func->walkPostOrder([&](Op* o) {
-            if (o != func)
-                order.push_back(o);
+            if (o == func)
+                return;
+            order.push_back(o);
+            anyWork = anyWork || mayApply(*o) || ir::isTriviallyDead(*o);
         });
+        // Nothing dead and nothing to rewrite: the driver would visit every op and change none.
+        if (!anyWork)
+            continue;
         for (auto it = order.rbegin(); it != order.rend(); ++it)
             rw.enqueue(*it);
         int budget = 1000000;
         while (Op* op = rw.pop()) {
             if (--budget < 0)
                 break;
-            if (ir::isTriviallyDead(*op))
+            if (ir::isTriviallyDead(*op)) {
+                // Values reading their sharding through a dead edge read their own afterwards.
+                if (op->name() == "sdy.data_flow_edge")
+                    notifyModuleRewritten();
+                notifyOpsErasing(*op);
                 rw.eraseOp(op);
-            else
+            } else {
                 apply(*op, rw);
+            }
         }
     }
 }
@@ -429,25 +471,36 @@ void runRestrictedCanonicalizer(ir::Module& module, const std::function<void(Op&
 
 void canonicalizeCollectives(ir::Module& module)
 {
-    static const std::set<std::string> kCollectives = {"sdy.all_gather", "sdy.all_slice",
-                                                       "sdy.all_reduce", "sdy.reduce_scatter",
-                                                       "sdy.all_to_all", "sdy.collective_permute"};
+    static const ir::OperationName kCollectives[] = {
+        ir::OperationName("sdy.all_gather"), ir::OperationName("sdy.all_slice"),
+        ir::OperationName("sdy.all_reduce"), ir::OperationName("sdy.reduce_scatter"),
+        ir::OperationName("sdy.all_to_all"), ir::OperationName("sdy.collective_permute")};
+    auto isCollective = [](const Op& op) {
+        const ir::OperationName n = op.opName();
+        return std::find(std::begin(kCollectives), std::end(kCollectives), n) != std::end(kCollectives);
+    };
     const auto& patterns = ir::sdyCanonicalizationPatterns();
-    runRestrictedCanonicalizer(module, [&](Op& op, ir::Rewriter& rw) {
-        if (!kCollectives.count(op.name()))
+    runRestrictedCanonicalizer(module, isCollective, [&](Op& op, ir::Rewriter& rw) {
+        if (!isCollective(op))
             return;
         auto it = patterns.find(op.name());
         if (it == patterns.end())
             return;
         for (const ir::CanonicalizationPattern& p : it->second)
-            if (p(op, rw))
+            if (p(op, rw)) {
+                // A pattern may insert, replace and erase ops: the module is compared whole.
+                notifyModuleRewritten();
                 break;
+            }
     });
 }
 
 void canonicalizeReshards(ir::Module& module)
 {
-    runRestrictedCanonicalizer(module, [](Op& op, ir::Rewriter& rw) { ir::foldReshardOfReshard(op, rw); });
+    static const ir::OperationName kReshard("sdy.reshard");
+    runRestrictedCanonicalizer(
+        module, [](const Op& op) { return op.opName() == kReshard; },
+        [](Op& op, ir::Rewriter& rw) { ir::foldReshardOfReshard(op, rw); });
 }
 
 void inlineMeshes(ir::Module& module)

@@ -10,8 +10,10 @@ namespace shardx {
 
 /// Applies `fn` to every sharding stored anywhere in the module (func argument/result
 /// attributes, op attributes holding a sharding or a list of shardings). `fn` returns true
-/// when it changed the sharding.
-void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn);
+/// when it changed the sharding. `mayChange`, when given, is false for the shardings that `fn`
+/// would leave as they are: those are not copied for it.
+void forEachSharding(ir::Module& module, const std::function<bool(TensorSharding&)>& fn,
+                     const std::function<bool(const TensorSharding&)>& mayChange = {});
 
 /// MLIR's symbol DCE: erases private functions nobody calls (repeatedly).
 void symbolDce(ir::Module& module);

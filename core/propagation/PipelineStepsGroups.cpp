@@ -199,8 +199,7 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
     for (Op* g : groupOps) {
         const int64_t id = renumber[findRoot(parent, ir::shardingGroupId(*g).value_or(0))];
         if (!seen.insert({g->operand(0), id}).second) {
-            g->dropAllReferences();
-            g->erase();
+            eraseNotified(*g);
             continue;
         }
         ir::setShardingGroupId(*g, id);
@@ -211,8 +210,9 @@ bool shardingGroupImport(ir::Module& module, DiagnosticList& diags)
 bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
 {
     bool ok = true;
+    static const ir::OperationName kManual("sdy.manual_computation");
     module.op().walk([&](Op* op) {
-        if (op->name() != "sdy.manual_computation")
+        if (op->opName() != kManual)
             return;
         std::vector<std::string> manual = manualAxesOf(*op);
         const ShardingPerValue* in = ir::inShardings(*op);
@@ -243,6 +243,7 @@ bool manualAxesCleanup(ir::Module& module, DiagnosticList& diags)
         std::sort(manual.begin(), manual.end(),
                   [&](const std::string& a, const std::string& b) { return mesh->axisIndex(a) < mesh->axisIndex(b); });
         ir::setManualAxes(*op, manual);
+        notifyShardingsWritten(*op); // the view of its arguments' shardings follows its manual axes
         auto fix = [&](TensorSharding& s, const ir::Type& t) {
             if (!t.isTensor())
                 return false;
@@ -284,9 +285,10 @@ void updateNonDivisibleInputOutputShardings(ir::Module& module)
     auto fix = [&](TensorSharding& s, const ir::Type& t) { return fixDivisibility(s, t, module); };
     for (Op* func : module.funcs())
         updateFuncIo(*func, true, true, fix);
+    static const ir::OperationName kCall("func.call"), kManual("sdy.manual_computation");
     module.op().walk([&](Op* op) {
         // Only calls and manual computations hold such lists: no type vectors for other ops.
-        if (op->name() != "func.call" && op->name() != "sdy.manual_computation")
+        if (op->opName() != kCall && op->opName() != kManual)
             return;
         std::vector<ir::Type> inTypes, outTypes;
         for (Value* v : op->operands())

@@ -10,7 +10,9 @@
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/PipelineSteps.h"
 #include "core/propagation/PropagationDriver.h"
+#include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
+#include "core/support/PointerMap.h"
 
 namespace shardx {
 
@@ -27,8 +29,9 @@ bool isPure(const Op& op)
 
 bool isScalarExpansion(const Op& op)
 {
-    return op.name() == "stablehlo.broadcast_in_dim" && op.numOperands() == 1 &&
-           op.operand(0)->type().isRankedTensor() && op.operand(0)->type().rank() == 0;
+    static const ir::OperationName kBroadcast("stablehlo.broadcast_in_dim");
+    return op.opName() == kBroadcast && op.numOperands() == 1 && op.operand(0)->type().isRankedTensor() &&
+           op.operand(0)->type().rank() == 0;
 }
 
 class ConstantSplitter {
@@ -37,23 +40,22 @@ public:
 
     bool isConstExpr(const Op* op)
     {
+        // Asked of every operand of every op: the kinds that can never be one are answered by
+        // their interned name, without a memo entry.
+        static const ir::OperationName kConstant("sdy.constant"), kIota("stablehlo.iota");
         if (!op)
             return false;
-        auto it = m_memo.find(op);
-        if (it != m_memo.end())
-            return it->second;
-        bool result = false;
-        const std::string& n = op->name();
-        if (n == "sdy.constant" || n == "stablehlo.iota") {
-            result = true;
-        } else if (isPure(*op) && op->numRegions() == 0 &&
-                   (n == "stablehlo.broadcast_in_dim" || n == "stablehlo.reshape" || n == "stablehlo.slice" ||
-                    isElementwiseOp(*op))) {
-            result = true;
-            for (const Value* v : op->operands())
-                result = result && isConstExpr(v->definingOp());
-        }
-        m_memo[op] = result;
+        const ir::OperationName n = op->opName();
+        if (n == kConstant || n == kIota)
+            return true;
+        if (op->numRegions() != 0 || !kindMayBeConstExpr(*op))
+            return false;
+        if (const bool* known = m_memo.find(op))
+            return *known;
+        bool result = true;
+        for (const Value* v : op->operands())
+            result = result && isConstExpr(v->definingOp());
+        m_memo.insert(op, result);
         return result;
     }
 
@@ -78,7 +80,8 @@ public:
         clone->loc = def->loc;
         Op* raw = def->parentBlock()->insertBefore(def, std::move(clone));
         m_module.noteDerived(*raw, *def, ir::Derivation::Copy);
-        m_memo[raw] = isConstExpr(def);
+        notifyOpsInserted(*raw);
+        m_memo.insert(raw, isConstExpr(def));
         m_originals.insert(def);
         Value* result = raw->result(v->index());
         // Sharding groups of the original value are cloned for the clone.
@@ -100,8 +103,9 @@ public:
             if (op != &func)
                 order.push_back(op);
         });
+        static const ir::OperationName kGroup("sdy.sharding_group");
         for (Op* op : order) {
-            if (isSplittable(op) || op->name() == "sdy.sharding_group")
+            if (isSplittable(op) || op->opName() == kGroup)
                 continue;
             for (unsigned i = 0; i < op->numOperands(); ++i) {
                 Value* v = op->operand(i);
@@ -131,22 +135,35 @@ public:
                     continue;
                 for (const auto& r : op->results()) {
                     const std::vector<ir::Use> uses = r->uses();
-                    for (const ir::Use& u : uses) {
-                        u.user->dropAllReferences();
-                        u.user->erase();
-                    }
+                    for (const ir::Use& u : uses)
+                        eraseNotified(*u.user);
                 }
                 m_originals.erase(op);
                 *it = nullptr;
-                op->dropAllReferences();
-                op->erase();
+                eraseNotified(*op);
                 changed = true;
             }
         }
     }
 
 private:
+    /// A pure broadcast, reshape, slice or elementwise op (by its name, remembered per name: the
+    /// registry is asked once per kind of op, not for every operand).
+    bool kindMayBeConstExpr(const Op& op)
+    {
+        static const ir::OperationName kBroadcast("stablehlo.broadcast_in_dim"), kReshape("stablehlo.reshape"),
+            kSlice("stablehlo.slice"), kBitcastConvert("stablehlo.bitcast_convert");
+        const ir::OperationName n = op.opName();
+        if (n == kBitcastConvert) // elementwise or not by its shapes
+            return isElementwiseOp(op) && isPure(op);
+        auto [it, inserted] = m_kindMayBeConstExpr.try_emplace(&n.str(), false);
+        if (inserted)
+            it->second = (n == kBroadcast || n == kReshape || n == kSlice || isElementwiseOp(op)) && isPure(op);
+        return it->second;
+    }
+
     ir::Module& m_module;
+    std::unordered_map<const std::string*, bool> m_kindMayBeConstExpr;
     /// The `sdy.sharding_group` users of `v`, found once per value: a value with many uses is
     /// cloned once per use, and the groups added meanwhile use the clones, not `v`.
     const std::vector<Op*>& groupUsers(const Value* v)
@@ -159,7 +176,7 @@ private:
         return it->second;
     }
 
-    std::unordered_map<const Op*, bool> m_memo;
+    PointerMap<Op, bool> m_memo; ///< whether an op of a possible kind is a constant expression
     std::set<Op*> m_originals;
     std::unordered_map<const Value*, std::vector<Op*>> m_groupUsers;
 };
@@ -196,7 +213,8 @@ void mergeInBlock(ir::Block& block)
         for (const auto& r : op->regions())
             for (const auto& b : r->blocks())
                 mergeInBlock(*b);
-        const bool constant = op->name() == "sdy.constant" || op->name() == "stablehlo.constant";
+        static const ir::OperationName kSdyConstant("sdy.constant"), kConstant("stablehlo.constant");
+        const bool constant = op->opName() == kSdyConstant || op->opName() == kConstant;
         if (!constant && !isScalarExpansion(*op))
             continue;
         auto it = std::find_if(seen.begin(), seen.end(), [&](Op* s) { return sameOp(*s, *op); });
@@ -206,8 +224,7 @@ void mergeInBlock(ir::Block& block)
         }
         for (unsigned i = 0; i < op->numResults(); ++i)
             replaceUses(op->result(i), (*it)->result(i));
-        op->dropAllReferences();
-        op->erase();
+        eraseNotified(*op);
     }
 }
 
@@ -215,8 +232,9 @@ void mergeInBlock(ir::Block& block)
 
 void constantOrScalarSplitter(ir::Module& module)
 {
+    static const ir::OperationName kConstant("stablehlo.constant");
     module.op().walk([](Op* op) {
-        if (op->name() == "stablehlo.constant")
+        if (op->opName() == kConstant)
             op->setName("sdy.constant");
     });
     for (Op* func : module.funcs()) {

@@ -53,6 +53,31 @@ void notifyShardingWritten(ir::Value& v)
         notifyShardingsWritten(*op);
 }
 
+void notifyOpsInserted(ir::Op& op)
+{
+    for (ShardingWriteListener* l : threadShardingListeners())
+        l->opsInserted(op);
+}
+
+void notifyOpsErasing(ir::Op& op)
+{
+    for (ShardingWriteListener* l : threadShardingListeners())
+        l->opsErasing(op);
+}
+
+void eraseNotified(ir::Op& op)
+{
+    notifyOpsErasing(op);
+    op.dropAllReferences();
+    op.erase();
+}
+
+void notifyModuleRewritten()
+{
+    for (ShardingWriteListener* l : threadShardingListeners())
+        l->moduleRewritten();
+}
+
 void notifyStageWritesReported()
 {
     for (ShardingWriteListener* l : threadShardingListeners())

@@ -1,5 +1,6 @@
 // sdy-verify-unreduced-axes (PipelineSteps.h, SDY.md 3.7.11), with the verifier's unreduced transition check T.
 #include <functional>
+#include <unordered_map>
 
 #include "core/ir/OpRegistry.h"
 #include "core/ir/Verifier.h"
@@ -16,19 +17,28 @@ using ir::verifier::RemovePolicy;
 
 namespace {
 
-/// The sharding of an operand, none when it comes (through barriers) from a reshard/constraint.
-std::optional<TensorSharding> operandSharding(const Value* v)
+/// The sharding of an operand, none when it comes (through barriers) from a reshard/constraint
+/// (`storage` holds it when it is not stored as is).
+const TensorSharding* unreducedOperandShardingRef(const Value* v, std::optional<TensorSharding>& storage)
 {
+    static const ir::OperationName kBarrier("sdy.propagation_barrier"), kReshard("sdy.reshard"),
+        kConstraint("sdy.sharding_constraint");
     const Value* cur = v;
-    while (!cur->isBlockArgument() && cur->definingOp()->name() == "sdy.propagation_barrier" &&
-           cur->definingOp()->numOperands() == 1)
+    while (!cur->isBlockArgument() && cur->definingOp()->opName() == kBarrier && cur->definingOp()->numOperands() == 1)
         cur = cur->definingOp()->operand(0);
     if (!cur->isBlockArgument()) {
-        const std::string& n = cur->definingOp()->name();
-        if (n == "sdy.reshard" || n == "sdy.sharding_constraint")
-            return std::nullopt;
+        const ir::OperationName n = cur->definingOp()->opName();
+        if (n == kReshard || n == kConstraint)
+            return nullptr;
     }
-    return getSharding(v);
+    return getShardingRef(v, storage);
+}
+
+std::optional<TensorSharding> operandSharding(const Value* v)
+{
+    std::optional<TensorSharding> storage;
+    const TensorSharding* s = unreducedOperandShardingRef(v, storage);
+    return s ? std::optional<TensorSharding>(*s) : std::nullopt;
 }
 
 /// The reduction kind of a reducer body: every returned value an add/max/min of one kind.
@@ -67,37 +77,42 @@ public:
     /// False after reporting the first error.
     bool verifyOp(Op& op)
     {
-        const std::string& n = op.name();
-        if (n == "sdy.reshard" || n == "sdy.sharding_constraint" || n == "func.func")
+        // Asked of every op: names compared as interned pointers.
+        static const ir::OperationName kReshard("sdy.reshard"), kConstraint("sdy.sharding_constraint"),
+            kFunc("func.func"), kReduce("stablehlo.reduce"), kDot("stablehlo.dot"),
+            kDotGeneral("stablehlo.dot_general"), kSdyAllReduce("sdy.all_reduce"),
+            kSdyReduceScatter("sdy.reduce_scatter"), kAllReduce("stablehlo.all_reduce"),
+            kReduceScatter("stablehlo.reduce_scatter"), kCall("func.call");
+        const ir::OperationName n = op.opName();
+        if (n == kReshard || n == kConstraint || n == kFunc)
             return true;
-        if (n == "stablehlo.reduce") {
+        if (n == kReduce) {
             const unsigned inputs = op.numOperands() / 2;
             for (unsigned i = 0; i < inputs && i < op.numResults(); ++i)
                 if (!transition(op, op.operand(i), op.result(i), bodyKind(op), RemovePolicy{false, std::nullopt}))
                     return false;
             return true;
         }
-        if (n == "stablehlo.dot" || n == "stablehlo.dot_general") {
+        if (n == kDot || n == kDotGeneral) {
             for (Value* v : op.operands())
                 if (!transition(op, v, op.result(0), ReductionKind::Sum, RemovePolicy{false, std::nullopt}))
                     return false;
             return true;
         }
-        if (n == "sdy.all_reduce" || n == "sdy.reduce_scatter") {
+        if (n == kSdyAllReduce || n == kSdyReduceScatter) {
             if (!getSharding(op.operand(0)))
                 return fail(op, "operand must be sharded.");
             return true;
         }
-        if (n == "stablehlo.all_reduce" || n == "stablehlo.reduce_scatter") {
+        if (n == kAllReduce || n == kReduceScatter) {
             for (unsigned i = 0; i < op.numOperands() && i < op.numResults(); ++i)
                 if (!transition(op, op.operand(i), op.result(i), std::nullopt, RemovePolicy{true, bodyKind(op)}))
                     return false;
             return true;
         }
-        if (n == "func.call")
+        if (n == kCall)
             return verifyCall(op);
-        const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n);
-        if (info && info->isTerminator)
+        if (isTerminator(n))
             return verifyTerminator(op);
         for (Value* operand : op.operands())
             for (const auto& result : op.results())
@@ -107,6 +122,17 @@ public:
     }
 
 private:
+    /// The registry's answer, remembered per kind of op.
+    bool isTerminator(const ir::OperationName& n)
+    {
+        auto [it, inserted] = m_isTerminator.try_emplace(&n.str(), false);
+        if (inserted) {
+            const ir::OpInfo* info = ir::OpRegistry::instance().lookup(n.str());
+            it->second = info && info->isTerminator;
+        }
+        return it->second;
+    }
+
     bool fail(const Op& op, const std::string& message)
     {
         SourcePos pos = op.pos;
@@ -116,20 +142,30 @@ private:
         return false;
     }
 
+    bool check(const Op& op, const TensorSharding* in, const TensorSharding* out,
+               std::optional<ReductionKind> introduce, RemovePolicy remove)
+    {
+        // Without unreduced axes on either side there is no transition to check.
+        if (!out || (out->unreduced.empty() && (!in || in->unreduced.empty())))
+            return true;
+        if (auto err = checkUnreducedTransition(m_ctx, in, *out, introduce, remove))
+            return fail(op, *err);
+        return true;
+    }
+
     bool check(const Op& op, const std::optional<TensorSharding>& in, const std::optional<TensorSharding>& out,
                std::optional<ReductionKind> introduce, RemovePolicy remove)
     {
-        if (!out)
-            return true;
-        if (auto err = checkUnreducedTransition(m_ctx, in ? &*in : nullptr, *out, introduce, remove))
-            return fail(op, *err);
-        return true;
+        return check(op, in ? &*in : nullptr, out ? &*out : nullptr, introduce, remove);
     }
 
     bool transition(const Op& op, const Value* operand, const Value* result, std::optional<ReductionKind> introduce,
                     RemovePolicy remove)
     {
-        return check(op, operandSharding(operand), getSharding(result), introduce, remove);
+        // Read in place: the common op result holds its sharding as is.
+        std::optional<TensorSharding> inStorage, outStorage;
+        const TensorSharding* in = unreducedOperandShardingRef(operand, inStorage);
+        return check(op, in, getShardingRef(result, outStorage), introduce, remove);
     }
 
     static std::vector<AxisRef> unreducedOf(const std::optional<TensorSharding>& s)
@@ -186,7 +222,8 @@ private:
         if (term.name() == "func.return") {
             for (unsigned i = 0; i < term.numOperands(); ++i) {
                 const TensorSharding* out = ir::funcResultSharding(*parent, i);
-                if (out && !check(term, operandSharding(term.operand(i)), *out, ReductionKind::Sum,
+                std::optional<TensorSharding> storage;
+                if (out && !check(term, unreducedOperandShardingRef(term.operand(i), storage), out, ReductionKind::Sum,
                                   RemovePolicy{false, std::nullopt}))
                     return false;
             }
@@ -209,6 +246,7 @@ private:
     ir::Module& m_module;
     DiagnosticList& m_diags;
     ir::verifier::Context m_ctx;
+    std::unordered_map<const std::string*, bool> m_isTerminator;
 };
 
 bool walkPostOrder(Op& op, const std::function<bool(Op&)>& fn)

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <iostream>
 
 #include "core/ir/ShardingAccess.h"
 #include "core/propagation/ValueSharding.h"
@@ -48,6 +47,13 @@ DecisionKind decisionForTruncation(TruncationReason r)
 }
 
 namespace {
+
+/// `sdy.data_flow_edge`, compared as an interned name (asked for every value written).
+const ir::OperationName& traceRecorderEdgeName()
+{
+    static const ir::OperationName kEdge("sdy.data_flow_edge");
+    return kEdge;
+}
 
 TraceStepKind stepKindOf(StepKind k)
 {
@@ -342,198 +348,6 @@ void TraceRecorder::fillNames(TraceData& data) const
 
 // ---- events -------------------------------------------------------------------------------
 
-bool TraceRecorder::inModule(const Op* op) const
-{
-    while (op && op->parentOp())
-        op = op->parentOp();
-    return op == &m_module.op();
-}
-
-void TraceRecorder::shardingsWritten(Op& op)
-{
-    if (m_writtenSet.insert(&op).second)
-        m_written.push_back(&op);
-}
-
-void TraceRecorder::stageWritesReported() { m_stageReportsWrites = true; }
-
-void TraceRecorder::forgetWritten()
-{
-    // clear() of a hash set touches every bucket, also when it is empty.
-    if (!m_writtenSet.empty())
-        m_writtenSet.clear();
-    m_written.clear();
-    m_settledUpTo = 0;
-}
-
-void TraceRecorder::collectWritten(Op* op, std::vector<Value*>& values,
-                                   std::vector<std::pair<Op*, unsigned>>& funcResults) const
-{
-    // The values whose sharding a write to `op` can change: its results and region arguments, a
-    // function's results, and every value reading its sharding through the same data-flow edge
-    // as one of them.
-    auto addFamily = [&](Value* v) {
-        values.push_back(v);
-        Value* owner = edgeOwnerOf(v);
-        Op* edge = dataFlowEdgeOpOf(owner);
-        if (Op* def = v->definingOp(); def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1) {
-            edge = def;
-            owner = def->operand(0);
-        }
-        if (edge && owner) {
-            for (Value* t : edgeNonOwnerTargets(owner))
-                values.push_back(t);
-            values.push_back(owner);
-            values.push_back(edge->result(0));
-        }
-    };
-    for (const auto& r : op->results())
-        addFamily(r.get());
-    for (const auto& region : op->regions())
-        for (const auto& block : region->blocks())
-            for (const auto& a : block->args())
-                addFamily(a.get());
-    if (op->name() == "func.func" && op->parentOp() == &m_module.op()) {
-        const size_t numResults = ir::funcType(*op).results().size();
-        for (size_t i = 0; i < numResults; ++i)
-            funcResults.emplace_back(op, static_cast<unsigned>(i));
-    }
-}
-
-void TraceRecorder::settleWritten()
-{
-    // The ops notified since the last event whose values all hold what was recorded (the step
-    // just reported recorded their changes) need no comparison later: a later write notifies
-    // them again. The others stay for the next comparison, which records what differs.
-    if (m_settledUpTo == m_written.size())
-        return;
-    std::vector<Value*> values;
-    std::vector<std::pair<Op*, unsigned>> funcResults;
-    std::optional<TensorSharding> storage;
-    auto holds = [&](int idx, const TensorSharding* now) {
-        if (idx < 0 || static_cast<size_t>(idx) >= m_state.size())
-            return false;
-        const TensorSharding* was = m_data.sharding(m_state[static_cast<size_t>(idx)]);
-        return now ? (was && *was == *now) : !was;
-    };
-    for (size_t i = m_settledUpTo; i < m_written.size(); ++i) {
-        Op* op = m_written[i];
-        if (!m_writtenSet.count(op) || !inModule(op))
-            continue;
-        values.clear();
-        funcResults.clear();
-        collectWritten(op, values, funcResults);
-        bool settled = true;
-        for (Value* v : values)
-            settled = settled && holds(v->programId, getShardingRef(v, storage));
-        for (const auto& [func, r] : funcResults)
-            settled = settled && func->programId >= 0 &&
-                      holds(m_ids.funcResultOf(func, static_cast<int>(r)), ir::funcResultSharding(*func, r));
-        if (settled)
-            m_writtenSet.erase(op);
-    }
-    m_written.erase(std::remove_if(m_written.begin() + static_cast<std::ptrdiff_t>(m_settledUpTo), m_written.end(),
-                                   [this](const Op* op) { return !m_writtenSet.count(op); }),
-                    m_written.end());
-    m_settledUpTo = m_written.size();
-}
-
-void TraceRecorder::recheckWritten(DecisionKind kind, const std::string& note)
-{
-    // Erased ops left the set (opErased).
-    std::vector<Value*> values;
-    std::vector<std::pair<Op*, unsigned>> funcResults;
-    for (Op* op : m_written)
-        if (m_writtenSet.count(op) && inModule(op))
-            collectWritten(op, values, funcResults);
-    // A value never named is named where a walk of the module meets it: compare the whole module.
-    for (Value* v : values)
-        if (v->programId < 0) {
-            rescan(kind, note);
-            return;
-        }
-    for (const auto& [func, i] : funcResults)
-        if (func->programId < 0) {
-            rescan(kind, note);
-            return;
-        }
-    std::sort(values.begin(), values.end(), [](const Value* a, const Value* b) { return a->programId < b->programId; });
-    values.erase(std::unique(values.begin(), values.end(),
-                             [](const Value* a, const Value* b) { return a->programId == b->programId; }),
-                 values.end());
-    std::vector<TraceChange> changes;
-    std::optional<TensorSharding> storage;
-    auto check = [&](int idx, const TensorSharding* now) { noteIfChanged(idx, now, kind, changes); };
-    for (const auto& [func, i] : funcResults)
-        check(m_ids.funcResultOf(func, static_cast<int>(i)), ir::funcResultSharding(*func, i));
-    for (Value* v : values)
-        check(v->programId, getShardingRef(v, storage));
-    forgetWritten();
-    if (m_verify)
-        verifyAgainstModule(note);
-    pushStageChanges(std::move(changes), note);
-}
-
-void TraceRecorder::verifyAgainstModule(const std::string& note)
-{
-    // As rescan() without recording or naming: a difference, or a value never named, is a change
-    // that no notification reported.
-    std::optional<TensorSharding> storage;
-    auto check = [&](int idx, const TensorSharding* now, const std::string& what) {
-        const TensorSharding* was = idx >= 0 && static_cast<size_t>(idx) < m_state.size()
-                                        ? m_data.sharding(m_state[static_cast<size_t>(idx)])
-                                        : nullptr;
-        if (idx >= 0 && (now ? (was && *was == *now) : !was))
-            return;
-        ++m_missed;
-        std::cerr << "trace recorder: a change not notified at '" << note << "': " << what << " (value index " << idx
-                  << ")\n";
-    };
-    for (Op* func : m_module.funcs()) {
-        if (func->programId < 0) {
-            check(-1, nullptr, "an unnamed function");
-            continue;
-        }
-        const size_t numResults = ir::funcType(*func).results().size();
-        for (size_t i = 0; i < numResults; ++i)
-            check(m_ids.funcResultOf(func, static_cast<int>(i)),
-                  ir::funcResultSharding(*func, static_cast<unsigned>(i)), "a function result");
-        func->walk([&](Op* op) {
-            for (const auto& r : op->results())
-                check(r->programId, getShardingRef(r.get(), storage), "a result of " + op->name());
-            for (const auto& region : op->regions())
-                for (const auto& block : region->blocks())
-                    for (const auto& a : block->args())
-                        check(a->programId, getShardingRef(a.get(), storage), "an argument of " + op->name());
-        });
-    }
-}
-
-void TraceRecorder::rescan(DecisionKind kind, const std::string& note)
-{
-    ++m_fullScans;
-    forgetWritten();
-    // Only values still in the module (a walk never reaches erased ops); changes in index order.
-    std::vector<TraceChange> changes;
-    std::optional<TensorSharding> storage;
-    auto check = [&](int idx, const TensorSharding* now) { noteIfChanged(idx, now, kind, changes); };
-    for (Op* func : m_module.funcs()) {
-        const size_t numResults = ir::funcType(*func).results().size();
-        for (size_t i = 0; i < numResults; ++i)
-            check(m_ids.funcResultOf(func, static_cast<int>(i)),
-                  ir::funcResultSharding(*func, static_cast<unsigned>(i)));
-        func->walk([&](Op* op) {
-            for (const auto& r : op->results())
-                check(m_ids.valueOf(r.get()), getShardingRef(r.get(), storage));
-            for (const auto& region : op->regions())
-                for (const auto& block : region->blocks())
-                    for (const auto& a : block->args())
-                        check(m_ids.valueOf(a.get()), getShardingRef(a.get(), storage));
-        });
-    }
-    pushStageChanges(std::move(changes), note);
-}
-
 void TraceRecorder::beginNode(TraceNodeKind kind, const std::string& label, int64_t number)
 {
     endNodesFrom(kind);
@@ -608,6 +422,7 @@ void TraceRecorder::stageBegin(const std::string& name, StageKind kind)
     recheckWritten(DecisionKind::External, "changed before stage " + name + " began");
     m_stage = std::make_pair(name, kind);
     m_stageReportsWrites = false; // stageWritesReported() follows for a stage that does
+    m_stageRewritten = false;
     beginNode(TraceNodeKind::Stage, name, 0);
 }
 
@@ -618,13 +433,14 @@ void TraceRecorder::stageEnd()
     const DecisionKind kind = m_stage->second == StageKind::Import   ? DecisionKind::Import
                               : m_stage->second == StageKind::Export ? DecisionKind::Export
                                                                      : DecisionKind::PassStage;
-    if (m_stageReportsWrites)
+    if (m_stageReportsWrites && !m_stageRewritten && !m_compareWholeStages)
         recheckWritten(kind, m_stage->first);
     else
         rescan(kind, m_stage->first);
     endNodesFrom(TraceNodeKind::Stage);
     m_stage.reset();
     m_stageReportsWrites = false;
+    m_stageRewritten = false;
 }
 
 void TraceRecorder::userPriorityBegin(int64_t priority)
@@ -836,7 +652,7 @@ void TraceRecorder::recordEdgeFamily(TraceStep& s, Value* changed, TraceChange l
     std::vector<Value*> family;
     Value* owner = edgeOwnerOf(changed);
     Op* edge = dataFlowEdgeOpOf(owner);
-    if (Op* def = changed->definingOp(); def && def->name() == "sdy.data_flow_edge" && def->numOperands() == 1) {
+    if (Op* def = changed->definingOp(); def && def->opName() == traceRecorderEdgeName() && def->numOperands() == 1) {
         edge = def;
         owner = def->operand(0);
     }
@@ -879,22 +695,15 @@ bool TraceRecorder::finishStream(int keyframeInterval)
 {
     if (!m_writer)
         return false;
-    TraceData data;
-    // Everything but the steps (streamed already) and the names (read in place): a copy without them
-    // is small.
-    data.nodes = m_data.nodes;
+    // Everything but the steps (streamed already; the writer does not read the kept ones) and the
+    // names (read in place), written from the recorder's data without a copy: the open nodes end
+    // at the last step and the initial state covers every value, as trace() has them too.
     for (int n : m_open)
-        data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
-    data.shardings = m_data.shardings;
-    data.rules = m_data.rules;
-    data.tables = m_data.tables;
-    data.decisionSets = m_data.decisionSets;
-    data.factorChangeSets = m_data.factorChangeSets;
-    data.initial = m_data.initial;
+        m_data.nodes[static_cast<size_t>(n)].endStep = static_cast<int>(m_numSteps);
     const ProgramIdsNameRows names(m_ids);
-    data.initial.resize(names.numValues(), -1);
+    m_data.initial.resize(names.numValues(), -1);
     const int interval = Trace::keyframeIntervalFor(m_numSteps, names.numValues(), keyframeInterval);
-    const bool ok = m_writer->finish(data, names, m_numSteps, interval);
+    const bool ok = m_writer->finish(m_data, names, m_numSteps, interval);
     m_writer = nullptr;
     return ok;
 }

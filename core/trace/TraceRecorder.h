@@ -41,9 +41,9 @@ DecisionKind decisionForTruncation(TruncationReason r);
 /// found from the "sharding written" notifications of the code that writes shardings
 /// (ShardingWrites.h, heard on the constructing thread while the recorder lives: construct and
 /// destroy it on the thread that runs the passes): only the values
-/// of the ops written are compared with the recorded state. A stage that does not report its
-/// writes (it inserts or rewrites ops) is compared whole at its end, as are notified values that
-/// were never named (so that they are named in the order a walk meets them).
+/// of the ops written, inserted or moved are compared with the recorded state. A stage that does
+/// not report its writes, or says it rewrote the module without details, is compared whole at its
+/// end. Values that passes made without naming them are named in the order a walk meets them.
 class TraceRecorder : public PropagationObserver, private ShardingWriteListener {
 public:
     explicit TraceRecorder(ir::Module& module);
@@ -78,10 +78,15 @@ public:
     /// compares the whole module (without recording), and counts the values whose change it
     /// would have missed. Off by default; on when the environment sets SHARDX_TRACE_VERIFY=1.
     void setVerifyNotifications(bool on) { m_verify = on; }
+    /// Compares the whole module at the end of every stage, whatever the stage reports (the
+    /// reference that a recording from the reports must equal). Off by default.
+    void setCompareWholeStages(bool on) { m_compareWholeStages = on; }
     /// Values found changed (or unnamed) by the verifying comparison but not notified.
     size_t missedChanges() const { return m_missed; }
     /// Whole-module comparisons made so far (the constructor's reading not counted).
     size_t fullScans() const { return m_fullScans; }
+    /// Walks of the whole module that only named what a pass made (see recheckWritten()).
+    size_t namingWalks() const { return m_namingWalks; }
 
     /// What was recorded so far (values and ops are filled in by trace() / takeTrace()).
     const TraceData& data() const { return m_data; }
@@ -124,8 +129,12 @@ private:
     /// what changed them, each change of kind `kind`). Walks the module.
     void rescan(DecisionKind kind, const std::string& note);
     /// Records, as rescan() does, what differs from the recorded state among the values of the
-    /// ops notified since the last comparison (a whole rescan() when one of them is not named).
+    /// ops notified since the last comparison. When one of them is not named, everything not
+    /// named is named first, in the order a rescan() meets it (nameAsRescanWould()).
     void recheckWritten(DecisionKind kind, const std::string& note);
+    /// Names every value of the module not named yet, as rescan() does and in its order, without
+    /// comparing anything.
+    void nameAsRescanWould();
     /// The recorded state of the values of `changes`/the notified ops compared with the module
     /// (verification of the notifications, setVerifyNotifications()).
     void verifyAgainstModule(const std::string& note);
@@ -136,9 +145,14 @@ private:
                         std::vector<std::pair<ir::Op*, unsigned>>& funcResults) const;
     /// Drops the ops notified since the last event whose values hold what was recorded.
     void settleWritten();
+    /// So many ops were notified since the last comparison that the next one walks the module.
+    bool manyWritten() const;
     void forgetWritten();
     void shardingsWritten(ir::Op& op) override;
     void stageWritesReported() override;
+    void opsInserted(ir::Op& op) override;
+    void opsErasing(ir::Op& op) override;
+    void moduleRewritten() override;
     void beginNode(TraceNodeKind kind, const std::string& label, int64_t number);
     void endNodesFrom(TraceNodeKind kind);
     TraceStep newStep(TraceStepKind kind);
@@ -168,10 +182,14 @@ private:
     std::vector<ir::Op*> m_written;                 ///< ops notified since the last comparison
     std::unordered_set<const ir::Op*> m_writtenSet; ///< the same, as a set (erased ops leave it)
     size_t m_settledUpTo = 0;                       ///< m_written before it was settled
+    bool m_manyWritten = false;                     ///< the next comparison walks the module (m_written not kept)
     bool m_stageReportsWrites = false;              ///< the open stage reports its writes
+    bool m_stageRewritten = false;                  ///< ... but rewrote the module without details
     bool m_verify = false;
+    bool m_compareWholeStages = false;
     size_t m_missed = 0;
     size_t m_fullScans = 0;
+    size_t m_namingWalks = 0;
     ShardingWriteScope m_writeScope{this};
     TraceBinaryWriter* m_writer = nullptr;
     TraceStep m_spareStep; ///< the last streamed step not kept, whose lists newStep() reuses
