@@ -613,7 +613,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             std::swap(deviceArgs[static_cast<size_t>(a)][i], deviceArgs[static_cast<size_t>(b)][i]);
             const ir::Value* arg = localFunc->region(0).front().arg(static_cast<unsigned>(i));
             const std::string name =
-                arg->programId >= 0 ? ids.values()[static_cast<size_t>(arg->programId)].name : "argument";
+                arg->programId >= 0 ? ids.values()[static_cast<size_t>(arg->programId)].name : std::string("argument");
             report.faultDevice = std::min(a, b);
             report.fault = "swap-shards: devices " + std::to_string(a) + " and " + std::to_string(b) +
                            " hold each other's shard of " + name + " (argument " + std::to_string(i) + ")";

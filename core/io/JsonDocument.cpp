@@ -80,8 +80,8 @@ public:
             j["props"] = ir::attrListToJson(o.props());
         if (!o.attrs().empty())
             j["attrs"] = ir::attrListToJson(o.attrs());
-        if (o.opaqueSyntax)
-            j["syntax"] = o.opaqueSyntax->pieces;
+        if (o.opaqueSyntax())
+            j["syntax"] = o.opaqueSyntax()->pieces;
         if (o.numRegions()) {
             json regions = json::array();
             for (const auto& region : o.regions()) {
@@ -320,7 +320,7 @@ private:
             for (size_t i = 0; i < pieces.size(); ++i)
                 scoped(i, [&] { syntax->pieces.push_back(readString(pieces.at(i))); });
         });
-        op.opaqueSyntax = std::move(syntax);
+        op.setOpaqueSyntax(std::move(syntax));
     }
 
     void readOp(const json& j, ir::Block& block)
@@ -395,7 +395,7 @@ private:
         resolveIds(m_pendingOperands, m_values, "value", [](ir::Op* op, ir::Value* v) { op->addOperand(v); });
         checkOperandsVisible();
         resolveIds(m_pendingSuccessors, m_blocks, "block",
-                   [](ir::Op* op, ir::Block* b) { op->successors().push_back(b); });
+                   [](ir::Op* op, ir::Block* b) { op->addSuccessor(b); });
     }
 
     /// Resolves the ids of every pending list in `ids` (`what`: "value" or "block"), handing

@@ -286,7 +286,7 @@ std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)
         while (true) {
             if (!at(Kind::CaretId))
                 errorExpected("block label", "in successor list");
-            op->successors().push_back(blockForLabel(std::string(m_tok.text), pos()));
+            op->addSuccessor(blockForLabel(std::string(m_tok.text), pos()));
             next();
             if (consumeIf(Kind::RSquare))
                 break;

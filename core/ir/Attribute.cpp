@@ -4,10 +4,63 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <deque>
 #include <mutex>
+#include <ostream>
+#include <shared_mutex>
 #include <unordered_map>
 
 namespace shardx::ir {
+
+// ---- AttrName ------------------------------------------------------------------------------------
+
+namespace {
+
+/// The process-wide table of attribute names. Never destroyed (attributes may outlive static
+/// destructors in objects freed at exit); reachable from a static pointer, so leak checkers do not
+/// report it.
+struct AttrNameTable {
+    std::shared_mutex mutex;
+    std::deque<std::string> storage;                                // stable addresses
+    std::unordered_map<std::string_view, const std::string*> index; // views of `storage`
+
+    const std::string* intern(std::string_view name)
+    {
+        {
+            std::shared_lock lock(mutex);
+            auto it = index.find(name);
+            if (it != index.end())
+                return it->second;
+        }
+        std::unique_lock lock(mutex);
+        auto it = index.find(name);
+        if (it != index.end())
+            return it->second;
+        const std::string& s = storage.emplace_back(name);
+        index.emplace(std::string_view(s), &s);
+        return &s;
+    }
+};
+
+AttrNameTable& attrNameTable()
+{
+    static AttrNameTable* table = new AttrNameTable;
+    return *table;
+}
+
+const std::string* emptyAttrName()
+{
+    static const std::string* empty = attrNameTable().intern({});
+    return empty;
+}
+
+} // namespace
+
+AttrName::AttrName() : m_name(emptyAttrName()) {}
+
+AttrName::AttrName(std::string_view name) : m_name(attrNameTable().intern(name)) {}
+
+std::ostream& operator<<(std::ostream& os, const AttrName& n) { return os << *n.m_name; }
 
 namespace {
 
@@ -173,7 +226,7 @@ const Attribute* findAttr(const NamedAttrList& list, std::string_view name)
     return nullptr;
 }
 
-void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value)
+void setAttr(NamedAttrList& list, AttrName name, AttrPtr value)
 {
     auto cit = lowerBound(list, name);
     auto it = list.begin() + (cit - list.cbegin());

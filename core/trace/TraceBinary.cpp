@@ -313,7 +313,8 @@ public:
         const TraceOp& o = m_d.ops[i];
         return {o.id, o.name, o.displayName, o.scope};
     }
-    const std::vector<std::string>& scopes() const override { return m_d.scopes; }
+    size_t numScopes() const override { return m_d.scopes.size(); }
+    std::string_view scope(size_t i) const override { return m_d.scopes[i]; }
 
 private:
     const TraceData& m_d;
@@ -331,10 +332,10 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
 {
     flushChunk();
     const size_t numValues = names.numValues(), numOps = names.numOps();
-    const std::vector<std::string>& scopes = names.scopes();
+    const size_t numScopes = names.numScopes();
     // Room for the names most programs have (a value's id and name; an op's names are mostly its
     // first result's); the table grows by half when there are more.
-    const size_t expected = m_strings.size() + 2 * numValues + scopes.size() + d.nodes.size();
+    const size_t expected = m_strings.size() + 2 * numValues + numScopes + d.nodes.size();
     m_strings.reserve(expected);
     reserveStrings(expected);
     // `names` and `d` outlive the table's use: their strings are viewed, not copied.
@@ -375,9 +376,9 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
         }
     };
     auto encodeScopes = [&](SectionOut& out) {
-        putVarint(out.buf, scopes.size());
-        for (const std::string& s : scopes) {
-            putVarint(out.buf, sid(s));
+        putVarint(out.buf, numScopes);
+        for (size_t i = 0; i < numScopes; ++i) {
+            putVarint(out.buf, sid(names.scope(i)));
             out.spill();
         }
     };

@@ -82,7 +82,8 @@ public:
     virtual size_t numOps() const = 0;
     virtual Op op(size_t i) const = 0;
     /// TraceData::scopes: every scope the values and ops name, in that order of first use.
-    virtual const std::vector<std::string>& scopes() const = 0;
+    virtual size_t numScopes() const = 0;
+    virtual std::string_view scope(size_t i) const = 0;
 };
 
 /// Streams a binary trace: steps as they are recorded (a chunk is written each keyframeSteps

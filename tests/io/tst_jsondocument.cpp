@@ -209,7 +209,7 @@ private slots:
         Value* arg = b1->addArgument(Type::tensor({}, "i32"));
         arg->loc = loc(name);
         Op* br = b0->push_back(std::make_unique<Op>("test.br"));
-        br->successors().push_back(b1);
+        br->addSuccessor(b1);
         Op* late = b1->push_back(std::make_unique<Op>("test.use"));
         late->addOperand(arg);
         late->addOperand(r);
