@@ -290,10 +290,32 @@ private:
 
 using AttrPtr = std::shared_ptr<const Attribute>;
 
-/// Builds a shared attribute from a payload: `makeAttr(IntegerAttr{2, Type::scalar("i64")})`.
+namespace detail {
+/// The kinds that makeAttr shares by content: small values written on many ops alike (dimension
+/// lists, constants, comparison directions, shardings of arguments). Locations are not (they name
+/// one op each, and scopes are found by their address); nor are the kinds few programs hold.
+template <typename T>
+inline constexpr bool kSharedByContent =
+    std::is_same_v<T, UnitAttr> || std::is_same_v<T, BoolAttr> || std::is_same_v<T, IntegerAttr> ||
+    std::is_same_v<T, FloatAttr> || std::is_same_v<T, StringAttr> || std::is_same_v<T, TypeAttr> ||
+    std::is_same_v<T, SymbolRefAttr> || std::is_same_v<T, ArrayAttr> || std::is_same_v<T, DenseArrayAttr> ||
+    std::is_same_v<T, DenseElementsAttr> || std::is_same_v<T, DenseResourceAttr> ||
+    std::is_same_v<T, DictionaryAttr> || std::is_same_v<T, OpaqueAttr> || std::is_same_v<T, ShardingAttr> ||
+    std::is_same_v<T, ShardingPerValueAttr> || std::is_same_v<T, ManualAxesAttr> ||
+    std::is_same_v<T, AxisRefListAttr> || std::is_same_v<T, ListOfAxisRefListsAttr>;
+/// The live attribute equal to `payload` (sharedAttr), else a new one made from it.
+AttrPtr makeSharedAttr(Attribute::Payload payload);
+} // namespace detail
+
+/// Builds a shared attribute from a payload: `makeAttr(IntegerAttr{2, Type::scalar("i64")})`. The kinds
+/// ops hold alike by the thousand (detail::kSharedByContent) are held once per content: an attribute
+/// equal to one alive is that one (attributes are immutable; equality is by content throughout).
 template <typename T> AttrPtr makeAttr(T payload)
 {
-    return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload)));
+    if constexpr (detail::kSharedByContent<T>)
+        return detail::makeSharedAttr(Attribute::Payload(std::move(payload)));
+    else
+        return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload)));
 }
 
 /// The live attribute of content equal to one about to be made, or a new one made from `make()`: the
