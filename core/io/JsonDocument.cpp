@@ -394,8 +394,7 @@ private:
     {
         resolveIds(m_pendingOperands, m_values, "value", [](ir::Op* op, ir::Value* v) { op->addOperand(v); });
         checkOperandsVisible();
-        resolveIds(m_pendingSuccessors, m_blocks, "block",
-                   [](ir::Op* op, ir::Block* b) { op->addSuccessor(b); });
+        resolveIds(m_pendingSuccessors, m_blocks, "block", [](ir::Op* op, ir::Block* b) { op->addSuccessor(b); });
     }
 
     /// Resolves the ids of every pending list in `ids` (`what`: "value" or "block"), handing

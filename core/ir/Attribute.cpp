@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
 #include <deque>
+#include <iterator>
 #include <mutex>
 #include <ostream>
 #include <shared_mutex>

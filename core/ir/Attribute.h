@@ -299,10 +299,10 @@ inline constexpr bool kSharedByContent =
     std::is_same_v<T, UnitAttr> || std::is_same_v<T, BoolAttr> || std::is_same_v<T, IntegerAttr> ||
     std::is_same_v<T, FloatAttr> || std::is_same_v<T, StringAttr> || std::is_same_v<T, TypeAttr> ||
     std::is_same_v<T, SymbolRefAttr> || std::is_same_v<T, ArrayAttr> || std::is_same_v<T, DenseArrayAttr> ||
-    std::is_same_v<T, DenseElementsAttr> || std::is_same_v<T, DenseResourceAttr> ||
-    std::is_same_v<T, DictionaryAttr> || std::is_same_v<T, OpaqueAttr> || std::is_same_v<T, ShardingAttr> ||
-    std::is_same_v<T, ShardingPerValueAttr> || std::is_same_v<T, ManualAxesAttr> ||
-    std::is_same_v<T, AxisRefListAttr> || std::is_same_v<T, ListOfAxisRefListsAttr>;
+    std::is_same_v<T, DenseElementsAttr> || std::is_same_v<T, DenseResourceAttr> || std::is_same_v<T, DictionaryAttr> ||
+    std::is_same_v<T, OpaqueAttr> || std::is_same_v<T, ShardingAttr> || std::is_same_v<T, ShardingPerValueAttr> ||
+    std::is_same_v<T, ManualAxesAttr> || std::is_same_v<T, AxisRefListAttr> ||
+    std::is_same_v<T, ListOfAxisRefListsAttr>;
 /// The live attribute equal to `payload` (sharedAttr), else a new one made from it.
 AttrPtr makeSharedAttr(Attribute::Payload payload);
 } // namespace detail

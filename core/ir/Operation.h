@@ -56,8 +56,7 @@ public:
     Value(Type type, Op* def, unsigned index) : m_index(index), m_type(std::move(type)), m_def(def) {}
     Value(Type type, Block* block, unsigned index)
         : m_index(index), m_isArgument(block != nullptr), m_type(std::move(type)), m_block(block)
-    {
-    }
+    {}
     Value(const Value&) = delete;
     Value& operator=(const Value&) = delete;
 

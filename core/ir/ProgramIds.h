@@ -61,7 +61,10 @@ public:
     size_t find(std::string_view s, size_t pos = 0) const { return view().find(s, pos); }
     size_t rfind(char c, size_t pos = std::string_view::npos) const { return view().rfind(c, pos); }
     size_t rfind(std::string_view s, size_t pos = std::string_view::npos) const { return view().rfind(s, pos); }
-    std::string substr(size_t pos, size_t n = std::string_view::npos) const { return std::string(view().substr(pos, n)); }
+    std::string substr(size_t pos, size_t n = std::string_view::npos) const
+    {
+        return std::string(view().substr(pos, n));
+    }
 
     bool operator==(const ProgramText& o) const { return view() == o.view(); }
     bool operator==(std::string_view s) const { return view() == s; }
