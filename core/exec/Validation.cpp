@@ -781,7 +781,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             row.name = row.globalName = arg->programId >= 0 ? nameOf(arg->programId) : "%arg" + std::to_string(a);
             row.globalValue =
                 arg->programId >= 0 && static_cast<size_t>(arg->programId) < userValues ? arg->programId : -1;
-            row.pos = valPos(module, arg->pos.isKnown() ? arg->pos : globalFunc->pos);
+            row.pos = valPos(module, arg->pos().isKnown() ? arg->pos() : globalFunc->pos);
             const TensorSharding* s = ir::funcArgSharding(*preFunc, a);
             const std::string why =
                 valCompare(inputs[a], s, meshFor(s), perDevice([&](size_t d) { return &deviceArgs[d][a]; }), row);

@@ -42,10 +42,10 @@ public:
                 json arg{{"id", m_valueIds.at(a.get())}, {"type", a->type()}};
                 if (!a->sourceName.empty())
                     arg["name"] = a->sourceName;
-                if (a->loc)
-                    arg["loc"] = attrToLoc(*a->loc);
-                if (a->pos.isKnown())
-                    arg["pos"] = posToJson(a->pos);
+                if (a->loc())
+                    arg["loc"] = attrToLoc(*a->loc());
+                if (a->pos().isKnown())
+                    arg["pos"] = posToJson(a->pos());
                 args.push_back(std::move(arg));
             }
             j["args"] = std::move(args);
@@ -294,9 +294,9 @@ private:
                         if (a.contains("name"))
                             v->sourceName = adapt("name", [&] { return readString(a.at("name")); });
                         if (a.contains("loc"))
-                            v->loc = adapt("loc", [&] { return locFromJson(a.at("loc")); });
+                            v->setLoc(adapt("loc", [&] { return locFromJson(a.at("loc")); }));
                         if (a.contains("pos"))
-                            v->pos = adapt("pos", [&] { return posFromJson(a.at("pos")); });
+                            v->setPos(adapt("pos", [&] { return posFromJson(a.at("pos")); }));
                     });
             });
         }

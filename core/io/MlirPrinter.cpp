@@ -126,7 +126,7 @@ void Printer::appendBlockArgDecl(const Value* arg, const NamedAttrList* attrs)
         out += ' ';
         appendAttribute(out, Attribute(DictionaryAttr{*attrs}));
     }
-    appendTrailingLoc(arg->loc, arg->pos);
+    appendTrailingLoc(arg->loc(), arg->pos());
 }
 
 // ---- ops, blocks, regions -----------------------------------------------------------------

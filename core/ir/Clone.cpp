@@ -7,8 +7,8 @@ namespace {
 
 void copyValueIdentity(const Value& from, Value& to, CloneIdentity identity)
 {
-    to.loc = from.loc;
-    to.pos = from.pos;
+    to.setLoc(from.loc());
+    to.setPos(from.pos());
     if (identity == CloneIdentity::Same) {
         to.sourceName = from.sourceName;
         to.programId = from.programId;

@@ -59,6 +59,8 @@ OperationName::OperationName(std::string_view name) : m_name(opNameTable().inter
 
 // ---- Value ------------------------------------------------------------------------------
 
+const ValueSource Value::kNoSource;
+
 void Value::replaceAllUsesWith(Value* other)
 {
     if (other == this)

@@ -50,10 +50,18 @@ struct Use {
     bool operator==(const Use& o) const = default;
 };
 
+/// Where a block argument was declared in the source, held apart from the Value (op results,
+/// most of a program's values, have none).
+struct ValueSource {
+    AttrPtr loc;
+    SourcePos pos;
+};
+
 /// An SSA value: an op result or a block argument.
 class Value {
 public:
-    Value(Type type, Op* def, unsigned index) : m_index(index), m_type(std::move(type)), m_def(def) {}
+    Value(Type type, Op* def, unsigned index) : m_index(index), m_isArgument(false), m_type(std::move(type)), m_def(def)
+    {}
     Value(Type type, Block* block, unsigned index)
         : m_index(index), m_isArgument(block != nullptr), m_type(std::move(type)), m_block(block)
     {}
@@ -78,9 +86,19 @@ public:
     void replaceAllUsesWith(Value* other);
 
     /// Location of a block argument (`%arg0: tensor<..> loc(...)`), may be null.
-    AttrPtr loc;
-    /// Source position (block arguments: where declared).
-    SourcePos pos;
+    const AttrPtr& loc() const { return m_source ? m_source->loc : kNoSource.loc; }
+    void setLoc(AttrPtr loc)
+    {
+        if (loc || m_source)
+            source().loc = std::move(loc);
+    }
+    /// Source position (block arguments: where declared); unknown when none was set.
+    const SourcePos& pos() const { return m_source ? m_source->pos : kNoSource.pos; }
+    void setPos(const SourcePos& pos)
+    {
+        if (pos.line || pos.col || !pos.file.empty() || m_source)
+            source().pos = pos;
+    }
     /// The SSA name the source gave this value, without `%`: `5`, `cst_0`, `arg0`; the result i
     /// of a group `%x:2` is `x#i`. Empty for values made by passes; a module built in memory may
     /// set it (the generator gives the names the printer will print).
@@ -92,16 +110,24 @@ private:
     friend class Op;
     friend void removeUseOf(Value* v, Op* user, unsigned index);
     friend void releaseReferencesForTeardown(Op& op);
+    static const ValueSource kNoSource;
+    ValueSource& source()
+    {
+        if (!m_source)
+            m_source = std::make_unique<ValueSource>();
+        return *m_source;
+    }
     // Laid out without padding (a program holds a value per result and argument): the index and
-    // the kind next to programId, one owner pointer for both kinds.
-    unsigned m_index = 0;
-    bool m_isArgument = false;
+    // the kind in one word next to programId, one owner pointer for both kinds, the source apart.
+    unsigned m_index : 31;
+    unsigned m_isArgument : 1;
     Type m_type;
     union {
         Op* m_def = nullptr; ///< an op result's defining op
         Block* m_block;      ///< a block argument's block
     };
     std::vector<Use> m_uses;
+    std::unique_ptr<ValueSource> m_source; ///< null until a location or position is set
 };
 
 /// An ordered list of blocks.

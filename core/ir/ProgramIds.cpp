@@ -400,7 +400,7 @@ void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int 
         std::optional<std::string> name = userName(arg, printed);
         if (!name)
             name = counted ? std::move(counted) : freeDerivedName("%arg" + std::to_string(a), prefix);
-        addValue(arg, std::move(*name), prefix, func, -1, scopeId(arg.loc));
+        addValue(arg, std::move(*name), prefix, func, -1, scopeId(arg.loc()));
     }
     for (const auto& child : block.ops()) {
         Op& op = *child;
@@ -666,7 +666,7 @@ void ProgramIds::noteDerived(Value& inserted, const Value& from, Derivation how)
     const std::string prefix = regionPrefix(*parent, regionIndexOf(*parent, *block));
     const ProgramValue& source = m_values[static_cast<size_t>(fi)];
     const std::string name = freeDerivedName(source.name + "." + derivationName(how), prefix);
-    const int scope = inserted.loc ? scopeId(inserted.loc) : source.scope;
+    const int scope = inserted.loc() ? scopeId(inserted.loc()) : source.scope;
     const int vi = addValue(inserted, name, prefix, func, -1, scope);
     m_values[static_cast<size_t>(vi)].derivedFrom = fi;
     m_values[static_cast<size_t>(vi)].derivation = how;

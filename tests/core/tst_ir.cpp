@@ -170,7 +170,7 @@ private slots:
         QVERIFY(sizeof(NamedAttribute) <= 3 * sizeof(void*));
         QCOMPARE(sizeof(AttrName), sizeof(void*));
         QVERIFY(sizeof(Op) <= 168);
-        QVERIFY(sizeof(Value) <= 120);
+        QVERIFY(sizeof(Value) <= 88);
 
         Op op("stablehlo.custom_call");
         QCOMPARE(op.numRegions(), 0u);
@@ -195,6 +195,11 @@ private slots:
         QVERIFY(!res->isBlockArgument());
         QCOMPARE(res->definingOp(), &op);
         QVERIFY(!res->ownerBlock());
+        // Only block arguments carry a location and a position (held apart).
+        QVERIFY(!res->loc() && !res->pos().isKnown());
+        arg->setPos(SourcePos{"t.mlir", 3, 4});
+        QCOMPARE(arg->pos().line, 3);
+        QVERIFY(!arg->loc());
         const Value detached(Type::tensor({8}, "f32"), static_cast<Block*>(nullptr), 0);
         QVERIFY(!detached.isBlockArgument() && !detached.definingOp() && !detached.ownerBlock());
     }
