@@ -204,10 +204,10 @@ AnnotateResult annotateModule(ir::Module& module, const RuleSet& rules, const An
             } else {
                 const ir::Value* arg = body.arg(i);
                 type = arg->type();
-                if (arg->pos.isKnown())
-                    pos = arg->pos;
+                if (arg->pos().isKnown())
+                    pos = arg->pos();
                 a.value = "%" + (arg->sourceName.empty() ? "arg" + std::to_string(i) : arg->sourceName);
-                a.name = annotateLocName(arg->loc);
+                a.name = annotateLocName(arg->loc());
                 a.path = a.name.empty() ? "arg" + std::to_string(i) : treePathOfKeyString(a.name);
             }
             a.type = type.toString();

@@ -613,7 +613,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             std::swap(deviceArgs[static_cast<size_t>(a)][i], deviceArgs[static_cast<size_t>(b)][i]);
             const ir::Value* arg = localFunc->region(0).front().arg(static_cast<unsigned>(i));
             const std::string name =
-                arg->programId >= 0 ? ids.values()[static_cast<size_t>(arg->programId)].name : "argument";
+                arg->programId >= 0 ? ids.values()[static_cast<size_t>(arg->programId)].name : std::string("argument");
             report.faultDevice = std::min(a, b);
             report.fault = "swap-shards: devices " + std::to_string(a) + " and " + std::to_string(b) +
                            " hold each other's shard of " + name + " (argument " + std::to_string(i) + ")";
@@ -781,7 +781,7 @@ Expected<ValidationReport> validate(const ir::Module& module, ReferenceExecutor&
             row.name = row.globalName = arg->programId >= 0 ? nameOf(arg->programId) : "%arg" + std::to_string(a);
             row.globalValue =
                 arg->programId >= 0 && static_cast<size_t>(arg->programId) < userValues ? arg->programId : -1;
-            row.pos = valPos(module, arg->pos.isKnown() ? arg->pos : globalFunc->pos);
+            row.pos = valPos(module, arg->pos().isKnown() ? arg->pos() : globalFunc->pos);
             const TensorSharding* s = ir::funcArgSharding(*preFunc, a);
             const std::string why =
                 valCompare(inputs[a], s, meshFor(s), perDevice([&](size_t d) { return &deviceArgs[d][a]; }), row);

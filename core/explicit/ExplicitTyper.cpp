@@ -149,7 +149,7 @@ void Typer::record(const ir::Value* v, const std::optional<ExplicitType>& type, 
         t.opName = def->name();
         t.pos = def->pos;
     } else {
-        t.pos = v->pos;
+        t.pos = v->pos();
     }
     t.type = type;
     t.how = how;

@@ -42,10 +42,10 @@ public:
                 json arg{{"id", m_valueIds.at(a.get())}, {"type", a->type()}};
                 if (!a->sourceName.empty())
                     arg["name"] = a->sourceName;
-                if (a->loc)
-                    arg["loc"] = attrToLoc(*a->loc);
-                if (a->pos.isKnown())
-                    arg["pos"] = posToJson(a->pos);
+                if (a->loc())
+                    arg["loc"] = attrToLoc(*a->loc());
+                if (a->pos().isKnown())
+                    arg["pos"] = posToJson(a->pos());
                 args.push_back(std::move(arg));
             }
             j["args"] = std::move(args);
@@ -80,8 +80,8 @@ public:
             j["props"] = ir::attrListToJson(o.props());
         if (!o.attrs().empty())
             j["attrs"] = ir::attrListToJson(o.attrs());
-        if (o.opaqueSyntax)
-            j["syntax"] = o.opaqueSyntax->pieces;
+        if (o.opaqueSyntax())
+            j["syntax"] = o.opaqueSyntax()->pieces;
         if (o.numRegions()) {
             json regions = json::array();
             for (const auto& region : o.regions()) {
@@ -294,9 +294,9 @@ private:
                         if (a.contains("name"))
                             v->sourceName = adapt("name", [&] { return readString(a.at("name")); });
                         if (a.contains("loc"))
-                            v->loc = adapt("loc", [&] { return locFromJson(a.at("loc")); });
+                            v->setLoc(adapt("loc", [&] { return locFromJson(a.at("loc")); }));
                         if (a.contains("pos"))
-                            v->pos = adapt("pos", [&] { return posFromJson(a.at("pos")); });
+                            v->setPos(adapt("pos", [&] { return posFromJson(a.at("pos")); }));
                     });
             });
         }
@@ -320,7 +320,7 @@ private:
             for (size_t i = 0; i < pieces.size(); ++i)
                 scoped(i, [&] { syntax->pieces.push_back(readString(pieces.at(i))); });
         });
-        op.opaqueSyntax = std::move(syntax);
+        op.setOpaqueSyntax(std::move(syntax));
     }
 
     void readOp(const json& j, ir::Block& block)
@@ -394,8 +394,7 @@ private:
     {
         resolveIds(m_pendingOperands, m_values, "value", [](ir::Op* op, ir::Value* v) { op->addOperand(v); });
         checkOperandsVisible();
-        resolveIds(m_pendingSuccessors, m_blocks, "block",
-                   [](ir::Op* op, ir::Block* b) { op->successors().push_back(b); });
+        resolveIds(m_pendingSuccessors, m_blocks, "block", [](ir::Op* op, ir::Block* b) { op->addSuccessor(b); });
     }
 
     /// Resolves the ids of every pending list in `ids` (`what`: "value" or "block"), handing

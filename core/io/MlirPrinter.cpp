@@ -126,7 +126,7 @@ void Printer::appendBlockArgDecl(const Value* arg, const NamedAttrList* attrs)
         out += ' ';
         appendAttribute(out, Attribute(DictionaryAttr{*attrs}));
     }
-    appendTrailingLoc(arg->loc, arg->pos);
+    appendTrailingLoc(arg->loc(), arg->pos());
 }
 
 // ---- ops, blocks, regions -----------------------------------------------------------------
@@ -144,9 +144,9 @@ void Printer::printOp(const Op& op, bool inFuncBody)
 {
     out.append(static_cast<size_t>(indent), ' ');
     appendResultList(op);
-    if (op.opaqueSyntax) {
+    if (op.opaqueSyntax()) {
         // Kept as written: its text, with the names this printer gives its operands.
-        const auto& pieces = op.opaqueSyntax->pieces;
+        const auto& pieces = op.opaqueSyntax()->pieces;
         for (size_t i = 0; i < pieces.size(); ++i) {
             if (i)
                 appendValue(op.operand(static_cast<unsigned>(i - 1)));

@@ -107,7 +107,7 @@ void Parser::parseRegion(ir::Region& region, bool isolated, std::vector<std::pai
         entry = region.addBlock();
         for (auto& [def, type] : *entryArgs) {
             Value* v = entry->addArgument(type);
-            v->pos = posOf(def.offset);
+            v->setPos(posOf(def.offset));
             defineValues(def, {v});
             if (entryValues)
                 entryValues->push_back(v);
@@ -158,8 +158,8 @@ void Parser::parseRegionBody(ir::Region& region, ir::Block* entry)
                 parseBlockArgList(args, &locs);
                 for (size_t i = 0; i < args.size(); ++i) {
                     Value* v = b->addArgument(args[i].second);
-                    v->pos = posOf(args[i].first.offset);
-                    v->loc = locs[i];
+                    v->setPos(posOf(args[i].first.offset));
+                    v->setLoc(locs[i]);
                     defineValues(args[i].first, {v});
                 }
             }
@@ -286,7 +286,7 @@ std::unique_ptr<Op> Parser::parseGenericOp(const SourcePos& p)
         while (true) {
             if (!at(Kind::CaretId))
                 errorExpected("block label", "in successor list");
-            op->successors().push_back(blockForLabel(std::string(m_tok.text), pos()));
+            op->addSuccessor(blockForLabel(std::string(m_tok.text), pos()));
             next();
             if (consumeIf(Kind::RSquare))
                 break;

@@ -130,7 +130,7 @@ std::unique_ptr<Op> Parser::parseFuncOp(const SourcePos& p)
         std::vector<Value*> vals;
         parseRegion(*body, true, &args, &vals);
         for (size_t i = 0; i < vals.size(); ++i)
-            vals[i]->loc = argLocs[i];
+            vals[i]->setLoc(argLocs[i]);
     }
     (void)p;
     return op;

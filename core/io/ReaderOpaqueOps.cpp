@@ -112,7 +112,7 @@ std::unique_ptr<Op> Parser::parseOpaqueOp(const std::string& name, const SourceP
         types = opaqueResultTypes(typesAt, lastEnd, afterArrow, op->numOperands(), numResults);
     for (unsigned i = 0; i < numResults; ++i)
         op->addResult(i < types.size() ? types[i] : Type());
-    op->opaqueSyntax = std::move(syntax);
+    op->setOpaqueSyntax(std::move(syntax));
     noteUnknownOp(name, p);
     return op;
 }

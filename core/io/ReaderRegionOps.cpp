@@ -89,7 +89,7 @@ std::unique_ptr<Op> Parser::parseReduce(std::unique_ptr<Op> op, const SourcePos&
     std::vector<Value*> vals;
     parseRegion(*region, false, &args, &vals);
     for (size_t i = 0; i < vals.size(); ++i)
-        vals[i]->loc = argLocs[i];
+        vals[i]->setLoc(argLocs[i]);
     return op;
 }
 

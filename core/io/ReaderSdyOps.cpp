@@ -43,7 +43,7 @@ std::unique_ptr<Op> Parser::parseRegionSdyOp(std::unique_ptr<Op> op, const Sourc
     std::vector<Value*> vals;
     parseRegion(*region, true, &args, &vals);
     for (size_t i = 0; i < vals.size(); ++i)
-        vals[i]->loc = locs[i];
+        vals[i]->setLoc(locs[i]);
     Block& body = region->front();
     if (body.empty() || body.terminator()->name() != "sdy.return") {
         auto ret = std::make_unique<Op>("sdy.return");

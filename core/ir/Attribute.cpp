@@ -3,11 +3,64 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <iterator>
 #include <mutex>
+#include <ostream>
+#include <shared_mutex>
 #include <unordered_map>
 
 namespace shardx::ir {
+
+// ---- AttrName ------------------------------------------------------------------------------------
+
+namespace {
+
+/// The process-wide table of attribute names. Never destroyed (attributes may outlive static
+/// destructors in objects freed at exit); reachable from a static pointer, so leak checkers do not
+/// report it.
+struct AttrNameTable {
+    std::shared_mutex mutex;
+    std::deque<std::string> storage;                                // stable addresses
+    std::unordered_map<std::string_view, const std::string*> index; // views of `storage`
+
+    const std::string* intern(std::string_view name)
+    {
+        {
+            std::shared_lock lock(mutex);
+            auto it = index.find(name);
+            if (it != index.end())
+                return it->second;
+        }
+        std::unique_lock lock(mutex);
+        auto it = index.find(name);
+        if (it != index.end())
+            return it->second;
+        const std::string& s = storage.emplace_back(name);
+        index.emplace(std::string_view(s), &s);
+        return &s;
+    }
+};
+
+AttrNameTable& attrNameTable()
+{
+    static AttrNameTable* table = new AttrNameTable;
+    return *table;
+}
+
+const std::string* emptyAttrName()
+{
+    static const std::string* empty = attrNameTable().intern({});
+    return empty;
+}
+
+} // namespace
+
+AttrName::AttrName() : m_name(emptyAttrName()) {}
+
+AttrName::AttrName(std::string_view name) : m_name(attrNameTable().intern(name)) {}
+
+std::ostream& operator<<(std::ostream& os, const AttrName& n) { return os << *n.m_name; }
 
 namespace {
 
@@ -173,7 +226,7 @@ const Attribute* findAttr(const NamedAttrList& list, std::string_view name)
     return nullptr;
 }
 
-void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value)
+void setAttr(NamedAttrList& list, AttrName name, AttrPtr value)
 {
     auto cit = lowerBound(list, name);
     auto it = list.begin() + (cit - list.cbegin());
@@ -311,6 +364,141 @@ AttrPtr sharedAttr(uint64_t hash, const std::function<bool(const Attribute&)>& e
                    const std::function<Attribute::Payload()>& make)
 {
     return sharedAttrTable().get(hash, equal, make);
+}
+
+namespace {
+
+void attrHashMix(uint64_t& h, uint64_t v) { h = (h ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull; }
+void attrHashMix(uint64_t& h, std::string_view s) { attrHashMix(h, std::hash<std::string_view>{}(s)); }
+void attrHashMix(uint64_t& h, const Type& t) { attrHashMix(h, reinterpret_cast<uintptr_t>(t.impl())); }
+/// Nested attributes by address: equal ones are mostly one shared attribute already (a miss only
+/// costs the sharing, not the equality).
+void attrHashMix(uint64_t& h, const AttrPtr& a) { attrHashMix(h, reinterpret_cast<uintptr_t>(a.get())); }
+void attrHashMixAxes(uint64_t& h, const std::vector<AxisRef>& axes)
+{
+    attrHashMix(h, axes.size());
+    for (const AxisRef& a : axes)
+        attrHashMix(h, hashAxisRef(a));
+}
+
+/// A hash of a payload of a kind makeAttr shares, equal for payloads EqVisitor finds equal.
+struct AttrHashVisitor {
+    uint64_t h;
+
+    template <typename T> void operator()(const Boxed<T>& a) { (*this)(a.get()); }
+    void operator()(const UnitAttr&) {}
+    void operator()(const BoolAttr& a) { attrHashMix(h, a.value ? 1u : 0u); }
+    void operator()(const IntegerAttr& a)
+    {
+        attrHashMix(h, static_cast<uint64_t>(a.value));
+        attrHashMix(h, a.type);
+    }
+    void operator()(const FloatAttr& a)
+    {
+        uint64_t bits = 0;
+        std::memcpy(&bits, &a.value, sizeof bits);
+        attrHashMix(h, bits);
+        attrHashMix(h, a.type);
+    }
+    void operator()(const StringAttr& a) { attrHashMix(h, a.value); }
+    void operator()(const TypeAttr& a) { attrHashMix(h, a.type); }
+    void operator()(const SymbolRefAttr& a)
+    {
+        for (const std::string& p : a.path)
+            attrHashMix(h, p);
+    }
+    void operator()(const ArrayAttr& a)
+    {
+        attrHashMix(h, a.elements.size());
+        for (const AttrPtr& e : a.elements)
+            attrHashMix(h, e);
+    }
+    void operator()(const DenseArrayAttr& a)
+    {
+        attrHashMix(h, a.elementType);
+        attrHashMix(h, a.ints.size());
+        for (int64_t v : a.ints)
+            attrHashMix(h, static_cast<uint64_t>(v));
+        attrHashMix(h, a.floats.size());
+        for (double v : a.floats) {
+            uint64_t bits = 0;
+            std::memcpy(&bits, &v, sizeof bits);
+            attrHashMix(h, bits);
+        }
+    }
+    void operator()(const DenseElementsAttr& a)
+    {
+        attrHashMix(h, a.type);
+        attrHashMix(h, a.splat ? 1u : 0u);
+        attrHashMix(h, std::string_view(reinterpret_cast<const char*>(a.data.data()), a.data.size()));
+        attrHashMix(h, a.strings.size());
+        for (const std::string& e : a.strings)
+            attrHashMix(h, e);
+    }
+    void operator()(const DenseResourceAttr& a)
+    {
+        attrHashMix(h, a.name);
+        attrHashMix(h, a.type);
+    }
+    void operator()(const DictionaryAttr& a)
+    {
+        attrHashMix(h, a.entries.size());
+        for (const NamedAttribute& e : a.entries) {
+            attrHashMix(h, std::string_view(e.name));
+            attrHashMix(h, e.value);
+        }
+    }
+    void operator()(const OpaqueAttr& a)
+    {
+        attrHashMix(h, a.dialect);
+        attrHashMix(h, a.mnemonic);
+        attrHashMix(h, a.body);
+    }
+    void operator()(const ShardingAttr& a) { attrHashMix(h, hashSharding(a.sharding)); }
+    void operator()(const ShardingPerValueAttr& a)
+    {
+        attrHashMix(h, a.value.shardings.size());
+        for (const TensorSharding& s : a.value.shardings)
+            attrHashMix(h, hashSharding(s));
+    }
+    void operator()(const ManualAxesAttr& a)
+    {
+        for (const std::string& x : a.axes)
+            attrHashMix(h, x);
+    }
+    void operator()(const AxisRefListAttr& a) { attrHashMixAxes(h, a.axes); }
+    void operator()(const ListOfAxisRefListsAttr& a)
+    {
+        attrHashMix(h, a.lists.size());
+        for (const auto& l : a.lists)
+            attrHashMixAxes(h, l);
+    }
+    // Kinds makeAttr does not share: hashed by kind alone.
+    void operator()(const MeshAttr&) {}
+    void operator()(const OpShardingRuleAttr&) {}
+    void operator()(const AllToAllParamListAttr&) {}
+    void operator()(const PropagationEdgesAttr&) {}
+    void operator()(const LocationAttr&) {}
+};
+
+} // namespace
+
+AttrPtr detail::makeSharedAttr(Attribute::Payload payload)
+{
+    AttrHashVisitor hasher{0xcbf29ce484222325ull + payload.index()};
+    std::visit(hasher, payload);
+    return sharedAttr(
+        hasher.h,
+        [&payload](const Attribute& a) {
+            if (a.payload().index() != payload.index() || !std::visit(EqVisitor{a.payload()}, payload))
+                return false;
+            // Floats of a dense array compare as numbers (0.0 == -0.0); one shared for the other
+            // must print the same.
+            const DenseArrayAttr* x = a.as<DenseArrayAttr>();
+            const DenseArrayAttr* y = Attribute::payloadAs<DenseArrayAttr>(payload);
+            return !x || std::memcmp(x->floats.data(), y->floats.data(), x->floats.size() * sizeof(double)) == 0;
+        },
+        [&payload] { return std::move(payload); });
 }
 
 } // namespace shardx::ir

@@ -1,8 +1,10 @@
 // Attribute: the values of op attributes (builtin, dialect-opaque and sdy kinds).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,9 +22,49 @@ namespace shardx::ir {
 
 class Attribute;
 
+/// An interned attribute name (`sdy.sharding`, a dictionary key): every AttrName made from the same
+/// spelling holds the same pointer into a process-wide table (as OperationName), so the attribute
+/// lists of a program's ops share their names' storage (a name is 8 bytes, not a string each).
+/// Reads as a `const std::string&` or a string_view; two names compare equal as one pointer, and
+/// order by their spelling. The table only grows (a program uses few names); it is safe to intern
+/// from several threads.
+class AttrName {
+public:
+    /// The empty name.
+    AttrName();
+    AttrName(std::string_view name);
+    AttrName(const std::string& name) : AttrName(std::string_view(name)) {}
+    AttrName(const char* name) : AttrName(std::string_view(name)) {}
+
+    const std::string& str() const { return *m_name; }
+    operator const std::string&() const { return *m_name; }
+    operator std::string_view() const { return *m_name; }
+    size_t size() const { return m_name->size(); }
+    bool empty() const { return m_name->empty(); }
+    const char* data() const { return m_name->data(); }
+    const char* c_str() const { return m_name->c_str(); }
+
+    bool operator==(const AttrName& o) const { return m_name == o.m_name; }
+    bool operator==(std::string_view s) const { return *m_name == s; }
+    bool operator==(const std::string& s) const { return *m_name == s; }
+    bool operator==(const char* s) const { return *m_name == s; }
+    friend std::strong_ordering operator<=>(const AttrName& a, const AttrName& b) { return *a.m_name <=> *b.m_name; }
+    friend std::strong_ordering operator<=>(const AttrName& a, std::string_view b) { return *a.m_name <=> b; }
+    friend std::string operator+(const AttrName& a, std::string_view b) { return *a.m_name + std::string(b); }
+    friend std::string operator+(std::string_view a, const AttrName& b) { return std::string(a) + *b.m_name; }
+    friend std::string operator+(const AttrName& a, const char* b) { return *a.m_name + b; }
+    friend std::string operator+(const char* a, const AttrName& b) { return a + *b.m_name; }
+    friend std::string operator+(const AttrName& a, const std::string& b) { return *a.m_name + b; }
+    friend std::string operator+(const std::string& a, const AttrName& b) { return a + *b.m_name; }
+    friend std::ostream& operator<<(std::ostream& os, const AttrName& n);
+
+private:
+    const std::string* m_name;
+};
+
 /// A named attribute of an op or of a dictionary.
 struct NamedAttribute {
-    std::string name;
+    AttrName name;
     std::shared_ptr<const Attribute> value;
 };
 /// Attribute list kept sorted by name (as MLIR's DictionaryAttr).
@@ -248,10 +290,32 @@ private:
 
 using AttrPtr = std::shared_ptr<const Attribute>;
 
-/// Builds a shared attribute from a payload: `makeAttr(IntegerAttr{2, Type::scalar("i64")})`.
+namespace detail {
+/// The kinds that makeAttr shares by content: small values written on many ops alike (dimension
+/// lists, constants, comparison directions, shardings of arguments). Locations are not (they name
+/// one op each, and scopes are found by their address); nor are the kinds few programs hold.
+template <typename T>
+inline constexpr bool kSharedByContent =
+    std::is_same_v<T, UnitAttr> || std::is_same_v<T, BoolAttr> || std::is_same_v<T, IntegerAttr> ||
+    std::is_same_v<T, FloatAttr> || std::is_same_v<T, StringAttr> || std::is_same_v<T, TypeAttr> ||
+    std::is_same_v<T, SymbolRefAttr> || std::is_same_v<T, ArrayAttr> || std::is_same_v<T, DenseArrayAttr> ||
+    std::is_same_v<T, DenseElementsAttr> || std::is_same_v<T, DenseResourceAttr> || std::is_same_v<T, DictionaryAttr> ||
+    std::is_same_v<T, OpaqueAttr> || std::is_same_v<T, ShardingAttr> || std::is_same_v<T, ShardingPerValueAttr> ||
+    std::is_same_v<T, ManualAxesAttr> || std::is_same_v<T, AxisRefListAttr> ||
+    std::is_same_v<T, ListOfAxisRefListsAttr>;
+/// The live attribute equal to `payload` (sharedAttr), else a new one made from it.
+AttrPtr makeSharedAttr(Attribute::Payload payload);
+} // namespace detail
+
+/// Builds a shared attribute from a payload: `makeAttr(IntegerAttr{2, Type::scalar("i64")})`. The kinds
+/// ops hold alike by the thousand (detail::kSharedByContent) are held once per content: an attribute
+/// equal to one alive is that one (attributes are immutable; equality is by content throughout).
 template <typename T> AttrPtr makeAttr(T payload)
 {
-    return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload)));
+    if constexpr (detail::kSharedByContent<T>)
+        return detail::makeSharedAttr(Attribute::Payload(std::move(payload)));
+    else
+        return std::make_shared<const Attribute>(Attribute::Payload(std::move(payload)));
 }
 
 /// The live attribute of content equal to one about to be made, or a new one made from `make()`: the
@@ -268,7 +332,7 @@ bool attrEquals(const AttrPtr& a, const AttrPtr& b);
 /// Finds `name` in a sorted list (nullptr if absent).
 const Attribute* findAttr(const NamedAttrList& list, std::string_view name);
 /// Inserts or replaces `name`, keeping the list sorted.
-void setAttr(NamedAttrList& list, const std::string& name, AttrPtr value);
+void setAttr(NamedAttrList& list, AttrName name, AttrPtr value);
 /// Removes `name`; returns whether it was there.
 bool removeAttr(NamedAttrList& list, std::string_view name);
 

@@ -124,7 +124,7 @@ Op* Builder::createFunc(const FuncSignature& sig)
     Op* func = create(std::move(state));
     Block* entry = func->region(0).addBlock();
     for (const FuncArgument& a : sig.arguments)
-        entry->addArgument(a.type)->loc = a.loc;
+        entry->addArgument(a.type)->setLoc(a.loc);
     return func;
 }
 

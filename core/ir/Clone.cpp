@@ -7,8 +7,8 @@ namespace {
 
 void copyValueIdentity(const Value& from, Value& to, CloneIdentity identity)
 {
-    to.loc = from.loc;
-    to.pos = from.pos;
+    to.setLoc(from.loc());
+    to.setPos(from.pos());
     if (identity == CloneIdentity::Same) {
         to.sourceName = from.sourceName;
         to.programId = from.programId;
@@ -29,7 +29,7 @@ std::unique_ptr<Op> cloneShallow(const Op& op, CloneMapping& mapping, CloneIdent
     c->attrs() = op.attrs();
     c->pos = op.pos;
     c->loc = op.loc;
-    c->opaqueSyntax = op.opaqueSyntax;
+    c->setOpaqueSyntax(op.opaqueSyntax());
     if (identity == CloneIdentity::Same)
         c->programId = op.programId;
     for (const auto& region : op.regions()) {
@@ -50,7 +50,7 @@ std::unique_ptr<Op> cloneShallow(const Op& op, CloneMapping& mapping, CloneIdent
     }
     for (Block* s : op.successors()) {
         Block* const* ns = mapping.blocks.find(s);
-        c->successors().push_back(ns ? *ns : s);
+        c->addSuccessor(ns ? *ns : s);
     }
     return c;
 }

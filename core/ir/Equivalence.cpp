@@ -18,7 +18,7 @@ public:
             return fail(a, "names differ ('" + a.name() + "' vs '" + b.name() + "')");
         if (!lists(a.props(), b.props(), a, "property"))
             return false;
-        if (!a.opaqueSyntax != !b.opaqueSyntax || (a.opaqueSyntax && *a.opaqueSyntax != *b.opaqueSyntax))
+        if (!a.opaqueSyntax() != !b.opaqueSyntax() || (a.opaqueSyntax() && *a.opaqueSyntax() != *b.opaqueSyntax()))
             return fail(a, "the text kept as written differs");
         if (!lists(a.attrs(), b.attrs(), a, "attribute"))
             return false;

@@ -59,6 +59,8 @@ OperationName::OperationName(std::string_view name) : m_name(opNameTable().inter
 
 // ---- Value ------------------------------------------------------------------------------
 
+const ValueSource Value::kNoSource;
+
 void Value::replaceAllUsesWith(Value* other)
 {
     if (other == this)
@@ -210,9 +212,12 @@ void Op::eraseOperand(unsigned i)
     setOperands(vs);
 }
 
+const OpExtras Op::kNoExtras;
+
 void Op::dropAllReferences()
 {
-    for (auto r = m_regions.rbegin(); r != m_regions.rend(); ++r)
+    const auto& regionList = regions();
+    for (auto r = regionList.rbegin(); r != regionList.rend(); ++r)
         for (auto b = (*r)->blocks().rbegin(); b != (*r)->blocks().rend(); ++b)
             for (auto op = (*b)->ops().rbegin(); op != (*b)->ops().rend(); ++op)
                 (*op)->dropAllReferences();
@@ -264,8 +269,9 @@ bool Op::removeAttribute(std::string_view name)
 
 Region* Op::addRegion()
 {
-    m_regions.push_back(std::make_unique<Region>(this));
-    return m_regions.back().get();
+    auto& regionList = extras().regions;
+    regionList.push_back(std::make_unique<Region>(this));
+    return regionList.back().get();
 }
 
 Op* Op::parentOp() const { return m_parent ? m_parent->parentOp() : nullptr; }
@@ -325,7 +331,7 @@ void releaseReferencesForTeardown(Op& root)
         op->m_operands.clear();
         for (auto& v : op->m_results)
             v->m_uses.clear();
-        for (auto& r : op->m_regions)
+        for (auto& r : op->regions())
             for (auto& b : r->blocks())
                 for (auto& arg : b->m_args)
                     arg->m_uses.clear();

@@ -50,21 +50,31 @@ struct Use {
     bool operator==(const Use& o) const = default;
 };
 
+/// Where a block argument was declared in the source, held apart from the Value (op results,
+/// most of a program's values, have none).
+struct ValueSource {
+    AttrPtr loc;
+    SourcePos pos;
+};
+
 /// An SSA value: an op result or a block argument.
 class Value {
 public:
-    Value(Type type, Op* def, unsigned index) : m_type(std::move(type)), m_def(def), m_index(index) {}
-    Value(Type type, Block* block, unsigned index) : m_type(std::move(type)), m_block(block), m_index(index) {}
+    Value(Type type, Op* def, unsigned index) : m_index(index), m_isArgument(false), m_type(std::move(type)), m_def(def)
+    {}
+    Value(Type type, Block* block, unsigned index)
+        : m_index(index), m_isArgument(block != nullptr), m_type(std::move(type)), m_block(block)
+    {}
     Value(const Value&) = delete;
     Value& operator=(const Value&) = delete;
 
     const Type& type() const { return m_type; }
     void setType(Type t) { m_type = std::move(t); }
     /// Defining op, or nullptr for a block argument.
-    Op* definingOp() const { return m_def; }
+    Op* definingOp() const { return m_isArgument ? nullptr : m_def; }
     /// Owning block for a block argument, nullptr for an op result.
-    Block* ownerBlock() const { return m_block; }
-    bool isBlockArgument() const { return m_block != nullptr; }
+    Block* ownerBlock() const { return m_isArgument ? m_block : nullptr; }
+    bool isBlockArgument() const { return m_isArgument; }
     /// Result number or argument number.
     unsigned index() const { return m_index; }
     void setIndex(unsigned i) { m_index = i; }
@@ -76,9 +86,19 @@ public:
     void replaceAllUsesWith(Value* other);
 
     /// Location of a block argument (`%arg0: tensor<..> loc(...)`), may be null.
-    AttrPtr loc;
-    /// Source position (block arguments: where declared).
-    SourcePos pos;
+    const AttrPtr& loc() const { return m_source ? m_source->loc : kNoSource.loc; }
+    void setLoc(AttrPtr loc)
+    {
+        if (loc || m_source)
+            source().loc = std::move(loc);
+    }
+    /// Source position (block arguments: where declared); unknown when none was set.
+    const SourcePos& pos() const { return m_source ? m_source->pos : kNoSource.pos; }
+    void setPos(const SourcePos& pos)
+    {
+        if (pos.line || pos.col || !pos.file.empty() || m_source)
+            source().pos = pos;
+    }
     /// The SSA name the source gave this value, without `%`: `5`, `cst_0`, `arg0`; the result i
     /// of a group `%x:2` is `x#i`. Empty for values made by passes; a module built in memory may
     /// set it (the generator gives the names the printer will print).
@@ -90,11 +110,24 @@ private:
     friend class Op;
     friend void removeUseOf(Value* v, Op* user, unsigned index);
     friend void releaseReferencesForTeardown(Op& op);
+    static const ValueSource kNoSource;
+    ValueSource& source()
+    {
+        if (!m_source)
+            m_source = std::make_unique<ValueSource>();
+        return *m_source;
+    }
+    // Laid out without padding (a program holds a value per result and argument): the index and
+    // the kind in one word next to programId, one owner pointer for both kinds, the source apart.
+    unsigned m_index : 31;
+    unsigned m_isArgument : 1;
     Type m_type;
-    Op* m_def = nullptr;
-    Block* m_block = nullptr;
-    unsigned m_index = 0;
+    union {
+        Op* m_def = nullptr; ///< an op result's defining op
+        Block* m_block;      ///< a block argument's block
+    };
     std::vector<Use> m_uses;
+    std::unique_ptr<ValueSource> m_source; ///< null until a location or position is set
 };
 
 /// An ordered list of blocks.
@@ -165,6 +198,14 @@ struct OpaqueSyntax {
     bool operator==(const OpaqueSyntax&) const = default;
 };
 
+/// What few ops have, held out of line so that every op stays small (a program holds one Op per
+/// op): regions, successors, the source text of an op kept as written.
+struct OpExtras {
+    std::vector<std::unique_ptr<Region>> regions;
+    std::vector<Block*> successors;
+    std::shared_ptr<const OpaqueSyntax> opaqueSyntax;
+};
+
 /// A generic operation: name, operands, results, attributes, regions.
 /// Inherent attributes (`props`, printed in `<{...}>` in generic form) and discardable
 /// attributes (`attrs`) are kept apart; both lists stay sorted by name.
@@ -222,12 +263,15 @@ public:
     bool removeAttribute(std::string_view name);
 
     // regions and successors
-    unsigned numRegions() const { return static_cast<unsigned>(m_regions.size()); }
-    Region& region(unsigned i) const { return *m_regions[i]; }
-    const std::vector<std::unique_ptr<Region>>& regions() const { return m_regions; }
+    unsigned numRegions() const { return m_extras ? static_cast<unsigned>(m_extras->regions.size()) : 0; }
+    Region& region(unsigned i) const { return *m_extras->regions[i]; }
+    const std::vector<std::unique_ptr<Region>>& regions() const
+    {
+        return m_extras ? m_extras->regions : kNoExtras.regions;
+    }
     Region* addRegion();
-    std::vector<Block*>& successors() { return m_successors; }
-    const std::vector<Block*>& successors() const { return m_successors; }
+    const std::vector<Block*>& successors() const { return m_extras ? m_extras->successors : kNoExtras.successors; }
+    void addSuccessor(Block* b) { extras().successors.push_back(b); }
 
     // position in the program
     Block* parentBlock() const { return m_parent; }
@@ -250,7 +294,15 @@ public:
     /// Index of this op in its module's ProgramIds, -1 until it is named there.
     int32_t programId = -1;
     /// Set for an op kept as written (see OpaqueSyntax); null for every op shardx reads.
-    std::shared_ptr<const OpaqueSyntax> opaqueSyntax;
+    const std::shared_ptr<const OpaqueSyntax>& opaqueSyntax() const
+    {
+        return m_extras ? m_extras->opaqueSyntax : kNoExtras.opaqueSyntax;
+    }
+    void setOpaqueSyntax(std::shared_ptr<const OpaqueSyntax> syntax)
+    {
+        if (syntax || m_extras)
+            extras().opaqueSyntax = std::move(syntax);
+    }
 
     /// Pre-order walk over this op and every nested op. Return false from `fn` to skip
     /// the op's regions. The templates take any callable without wrapping it in a std::function
@@ -267,9 +319,9 @@ public:
     }
     template <typename F> void walkPreOrder(F&& fn)
     {
-        if (!fn(this))
+        if (!fn(this) || !m_extras)
             return;
-        for (auto& r : m_regions)
+        for (auto& r : m_extras->regions)
             for (auto& b : r->blocks())
                 for (auto& op : b->ops())
                     op->walkPreOrder(fn);
@@ -280,7 +332,7 @@ public:
     template <typename F> void walkPostOrder(F&& fn)
     {
         std::vector<Op*> ops;
-        for (auto& r : m_regions)
+        for (auto& r : regions())
             for (auto& b : r->blocks()) {
                 ops.clear();
                 for (auto& op : b->ops())
@@ -294,13 +346,19 @@ public:
 private:
     friend class Block;
     friend void releaseReferencesForTeardown(Op& op);
+    static const OpExtras kNoExtras;
+    OpExtras& extras()
+    {
+        if (!m_extras)
+            m_extras = std::make_unique<OpExtras>();
+        return *m_extras;
+    }
     OperationName m_name;
     std::vector<Value*> m_operands;
     std::vector<std::unique_ptr<Value>> m_results;
     NamedAttrList m_props;
     NamedAttrList m_attrs;
-    std::vector<std::unique_ptr<Region>> m_regions;
-    std::vector<Block*> m_successors;
+    std::unique_ptr<OpExtras> m_extras; ///< null while the op has none of them
     Block* m_parent = nullptr;
     Block::OpList::iterator m_self;
 };

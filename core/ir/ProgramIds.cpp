@@ -3,6 +3,8 @@
 #include "core/ir/ProgramIds.h"
 
 #include <algorithm>
+#include <bit>
+#include <ostream>
 
 #include "core/ir/Module.h"
 #include "core/ir/SsaNames.h"
@@ -113,6 +115,63 @@ int64_t funcResultKey(int func, int i) { return (static_cast<int64_t>(func) << 3
 
 } // namespace
 
+// ---- texts ---------------------------------------------------------------------------------------
+
+std::ostream& operator<<(std::ostream& os, const ProgramText& t) { return os << t.view(); }
+
+ProgramTextStore& ProgramTextStore::operator=(const ProgramTextStore& o)
+{
+    if (this != &o) {
+        m_chunks = o.m_chunks;
+        m_free = nullptr;
+        m_left = 0;
+        m_bytes = o.m_bytes;
+        m_recent[0] = m_recent[1] = ProgramText();
+    }
+    return *this;
+}
+
+ProgramText ProgramTextStore::add(std::string_view s)
+{
+    for (const ProgramText& r : m_recent)
+        if (r.m_text && r.view() == s)
+            return r;
+    const bool isLong = s.size() >= ProgramText::kLongText;
+    const size_t head = isLong ? 1 + sizeof(uint32_t) : 1;
+    const size_t need = head + s.size() + 1;
+    constexpr size_t kChunk = 64 * 1024;
+    char* at;
+    if (need > kChunk / 8) {
+        // A long text gets a chunk of its own; the current one stays open.
+        m_chunks.emplace_back(new char[need]);
+        m_bytes += need;
+        at = m_chunks.back().get();
+    } else {
+        if (need > m_left) {
+            m_chunks.emplace_back(new char[kChunk]);
+            m_bytes += kChunk;
+            m_free = m_chunks.back().get();
+            m_left = kChunk;
+        }
+        at = m_free;
+        m_free += need;
+        m_left -= need;
+    }
+    if (isLong) {
+        at[0] = static_cast<char>(ProgramText::kLongText);
+        const auto size = static_cast<uint32_t>(s.size());
+        std::memcpy(at + 1, &size, sizeof size);
+    } else {
+        at[0] = static_cast<char>(s.size());
+    }
+    std::memcpy(at + head, s.data(), s.size());
+    at[head + s.size()] = '\0';
+    const ProgramText text(at);
+    m_recent[1] = m_recent[0];
+    m_recent[0] = text;
+    return text;
+}
+
 const char* derivationName(Derivation d)
 {
     switch (d) {
@@ -189,17 +248,32 @@ int ProgramIds::scopeId(const AttrPtr& loc)
     if (name && m_lastScope >= 0 && *m_scopes[static_cast<size_t>(m_lastScope)].text == *name) {
         id = m_lastScope; // neighbouring ops of one scope, each with a location of its own
     } else if (name) {
-        auto it = m_scopeIndex.find(*name);
-        if (it == m_scopeIndex.end()) {
+        if (2 * (m_scopes.size() + 1) > m_scopeSlots.size()) {
+            m_scopeSlots.assign(std::bit_ceil(std::max<size_t>(64, 4 * (m_scopes.size() + 1))), 0);
+            for (size_t i = 0; i < m_scopes.size(); ++i)
+                m_scopeSlots[scopeSlot(*m_scopes[i].text)] = static_cast<int32_t>(i + 1);
+        }
+        int32_t& slot = m_scopeSlots[scopeSlot(*name)];
+        if (!slot) {
             // The scope's text stays in its attribute (immutable), which the scope holds on to.
             m_scopes.push_back(Scope{loc, name});
-            it = m_scopeIndex.emplace(std::string_view(*name), static_cast<int>(m_scopes.size() - 1)).first;
+            slot = static_cast<int32_t>(m_scopes.size());
         }
-        id = m_lastScope = it->second;
+        id = m_lastScope = slot - 1;
     }
     if (loc)
         m_scopeByLoc.insert(loc.get(), id);
     return id;
+}
+
+size_t ProgramIds::scopeSlot(std::string_view text) const
+{
+    const size_t mask = m_scopeSlots.size() - 1; // a power of two
+    for (size_t i = std::hash<std::string_view>()(text) & mask;; i = (i + 1) & mask) {
+        const int32_t slot = m_scopeSlots[i];
+        if (!slot || *m_scopes[static_cast<size_t>(slot - 1)].text == text)
+            return i;
+    }
 }
 
 bool ProgramIds::isTaken(const std::string& id) const { return m_takenValues.count(id) || m_takenOps.count(id); }
@@ -240,8 +314,8 @@ int ProgramIds::addValue(Value& v, std::string name, const std::string& prefix, 
 {
     const int idx = static_cast<int>(m_values.size());
     ProgramValue pv;
-    pv.id = uniqueId(m_takenValues, prefix + name);
-    pv.name = std::move(name);
+    pv.id = m_text.add(uniqueId(m_takenValues, prefix + name));
+    pv.name = m_text.add(name);
     pv.scope = scope;
     pv.func = func;
     pv.op = op;
@@ -255,8 +329,8 @@ int ProgramIds::addOp(Op& op, std::string id, std::string name, int func, int sc
 {
     const int idx = static_cast<int>(m_ops.size());
     ProgramOp po;
-    po.id = std::move(id);
-    po.name = std::move(name);
+    po.id = m_text.add(id);
+    po.name = m_text.add(name);
     po.opName = op.opName();
     po.scope = scope;
     po.func = op.name() == "func.func" ? idx : func;
@@ -285,8 +359,8 @@ void ProgramIds::addFuncResults(Op& func)
     for (size_t i = 0; i < numResults; ++i) {
         const int idx = static_cast<int>(m_values.size());
         ProgramValue pv;
-        pv.id = uniqueId(m_takenValues, prefix + "result" + std::to_string(i));
-        pv.name = "result " + std::to_string(i);
+        pv.id = m_text.add(uniqueId(m_takenValues, prefix + "result" + std::to_string(i)));
+        pv.name = m_text.add("result " + std::to_string(i));
         pv.func = fi;
         pv.funcResult = static_cast<int>(i);
         roomForOneMore(m_values);
@@ -326,7 +400,7 @@ void ProgramIds::nameBlockContents(Block& block, const std::string& prefix, int 
         std::optional<std::string> name = userName(arg, printed);
         if (!name)
             name = counted ? std::move(counted) : freeDerivedName("%arg" + std::to_string(a), prefix);
-        addValue(arg, std::move(*name), prefix, func, -1, scopeId(arg.loc));
+        addValue(arg, std::move(*name), prefix, func, -1, scopeId(arg.loc()));
     }
     for (const auto& child : block.ops()) {
         Op& op = *child;
@@ -592,7 +666,7 @@ void ProgramIds::noteDerived(Value& inserted, const Value& from, Derivation how)
     const std::string prefix = regionPrefix(*parent, regionIndexOf(*parent, *block));
     const ProgramValue& source = m_values[static_cast<size_t>(fi)];
     const std::string name = freeDerivedName(source.name + "." + derivationName(how), prefix);
-    const int scope = inserted.loc ? scopeId(inserted.loc) : source.scope;
+    const int scope = inserted.loc() ? scopeId(inserted.loc()) : source.scope;
     const int vi = addValue(inserted, name, prefix, func, -1, scope);
     m_values[static_cast<size_t>(vi)].derivedFrom = fi;
     m_values[static_cast<size_t>(vi)].derivation = how;

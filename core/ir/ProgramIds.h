@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,7 +22,7 @@ namespace shardx::ir {
 class Module;
 
 /// How a value or op that a pass inserted relates to the user's program.
-enum class Derivation {
+enum class Derivation : uint8_t {
     Copy,       ///< a copy of the user's op (a constant split per use, a duplicated function body)
     Edge,       ///< a data-flow edge standing for a value
     Constraint, ///< a sharding constraint inserted on a value (sharding groups)
@@ -30,14 +32,91 @@ enum class Derivation {
 /// `copy`, `edge`, `constraint`, `reshard`, `new`: the suffix of derived names.
 const char* derivationName(Derivation d);
 
+/// A name or id of a ProgramIds, held in its ProgramTextStore: one pointer (a program has two per
+/// value and two per op), where a std::string was 32 bytes each. Reads as a string_view (or a
+/// std::string, copied); empty by default. Valid while a ProgramIds holding it lives (copies of a
+/// ProgramIds share the text).
+class ProgramText {
+public:
+    ProgramText() = default;
+
+    std::string_view view() const
+    {
+        if (!m_text)
+            return {};
+        const auto n = static_cast<unsigned char>(m_text[0]);
+        if (n < kLongText)
+            return {m_text + 1, n};
+        uint32_t size = 0;
+        std::memcpy(&size, m_text + 1, sizeof size);
+        return {m_text + 1 + sizeof size, size};
+    }
+    operator std::string_view() const { return view(); }
+    operator std::string() const { return std::string(view()); }
+    std::string str() const { return std::string(view()); }
+    size_t size() const { return view().size(); }
+    bool empty() const { return view().empty(); }
+    const char* data() const { return view().data(); }
+    size_t find(char c, size_t pos = 0) const { return view().find(c, pos); }
+    size_t find(std::string_view s, size_t pos = 0) const { return view().find(s, pos); }
+    size_t rfind(char c, size_t pos = std::string_view::npos) const { return view().rfind(c, pos); }
+    size_t rfind(std::string_view s, size_t pos = std::string_view::npos) const { return view().rfind(s, pos); }
+    std::string substr(size_t pos, size_t n = std::string_view::npos) const
+    {
+        return std::string(view().substr(pos, n));
+    }
+
+    bool operator==(const ProgramText& o) const { return view() == o.view(); }
+    bool operator==(std::string_view s) const { return view() == s; }
+    bool operator==(const std::string& s) const { return view() == s; }
+    bool operator==(const char* s) const { return view() == s; }
+    friend std::string operator+(const ProgramText& a, std::string_view b) { return a.str().append(b); }
+    friend std::string operator+(const ProgramText& a, const std::string& b) { return a.str().append(b); }
+    friend std::string operator+(const ProgramText& a, const char* b) { return a.str().append(b); }
+    friend std::string operator+(std::string_view a, const ProgramText& b) { return std::string(a).append(b.view()); }
+    friend std::string operator+(const std::string& a, const ProgramText& b) { return std::string(a).append(b.view()); }
+    friend std::string operator+(const char* a, const ProgramText& b) { return std::string(a).append(b.view()); }
+    friend std::ostream& operator<<(std::ostream& os, const ProgramText& t);
+
+private:
+    friend class ProgramTextStore;
+    /// Texts of this many bytes or more store their size in four bytes after the marker.
+    static constexpr unsigned kLongText = 255;
+    explicit ProgramText(const char* text) : m_text(text) {}
+    /// The size (one byte, or 255 and four bytes), then the characters and a NUL.
+    const char* m_text = nullptr;
+};
+
+/// The characters of a ProgramIds' texts, in chunks that never move. A copy shares the chunks that
+/// hold the texts so far and writes new texts into chunks of its own.
+class ProgramTextStore {
+public:
+    ProgramTextStore() = default;
+    ProgramTextStore(const ProgramTextStore& o) : m_chunks(o.m_chunks), m_bytes(o.m_bytes) {}
+    ProgramTextStore& operator=(const ProgramTextStore& o);
+
+    /// Stores `s`; a text equal to one of the last two stored is not stored again (an op and
+    /// its result share their id and name).
+    ProgramText add(std::string_view s);
+    /// Bytes of chunk storage held.
+    size_t bytes() const { return m_bytes; }
+
+private:
+    std::vector<std::shared_ptr<char[]>> m_chunks;
+    char* m_free = nullptr; ///< where the next text goes in the last chunk (null: in a new one)
+    size_t m_left = 0;      ///< bytes left there
+    size_t m_bytes = 0;
+    ProgramText m_recent[2];
+};
+
 /// A value as users know it.
 struct ProgramValue {
     /// Unique and stable: `@main:%5`, `@main:%0#1`, `@main:%3/%arg5` (an argument of a region of the
     /// op defining %3), `@main:result0` (a function result), `@main:%cst.copy2` (inserted).
-    std::string id;
+    ProgramText id;
     /// What the file prints: `%5`, `%cst_0`, `%arg0`, `%0#1`, `result 0`; `%cst.copy2` for values
     /// that passes insert, named after the user's value they stand for.
-    std::string name;
+    ProgramText name;
     int scope = -1;       ///< ProgramIds::scopeName(): the `loc` name scope of its op or argument
     int func = -1;        ///< op index of the enclosing func.func, -1 outside functions
     int op = -1;          ///< op index of the defining op, -1 for block arguments and func results
@@ -50,10 +129,10 @@ struct ProgramValue {
 struct ProgramOp {
     /// Unique and stable: `@main:%5` (the op defining %5), `@main:%0` (defining %0:2),
     /// `@main:sdy.sharding_group#1` (ops without results, numbered by name), `@main`, `@mesh`.
-    std::string id;
+    ProgramText id;
     /// Its result list as printed (`%5`, `%0:2`, `%output_state, %output`), or for an op without
     /// results its symbol (`@main`) or op name.
-    std::string name;
+    ProgramText name;
     OperationName opName; ///< `stablehlo.add` (interned: one pointer)
     int scope = -1;       ///< ProgramIds::scopeName(): the `loc` name scope
     int func = -1;        ///< op index of the enclosing func.func (itself for a func.func), -1 outside
@@ -171,13 +250,18 @@ private:
 
     std::vector<ProgramValue> m_values;
     std::vector<ProgramOp> m_ops;
+    ProgramTextStore m_text; ///< the ids and names of m_values and m_ops
     /// A `loc` name scope: its text, held in the location attribute it was found in.
     struct Scope {
         AttrPtr owner;
         const std::string* text = nullptr;
     };
     std::vector<Scope> m_scopes;
-    std::unordered_map<std::string_view, int> m_scopeIndex;
+    /// m_scopes by text: open addressing with linear probing, each slot 0 (empty) or a scope id + 1
+    /// (a node-based map spent some 50 bytes on each scope, and a program has a scope per few ops).
+    std::vector<int32_t> m_scopeSlots;
+    /// The slot holding the scope of text `text`, else the empty slot where it goes.
+    size_t scopeSlot(std::string_view text) const;
     int m_lastScope = -1;                                      ///< the scope scopeId found last
     PointerMap<Attribute, int> m_scopeByLoc;                   ///< location attribute -> scope id (-1 none)
     bool m_naming = false;                                     ///< naming the user's program (the constructor)

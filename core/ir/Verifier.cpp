@@ -327,7 +327,7 @@ bool verifyOp(Context& ctx, const Op& op)
     // An op of a registered dialect that the dialect does not define (written in generic form).
     const OpRegistry& reg = OpRegistry::instance();
     // Viewer tolerance keeps it (as written, or in generic form): nothing of it is known to check.
-    const bool kept = ctx.allowUnknownOps || op.opaqueSyntax;
+    const bool kept = ctx.allowUnknownOps || op.opaqueSyntax();
     if (!kept && reg.isRegisteredDialect(op.dialect()) && !reg.allowsUnknownOps(op.dialect()) && !reg.lookup(name)) {
         ctx.diags.add(Diagnostic{Severity::Error,
                                  op.pos,

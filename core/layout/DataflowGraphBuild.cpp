@@ -256,7 +256,7 @@ void DataflowGraphBuilder::recordInitial(int value, const TensorSharding* s)
 void DataflowGraphBuilder::walkFunction(const ir::Op& func)
 {
     const int funcId = func.programId;
-    std::string label = funcId >= 0 ? m_ids.ops()[static_cast<size_t>(funcId)].name : "func";
+    std::string label = funcId >= 0 ? m_ids.ops()[static_cast<size_t>(funcId)].name : std::string("func");
     const int g = newGroup(GroupKind::Function, 0, std::move(label));
     m_groups[static_cast<size_t>(g)].op = funcId;
     m_groups[0].children.push_back(ItemRef::group(g));

@@ -204,7 +204,7 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
 /// readers can match it).
 static std::string missingRuleReason(const Op& op)
 {
-    if (op.opaqueSyntax || !ir::OpRegistry::instance().lookup(op.name()))
+    if (op.opaqueSyntax() || !ir::OpRegistry::instance().lookup(op.name()))
         return "no sharding rule: an op shardx does not know, kept as written";
     if (std::optional<std::string> target = stablehlo::customCallTarget(op))
         return "no sharding rule: custom call '" + *target + "' has none";

@@ -558,7 +558,7 @@ Expected<std::vector<ReplicatedTensor>> Session::replicatedTensors(int64_t minBy
     auto positionOf = [&](int value) {
         const ir::Value* v =
             static_cast<size_t>(value) < sourceValues.size() ? sourceValues[static_cast<size_t>(value)] : nullptr;
-        return !v ? SourcePos{} : v->definingOp() ? v->definingOp()->pos : v->pos;
+        return !v ? SourcePos{} : v->definingOp() ? v->definingOp()->pos : v->pos();
     };
     const TraceValueIndex index(*m_trace);
     for (size_t v = 0; v < m_trace->values().size(); ++v) {
@@ -714,7 +714,7 @@ SourcePos Session::valuePosition(int value) const
     const ir::Value* v = valueById(*m_source, value);
     if (!v)
         return {};
-    return v->definingOp() ? v->definingOp()->pos : v->pos;
+    return v->definingOp() ? v->definingOp()->pos : v->pos();
 }
 
 // ---- editing -------------------------------------------------------------------------------------

@@ -186,7 +186,7 @@ size_t TraceBinaryWriter::stringSlot(std::string_view s) const
     const size_t mask = m_stringSlots.size() - 1;
     for (size_t i = std::hash<std::string_view>{}(s)&mask;; i = (i + 1) & mask) {
         const uint32_t slot = m_stringSlots[i];
-        if (!slot || m_strings[slot - 1] == s)
+        if (!slot || stringAt(slot - 1) == s)
             return i;
     }
 }
@@ -200,7 +200,23 @@ void TraceBinaryWriter::reserveStrings(size_t n)
         return;
     m_stringSlots.assign(size, 0);
     for (size_t id = 0; id < m_strings.size(); ++id)
-        m_stringSlots[stringSlot(m_strings[id])] = static_cast<uint32_t>(id + 1);
+        m_stringSlots[stringSlot(stringAt(static_cast<uint32_t>(id)))] = static_cast<uint32_t>(id + 1);
+}
+
+std::string_view TraceBinaryWriter::stringAt(uint32_t id) const
+{
+    const uint32_t ref = m_strings[id];
+    const size_t row = ref & kRowMask;
+    switch (static_cast<StringSource>(ref >> kSourceShift)) {
+    case kViewed: return m_viewed[row];
+    case kValueId: return m_names->value(row).id;
+    case kValueName: return m_names->value(row).displayName;
+    case kOpId: return m_names->op(row).id;
+    case kOpName: return m_names->op(row).name;
+    case kOpDisplayName: return m_names->op(row).displayName;
+    case kScope: return m_names->scope(row);
+    }
+    return {};
 }
 
 uint32_t TraceBinaryWriter::stringId(std::string_view s)
@@ -211,15 +227,20 @@ uint32_t TraceBinaryWriter::stringId(std::string_view s)
     return stableStringId(m_stepStrings.emplace_back(s));
 }
 
-uint32_t TraceBinaryWriter::stableStringId(std::string_view s)
+uint32_t TraceBinaryWriter::stableStringId(std::string_view s, StringSource source, size_t row)
 {
     if (2 * (m_strings.size() + 1) > m_stringSlots.size())
         reserveStrings(m_strings.size() + 1);
     uint32_t& slot = m_stringSlots[stringSlot(s)];
     if (!slot) {
+        if (source == kViewed || row > kRowMask) {
+            source = kViewed;
+            row = m_viewed.size();
+            m_viewed.push_back(s);
+        }
         if (m_strings.size() == m_strings.capacity())
             m_strings.reserve(std::max<size_t>(64, m_strings.size() + m_strings.size() / 2));
-        m_strings.push_back(s);
+        m_strings.push_back(static_cast<uint32_t>(source) << kSourceShift | static_cast<uint32_t>(row));
         slot = static_cast<uint32_t>(m_strings.size());
     }
     return slot - 1;
@@ -313,7 +334,8 @@ public:
         const TraceOp& o = m_d.ops[i];
         return {o.id, o.name, o.displayName, o.scope};
     }
-    const std::vector<std::string>& scopes() const override { return m_d.scopes; }
+    size_t numScopes() const override { return m_d.scopes.size(); }
+    std::string_view scope(size_t i) const override { return m_d.scopes[i]; }
 
 private:
     const TraceData& m_d;
@@ -330,15 +352,18 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
                                int traceKeyframeInterval)
 {
     flushChunk();
+    m_names = &names;
     const size_t numValues = names.numValues(), numOps = names.numOps();
-    const std::vector<std::string>& scopes = names.scopes();
+    const size_t numScopes = names.numScopes();
     // Room for the names most programs have (a value's id and name; an op's names are mostly its
     // first result's); the table grows by half when there are more.
-    const size_t expected = m_strings.size() + 2 * numValues + scopes.size() + d.nodes.size();
+    const size_t expected = m_strings.size() + 2 * numValues + numScopes + d.nodes.size();
     m_strings.reserve(expected);
     reserveStrings(expected);
     // `names` and `d` outlive the table's use: their strings are viewed, not copied.
-    auto sid = [this](std::string_view s) { return stableStringId(s); };
+    auto sid = [this](std::string_view s, StringSource source = kViewed, size_t row = 0) {
+        return stableStringId(s, source, row);
+    };
     // The sections that name strings are encoded twice, into a small buffer: first to count their
     // bytes and checksums (which gives every string its id, in the order of the sections), then to
     // write them after their headers. A large program's sections are never held whole.
@@ -354,8 +379,8 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
         putVarint(out.buf, numValues);
         for (size_t i = 0; i < numValues; ++i) {
             const TraceNameRows::Value v = names.value(i);
-            delta(out.buf, 0, sid(v.id));
-            delta(out.buf, 1, sid(v.displayName));
+            delta(out.buf, 0, sid(v.id, kValueId, i));
+            delta(out.buf, 1, sid(v.displayName, kValueName, i));
             delta(out.buf, 2, v.scope);
             delta(out.buf, 3, v.op);
             delta(out.buf, 4, v.derivedFrom);
@@ -367,17 +392,17 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
         putVarint(out.buf, numOps);
         for (size_t i = 0; i < numOps; ++i) {
             const TraceNameRows::Op o = names.op(i);
-            delta(out.buf, 0, sid(o.id));
-            delta(out.buf, 1, sid(o.name));
+            delta(out.buf, 0, sid(o.id, kOpId, i));
+            delta(out.buf, 1, sid(o.name, kOpName, i));
             delta(out.buf, 2, o.scope);
-            delta(out.buf, 3, sid(o.displayName));
+            delta(out.buf, 3, sid(o.displayName, kOpDisplayName, i));
             out.spill();
         }
     };
     auto encodeScopes = [&](SectionOut& out) {
-        putVarint(out.buf, scopes.size());
-        for (const std::string& s : scopes) {
-            putVarint(out.buf, sid(s));
+        putVarint(out.buf, numScopes);
+        for (size_t i = 0; i < numScopes; ++i) {
+            putVarint(out.buf, sid(names.scope(i), kScope, i));
             out.spill();
         }
     };
@@ -395,13 +420,14 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
     };
     auto encodeStrings = [&](SectionOut& out) {
         putVarint(out.buf, m_strings.size());
+        std::string_view previous[2]; // the strings i - 1 and i - 2
         for (size_t i = 0; i < m_strings.size(); ++i) {
             // Front coding: the longest prefix shared with one of the two strings before (a value's
             // id follows the previous value's id, a scope the previous scope).
-            const std::string_view str = m_strings[i];
+            const std::string_view str = stringAt(static_cast<uint32_t>(i));
             size_t best = 0, ref = 1;
             for (size_t r = 1; r <= 2 && r <= i; ++r) {
-                const std::string_view before = m_strings[i - r];
+                const std::string_view before = previous[r - 1];
                 size_t n = 0;
                 while (n < str.size() && n < before.size() && str[n] == before[n])
                     ++n;
@@ -414,6 +440,8 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
             putVarint(out.buf, str.size() - best);
             out.buf.append(str, best, std::string::npos);
             out.spill();
+            previous[1] = previous[0];
+            previous[0] = str;
         }
     };
     std::string init, pool;

@@ -82,7 +82,8 @@ public:
     virtual size_t numOps() const = 0;
     virtual Op op(size_t i) const = 0;
     /// TraceData::scopes: every scope the values and ops name, in that order of first use.
-    virtual const std::vector<std::string>& scopes() const = 0;
+    virtual size_t numScopes() const = 0;
+    virtual std::string_view scope(size_t i) const = 0;
 };
 
 /// Streams a binary trace: steps as they are recorded (a chunk is written each keyframeSteps
@@ -123,11 +124,19 @@ private:
         /// Hands the buffer on when it holds 64 KB (every byte with `all`).
         void spill(bool all = false);
     };
+    /// Where a string of the table lives: viewed (m_viewed), or a field of a row of finish()'s
+    /// names, read again when needed. A string is 4 bytes in the table, where a view was 16
+    /// (finish() names every value and op: some million strings in a large program).
+    enum StringSource : uint32_t { kViewed, kValueId, kValueName, kOpId, kOpName, kOpDisplayName, kScope };
+    static constexpr unsigned kSourceShift = 29;
+    static constexpr uint32_t kRowMask = (1u << kSourceShift) - 1;
     /// The id of `s` in the string table; a string first met is copied into m_stepStrings.
     uint32_t stringId(std::string_view s);
-    /// The same for a string that outlives the writer's use of the table (finish()'s data):
-    /// the table views it instead of copying it.
-    uint32_t stableStringId(std::string_view s);
+    /// The same for a string that outlives the writer's use of the table (finish()'s data),
+    /// found again at `source` and `row` (kViewed: the table views `s` instead of copying it).
+    uint32_t stableStringId(std::string_view s, StringSource source = kViewed, size_t row = 0);
+    /// The string `id` of the table.
+    std::string_view stringAt(uint32_t id) const;
 
     std::ostream& m_out;
     uint64_t m_offset = 0;
@@ -140,7 +149,9 @@ private:
     size_t m_numSteps = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_chunks; ///< (first step, offset)
     std::deque<std::string> m_stepStrings;               ///< strings met in steps (the table views them)
-    std::vector<std::string_view> m_strings;             ///< by id: the table's strings
+    std::vector<std::string_view> m_viewed;              ///< the table's strings viewed where they are
+    std::vector<uint32_t> m_strings;                     ///< by id: the source << kSourceShift | row
+    const TraceNameRows* m_names = nullptr;              ///< finish()'s names, while it runs
     /// The string table's index: open addressing with linear probing, each slot 0 (empty) or a
     /// string's id + 1 (a finish() names every value and op: a node-based map spent some 50 bytes
     /// on each of a million strings, this spends 8 at most).

@@ -306,21 +306,22 @@ public:
         const ir::ProgramOp& o = m_ids.ops()[i];
         return {o.id, o.opName, o.name, mapped(o.scope)};
     }
-    const std::vector<std::string>& scopes() const override { return m_scopes; }
+    size_t numScopes() const override { return m_scopes.size(); }
+    std::string_view scope(size_t i) const override { return m_ids.scopeName(m_scopes[i]); }
 
 private:
     void pool(int id)
     {
         if (id >= 0 && m_scopeMap[static_cast<size_t>(id)] < 0) {
             m_scopeMap[static_cast<size_t>(id)] = static_cast<int>(m_scopes.size());
-            m_scopes.push_back(m_ids.scopeName(id));
+            m_scopes.push_back(id);
         }
     }
     int mapped(int id) const { return id < 0 ? -1 : m_scopeMap[static_cast<size_t>(id)]; }
 
     const ir::ProgramIds& m_ids;
     std::vector<int> m_scopeMap;
-    std::vector<std::string> m_scopes;
+    std::vector<int> m_scopes; ///< the ProgramIds scope of each
 };
 
 } // namespace
@@ -330,7 +331,9 @@ void TraceRecorder::fillNames(TraceData& data) const
     // Scopes are pooled in the order a trace document lists them (values, then ops), so that a
     // trace read back from JSON is equal to the one written.
     const ProgramIdsNameRows rows(m_ids);
-    data.scopes = rows.scopes();
+    data.scopes.assign(rows.numScopes(), std::string());
+    for (size_t i = 0; i < rows.numScopes(); ++i)
+        data.scopes[i] = rows.scope(i);
     data.values.clear();
     data.values.reserve(rows.numValues());
     for (size_t i = 0; i < rows.numValues(); ++i) {

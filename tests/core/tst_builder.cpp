@@ -161,7 +161,7 @@ private slots:
         QVERIFY(func->attr("arg_attrs"));
         QVERIFY(func->attr("res_attrs"));
         QCOMPARE(funcType(*func), Type::function({t, t}, {t}));
-        QCOMPARE(funcBody(*func).arg(1)->loc->as<LocationAttr>()->text, std::string("y"));
+        QCOMPARE(funcBody(*func).arg(1)->loc()->as<LocationAttr>()->text, std::string("y"));
         b.setInsertionPointToEnd(funcBody(*func));
         b.setLoc(nameLoc("jit(f)/jit(main)/add"));
         Value* sum = b.createValue("stablehlo.add", {funcBody(*func).arg(0), funcBody(*func).arg(1)}, t);

@@ -1,6 +1,7 @@
 // Tests of the generic IR: use lists, block edits, func attributes, attributes and types.
 #include <QtTest>
 
+#include <cmath>
 #include <functional>
 #include <thread>
 
@@ -159,6 +160,95 @@ private slots:
         TensorSharding other = s;
         other.mesh.symbol = "n";
         QVERIFY(!(*makeAttr(ShardingAttr{other}) == *a));
+    }
+
+    void irObjectsStaySmall()
+    {
+        // A program holds an Op per op, a Value per result and argument and a NamedAttribute per
+        // attribute: what few ops have lives out of line, one pointer stands for both kinds of
+        // value owner, attribute names are interned.
+        QVERIFY(sizeof(NamedAttribute) <= 3 * sizeof(void*));
+        QCOMPARE(sizeof(AttrName), sizeof(void*));
+        QVERIFY(sizeof(Op) <= 168);
+        QVERIFY(sizeof(Value) <= 88);
+
+        Op op("stablehlo.custom_call");
+        QCOMPARE(op.numRegions(), 0u);
+        QVERIFY(op.regions().empty() && op.successors().empty() && !op.opaqueSyntax());
+        op.setOpaqueSyntax(nullptr); // nothing to hold: stays without extras
+        QVERIFY(!op.opaqueSyntax());
+        Region* r = op.addRegion();
+        QCOMPARE(op.numRegions(), 1u);
+        QCOMPARE(&op.region(0), r);
+        QCOMPARE(op.regions().front().get(), r);
+        Block* b = r->addBlock();
+        op.addSuccessor(b);
+        QCOMPARE(op.successors(), std::vector<Block*>{b});
+        op.setOpaqueSyntax(std::make_shared<const OpaqueSyntax>(OpaqueSyntax{{"my.op ", ""}}));
+        QCOMPARE(op.opaqueSyntax()->pieces.size(), size_t(2));
+
+        Value* arg = b->addArgument(Type::tensor({8}, "f32"));
+        QVERIFY(arg->isBlockArgument());
+        QCOMPARE(arg->ownerBlock(), b);
+        QVERIFY(!arg->definingOp());
+        Value* res = op.addResult(Type::tensor({8}, "f32"));
+        QVERIFY(!res->isBlockArgument());
+        QCOMPARE(res->definingOp(), &op);
+        QVERIFY(!res->ownerBlock());
+        // Only block arguments carry a location and a position (held apart).
+        QVERIFY(!res->loc() && !res->pos().isKnown());
+        arg->setPos(SourcePos{"t.mlir", 3, 4});
+        QCOMPARE(arg->pos().line, 3);
+        QVERIFY(!arg->loc());
+        const Value detached(Type::tensor({8}, "f32"), static_cast<Block*>(nullptr), 0);
+        QVERIFY(!detached.isBlockArgument() && !detached.definingOp() && !detached.ownerBlock());
+    }
+
+    void attributeNamesAreInterned()
+    {
+        const AttrName a("sdy.sharding");
+        const AttrName b(std::string("sdy.") + "sharding");
+        QVERIFY(a == b);
+        QCOMPARE(&a.str(), &b.str());
+        QVERIFY(a == "sdy.sharding" && a == std::string("sdy.sharding") && a == std::string_view("sdy.sharding"));
+        QVERIFY(!(a == AttrName("sdy.shardings")));
+        QVERIFY(AttrName("a") < AttrName("b") && AttrName("b") > AttrName("a"));
+        QCOMPARE(a + "!", std::string("sdy.sharding!"));
+        QCOMPARE(a.size(), size_t(12));
+        QVERIFY(AttrName().empty() && AttrName() == AttrName(""));
+        NamedAttrList list;
+        setAttr(list, "b", makeAttr(UnitAttr{}));
+        setAttr(list, std::string("a"), makeAttr(UnitAttr{}));
+        QCOMPARE(&list[0].name.str(), &AttrName("a").str());
+        QCOMPARE(std::string_view(list[1].name), std::string_view("b"));
+    }
+
+    void equalAttributesAreShared()
+    {
+        // The kinds ops hold alike are held once per content; equality is by content still.
+        const AttrPtr dims = makeAttr(DenseArrayAttr{"i64", {0, 2, 1}, {}});
+        QCOMPARE(makeAttr(DenseArrayAttr{"i64", {0, 2, 1}, {}}).get(), dims.get());
+        QVERIFY(makeAttr(DenseArrayAttr{"i64", {0, 1, 2}, {}}).get() != dims.get());
+        QVERIFY(makeAttr(DenseArrayAttr{"i32", {0, 2, 1}, {}}).get() != dims.get());
+        const AttrPtr i = makeAttr(IntegerAttr{2, Type::scalar("i64")});
+        QCOMPARE(makeAttr(IntegerAttr{2, Type::scalar("i64")}).get(), i.get());
+        QVERIFY(makeAttr(IntegerAttr{2, Type::scalar("i32")}).get() != i.get());
+        const AttrPtr dict = makeAttr(DictionaryAttr{{{"k", i}}});
+        QCOMPARE(makeAttr(DictionaryAttr{{{"k", i}}}).get(), dict.get());
+        QVERIFY(makeAttr(DictionaryAttr{{{"j", i}}}).get() != dict.get());
+        // 0.0 and -0.0 are equal numbers but print apart: never one for the other.
+        const AttrPtr zero = makeAttr(DenseArrayAttr{"f64", {}, {0.0}});
+        const AttrPtr negativeZero = makeAttr(DenseArrayAttr{"f64", {}, {-0.0}});
+        QVERIFY(zero.get() != negativeZero.get());
+        QVERIFY(std::signbit(negativeZero->as<DenseArrayAttr>()->floats[0]));
+        // Locations name one op each: made anew.
+        LocationAttr loc;
+        loc.kind = LocationAttr::Kind::Name;
+        loc.text = "layer_0/add";
+        QVERIFY(makeAttr(loc).get() != makeAttr(loc).get());
+        // An attribute no one holds dies as before.
+        std::weak_ptr<const Attribute> weak = makeAttr(StringAttr{"only here"});
+        QVERIFY(weak.expired());
     }
 
     void walksWithAndWithoutStdFunctionAgree()

@@ -270,6 +270,40 @@ func.func @other(%arg0: tensor<8xf32>) -> tensor<8xf32> {
         QCOMPARE(io::printModule(*copy), io::printModule(*m));
     }
 
+    void textsAreHeldCompactly()
+    {
+        // Two names per value and op: a ProgramText is one pointer into its store's chunks.
+        QCOMPARE(sizeof(ir::ProgramText), sizeof(void*));
+        QVERIFY(sizeof(ir::ProgramValue) <= 40);
+        QVERIFY(sizeof(ir::ProgramOp) <= 40);
+        ir::ProgramTextStore store;
+        const ir::ProgramText empty = store.add("");
+        const ir::ProgramText shortText = store.add("@main:%5");
+        const std::string longText(300, 'x'); // over the one-byte size
+        const ir::ProgramText big = store.add(longText);
+        const ir::ProgramText huge = store.add(std::string(70000, 'y')); // a chunk of its own
+        QVERIFY(empty.empty() && ir::ProgramText().empty());
+        QCOMPARE(shortText.view(), std::string_view("@main:%5"));
+        QCOMPARE(big.view(), std::string_view(longText));
+        QCOMPARE(huge.size(), size_t(70000));
+        QCOMPARE(std::string(shortText.data()), std::string("@main:%5")); // NUL-terminated
+        // A text equal to one just stored is that one (an op and its result share their id).
+        QCOMPARE(store.add("@main:%5").data(), store.add(std::string("@main:%") + "5").data());
+        QVERIFY(shortText == "@main:%5" && shortText == std::string("@main:%5") && "@main:%5" == shortText);
+        QCOMPARE(shortText + "/r1", std::string("@main:%5/r1"));
+        QCOMPARE(shortText.substr(shortText.rfind(':') + 1), std::string("%5"));
+        // A copy shares what is stored and stores on its own: both read every text.
+        ir::ProgramTextStore copy = store;
+        const ir::ProgramText mine = copy.add("@main:%6");
+        const ir::ProgramText theirs = store.add("@main:%7");
+        for (int i = 0; i < 20000; ++i) // fill several chunks on both sides
+            QCOMPARE(copy.add("%" + std::to_string(i)).view(), std::string_view("%" + std::to_string(i)));
+        QCOMPARE(mine.view(), std::string_view("@main:%6"));
+        QCOMPARE(theirs.view(), std::string_view("@main:%7"));
+        QCOMPARE(big.view(), std::string_view(longText));
+        QVERIFY(copy.bytes() > store.bytes());
+    }
+
     void insertedOpsAreNamedAfterTheUsersValues()
     {
         // The pipeline splits %cst per use (copies), adds an edge on the while result, and

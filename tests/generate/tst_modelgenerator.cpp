@@ -291,10 +291,10 @@ private slots:
         QVERIFY(m);
         const ir::Op* func = m->findFunc("main");
         const ir::Block& body = func->region(0).front();
-        QCOMPARE(locName(body.arg(0)->loc), std::string("x"));
-        QCOMPARE(locName(body.arg(1)->loc), std::string("params/layer_0/ln1/scale"));
-        QCOMPARE(locName(body.arg(10)->loc), std::string("params/layer_1/attn/wq"));
-        QCOMPARE(locName(body.arg(16)->loc), std::string("params/layer_1/mlp/wo"));
+        QCOMPARE(locName(body.arg(0)->loc()), std::string("x"));
+        QCOMPARE(locName(body.arg(1)->loc()), std::string("params/layer_0/ln1/scale"));
+        QCOMPARE(locName(body.arg(10)->loc()), std::string("params/layer_1/attn/wq"));
+        QCOMPARE(locName(body.arg(16)->loc()), std::string("params/layer_1/mlp/wo"));
         std::map<std::string, int> scopes;
         for (const auto& op : body.ops())
             ++scopes[locName(op->loc)];

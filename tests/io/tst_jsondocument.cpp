@@ -207,9 +207,9 @@ private slots:
         Block* b0 = region->addBlock();
         Block* b1 = region->addBlock();
         Value* arg = b1->addArgument(Type::tensor({}, "i32"));
-        arg->loc = loc(name);
+        arg->setLoc(loc(name));
         Op* br = b0->push_back(std::make_unique<Op>("test.br"));
-        br->successors().push_back(b1);
+        br->addSuccessor(b1);
         Op* late = b1->push_back(std::make_unique<Op>("test.use"));
         late->addOperand(arg);
         late->addOperand(r);
@@ -247,7 +247,7 @@ private slots:
         QCOMPARE(nbr->operand(0), nlate->result(0));
         QCOMPARE(nlate->operand(0), nb1->arg(0));
         QCOMPARE(nlate->operand(1), op2.result(0));
-        QVERIFY(attrEquals(nb1->arg(0)->loc, arg->loc));
+        QVERIFY(attrEquals(nb1->arg(0)->loc(), arg->loc()));
         // (modulesEquivalent expects definitions before uses, so the wiring is checked above.)
         // The writer is deterministic.
         QCOMPARE(io::writeJsonDocument(*back), text);

@@ -610,10 +610,10 @@ private slots:
         Value* a = b1->addArgument(i32);
         Op* k = addOp(*b0, "x.const", {}, {i32});
         Op* br0 = addOp(*b0, "x.br", {k->result(0)}, {});
-        br0->successors().push_back(b1);
+        br0->addSuccessor(b1);
         Op* br1 = addOp(*b1, "x.cond_br", {a}, {});
-        br1->successors().push_back(b1);
-        br1->successors().push_back(b2);
+        br1->addSuccessor(b1);
+        br1->addSuccessor(b2);
         addOp(*b2, "x.end", {}, {});
         addOp(b, "func.return", {}, {});
         compareLines(io::printModule(m), R"(module {

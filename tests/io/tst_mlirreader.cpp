@@ -131,8 +131,8 @@ void TestMlirReader::jaxExportWithLocations()
     auto m = parseOk(text);
     QVERIFY(m);
     Op* f = m->findFunc("main");
-    QVERIFY(f->region(0).front().arg(0)->loc);
-    QCOMPARE(f->region(0).front().arg(0)->loc->as<LocationAttr>()->text, std::string("x"));
+    QVERIFY(f->region(0).front().arg(0)->loc());
+    QCOMPARE(f->region(0).front().arg(0)->loc()->as<LocationAttr>()->text, std::string("x"));
     Op* mul = firstOp(*m, "stablehlo.multiply");
     const auto* l = mul->loc->as<LocationAttr>();
     QVERIFY(l);
@@ -190,7 +190,7 @@ void TestMlirReader::genericForm()
     QVERIFY(findAttr(sort->props(), "dimension"));
     QVERIFY(findAttr(sort->attrs(), "sdy.sharding"));
     QCOMPARE(sort->region(0).front().numArgs(), 2u);
-    QCOMPARE(sort->region(0).front().arg(0)->loc->as<LocationAttr>()->text, std::string("a"));
+    QCOMPARE(sort->region(0).front().arg(0)->loc()->as<LocationAttr>()->text, std::string("a"));
     Op* cmp = firstOp(*m, "stablehlo.compare");
     QCOMPARE(cmp->operand(0), sort->region(0).front().arg(0));
     Op* gather = firstOp(*m, "stablehlo.gather");

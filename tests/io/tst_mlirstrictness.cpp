@@ -218,13 +218,13 @@ void TestMlirStrictness::blockArgumentLocations()
     auto m = parseOk(text);
     QVERIFY(m);
     Op* mc = firstOp(*m, "sdy.manual_computation");
-    const LocationAttr* l = locOf(mc->region(0).front().arg(0)->loc);
+    const LocationAttr* l = locOf(mc->region(0).front().arg(0)->loc());
     QVERIFY(l);
     QCOMPARE(l->text, std::string("q"));
     QCOMPARE(l->rangeEndCol(), int64_t(9));
     Op* red = firstOp(*m, "stablehlo.reduce");
-    QVERIFY(locOf(red->region(0).front().arg(0)->loc));
-    QCOMPARE(locOf(red->region(0).front().arg(0)->loc)->text, std::string("x"));
+    QVERIFY(locOf(red->region(0).front().arg(0)->loc()));
+    QCOMPARE(locOf(red->region(0).front().arg(0)->loc())->text, std::string("x"));
     io::PrintOptions po;
     po.printDebugInfo = true;
     std::string out = io::printModule(*m, po);

@@ -125,8 +125,8 @@ private slots:
         QVERIFY(loc->children[0]->kind == LocationAttr::Kind::FileLineCol ||
                 loc->children[0]->kind == LocationAttr::Kind::CallSite);
         Value* arg0 = main->region(0).front().arg(0);
-        QVERIFY(arg0->loc && arg0->loc->as<LocationAttr>());
-        QCOMPARE(QString::fromStdString(arg0->loc->as<LocationAttr>()->text), argName);
+        QVERIFY(arg0->loc() && arg0->loc()->as<LocationAttr>());
+        QCOMPARE(QString::fromStdString(arg0->loc()->as<LocationAttr>()->text), argName);
         QStringList scopes = nameScopes(*m);
         QVERIFY(scopes.size() >= 5);
         for (const QString& s : scopes)

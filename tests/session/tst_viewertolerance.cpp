@@ -121,7 +121,7 @@ private slots:
         // Operands: the values the text names that are defined here (not %c, nor what the
         // region defines); result types from the trailing signature.
         const ir::Op& call = *ops[1];
-        QVERIFY(call.opaqueSyntax);
+        QVERIFY(call.opaqueSyntax());
         QCOMPARE(call.numOperands(), 1u);
         QCOMPARE(call.operand(0), ops[0]->result(0));
         QCOMPARE(call.result(0)->type().toString(), std::string("tensor<8x16xf32>"));
