@@ -12,16 +12,6 @@
 
 namespace shardx::partition {
 
-namespace {
-
-bool isSdyCollective(const std::string& name)
-{
-    return name == "sdy.all_gather" || name == "sdy.all_slice" || name == "sdy.all_reduce" ||
-           name == "sdy.reduce_scatter" || name == "sdy.all_to_all" || name == "sdy.collective_permute";
-}
-
-} // namespace
-
 Converter::Converter(ir::Module& module, const GlobalToLocalOptions& options, DiagnosticList& diags)
     : m_module(module), m_options(options), m_diags(diags), m_meshes(module)
 {}
