@@ -3,12 +3,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <iterator>
 #include <mutex>
 #include <ostream>
-#include <shared_mutex>
-#include <unordered_map>
+
+#include "core/support/StringInterner.h"
 
 namespace shardx::ir {
 
@@ -16,35 +15,10 @@ namespace shardx::ir {
 
 namespace {
 
-/// The process-wide table of attribute names. Never destroyed (attributes may outlive static
-/// destructors in objects freed at exit); reachable from a static pointer, so leak checkers do not
-/// report it.
-struct AttrNameTable {
-    std::shared_mutex mutex;
-    std::deque<std::string> storage;                                // stable addresses
-    std::unordered_map<std::string_view, const std::string*> index; // views of `storage`
-
-    const std::string* intern(std::string_view name)
-    {
-        {
-            std::shared_lock lock(mutex);
-            auto it = index.find(name);
-            if (it != index.end())
-                return it->second;
-        }
-        std::unique_lock lock(mutex);
-        auto it = index.find(name);
-        if (it != index.end())
-            return it->second;
-        const std::string& s = storage.emplace_back(name);
-        index.emplace(std::string_view(s), &s);
-        return &s;
-    }
-};
-
-AttrNameTable& attrNameTable()
+/// The process-wide table of attribute names (never destroyed: see StringInterner).
+StringInterner& attrNameTable()
 {
-    static AttrNameTable* table = new AttrNameTable;
+    static StringInterner* table = new StringInterner;
     return *table;
 }
 

@@ -3,10 +3,8 @@
 
 #include <algorithm>
 #include <cassert>
-#include <deque>
-#include <mutex>
-#include <shared_mutex>
-#include <unordered_map>
+
+#include "core/support/StringInterner.h"
 
 namespace shardx::ir {
 
@@ -14,34 +12,10 @@ namespace shardx::ir {
 
 namespace {
 
-/// The process-wide table of op names. Never destroyed (ops may outlive static destructors in
-/// objects freed at exit); reachable from a static pointer, so leak checkers do not report it.
-struct OpNameTable {
-    std::shared_mutex mutex;
-    std::deque<std::string> storage;                                // stable addresses
-    std::unordered_map<std::string_view, const std::string*> index; // views of `storage`
-
-    const std::string* intern(std::string_view name)
-    {
-        {
-            std::shared_lock lock(mutex);
-            auto it = index.find(name);
-            if (it != index.end())
-                return it->second;
-        }
-        std::unique_lock lock(mutex);
-        auto it = index.find(name);
-        if (it != index.end())
-            return it->second;
-        const std::string& s = storage.emplace_back(name);
-        index.emplace(std::string_view(s), &s);
-        return &s;
-    }
-};
-
-OpNameTable& opNameTable()
+/// The process-wide table of op names (never destroyed: see StringInterner).
+StringInterner& opNameTable()
 {
-    static OpNameTable* table = new OpNameTable;
+    static StringInterner* table = new StringInterner;
     return *table;
 }
 

@@ -1,21 +1,16 @@
 // Diagnostics with file:line:col.
 #include "core/support/Diagnostic.h"
 
-#include <mutex>
-#include <unordered_set>
+#include "core/support/StringInterner.h"
 
 namespace shardx {
 
 namespace {
 
-struct FileNameTable {
-    std::mutex mutex;
-    std::unordered_set<std::string> names; ///< nodes never move: their addresses are the names
-};
-
-FileNameTable& fileNameTable()
+/// The process-wide table of file names (never destroyed: see StringInterner).
+StringInterner& fileNameTable()
 {
-    static auto* table = new FileNameTable; // never destroyed: names outlive every static
+    static auto* table = new StringInterner;
     return *table;
 }
 
@@ -25,9 +20,7 @@ FileName::FileName(std::string_view name)
 {
     if (name.empty())
         return;
-    FileNameTable& t = fileNameTable();
-    std::lock_guard<std::mutex> lock(t.mutex);
-    m_name = &*t.names.emplace(name).first;
+    m_name = fileNameTable().intern(name);
 }
 
 const char* severityName(Severity s)
