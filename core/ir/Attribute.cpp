@@ -470,7 +470,8 @@ AttrPtr detail::makeSharedAttr(Attribute::Payload payload)
             // must print the same.
             const DenseArrayAttr* x = a.as<DenseArrayAttr>();
             const DenseArrayAttr* y = Attribute::payloadAs<DenseArrayAttr>(payload);
-            return !x || std::memcmp(x->floats.data(), y->floats.data(), x->floats.size() * sizeof(double)) == 0;
+            return !x || x->floats.empty() ||
+                   std::memcmp(x->floats.data(), y->floats.data(), x->floats.size() * sizeof(double)) == 0;
         },
         [&payload] { return std::move(payload); });
 }
