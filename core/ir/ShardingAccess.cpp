@@ -21,12 +21,30 @@ const TensorSharding* shardingIn(const Attribute* a)
 /// The TensorSharding held by attribute `name` of `op` (a ShardingAttr), or nullptr.
 const TensorSharding* shardingAttrOf(const Op& op, const char* name) { return shardingIn(op.attr(name)); }
 
-/// The ShardingPerValue held by attribute `name` of `op`, or nullptr.
-const ShardingPerValue* shardingsAttrOf(const Op& op, const char* name)
+/// Attribute `name` of `op` (a property or a discardable attribute), or nullptr. Attribute names are interned: one
+/// pointer comparison per entry where Op::attr compares spellings (these lookups run for every op at every step).
+const Attribute* internedAttrOf(const Op& op, const AttrName& name)
 {
-    const Attribute* a = op.attr(name);
+    for (const NamedAttrList* list : {&op.props(), &op.attrs()})
+        for (const NamedAttribute& na : *list)
+            if (na.name == name)
+                return na.value.get();
+    return nullptr;
+}
+
+/// The ShardingPerValue held by attribute `name` of `op`, or nullptr.
+const ShardingPerValue* shardingsAttrOf(const Op& op, const AttrName& name)
+{
+    const Attribute* a = internedAttrOf(op, name);
     const ShardingPerValueAttr* s = a ? a->as<ShardingPerValueAttr>() : nullptr;
     return s ? &s->value : nullptr;
+}
+
+/// `sdy.sharding`, interned once.
+const AttrName& sdyShardingName()
+{
+    static const AttrName name(kSdyShardingAttr);
+    return name;
 }
 
 /// Replaces `name` where it is (property or discardable), else adds it (`discardable`: as a
@@ -88,9 +106,17 @@ void setOutSharding(Op& collective, const TensorSharding& s)
     replaceOrAdd(collective, kOutShardingAttr, sharedShardingAttr(s), false);
 }
 
-const ShardingPerValue* inShardings(const Op& op) { return shardingsAttrOf(op, kInShardingsAttr); }
+const ShardingPerValue* inShardings(const Op& op)
+{
+    static const AttrName name(kInShardingsAttr);
+    return shardingsAttrOf(op, name);
+}
 
-const ShardingPerValue* outShardings(const Op& op) { return shardingsAttrOf(op, kOutShardingsAttr); }
+const ShardingPerValue* outShardings(const Op& op)
+{
+    static const AttrName name(kOutShardingsAttr);
+    return shardingsAttrOf(op, name);
+}
 
 void setInShardings(Op& op, ShardingPerValue shardings)
 {
@@ -102,7 +128,7 @@ void setOutShardings(Op& op, ShardingPerValue shardings)
     replaceOrAdd(op, kOutShardingsAttr, sharedShardingsAttr(std::move(shardings)), false);
 }
 
-const ShardingPerValue* resultShardings(const Op& op) { return shardingsAttrOf(op, kSdyShardingAttr); }
+const ShardingPerValue* resultShardings(const Op& op) { return shardingsAttrOf(op, sdyShardingName()); }
 
 void setResultShardings(Op& op, ShardingPerValue shardings)
 {
