@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/session/Session.h"
@@ -12,6 +13,19 @@
 #include "core/trace/TraceCursor.h"
 
 namespace shardx::testing {
+
+/// Every sample of the repository (samples/*.mlir) as (file name, text), in name order.
+inline std::vector<std::pair<std::string, std::string>> sampleTexts()
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    QDir dir(QStringLiteral(SHARDX_SOURCE_DIR "/samples"));
+    for (const QString& name : dir.entryList({QStringLiteral("*.mlir")}, QDir::Files, QDir::Name)) {
+        QFile f(dir.filePath(name));
+        if (f.open(QIODevice::ReadOnly))
+            out.emplace_back(name.toStdString(), f.readAll().toStdString());
+    }
+    return out;
+}
 
 /// Opens `text` in a Session and propagates with recording: `what` is a strategy name
 /// (`basic`, `aggressive`, `op-priority`, `user-priority`, `pipeline`) or a pass flag (`-sdy-...`).

@@ -14,6 +14,7 @@
 #include "core/passes/PropagationPipeline.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
+#include "tests/trace/TraceTestSupport.h"
 
 using namespace shardx;
 
@@ -77,13 +78,7 @@ func.func @main(%arg0: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"
 /// Every sample of the repository and the modules above, by name.
 std::vector<std::pair<std::string, std::string>> pipelineInputs()
 {
-    std::vector<std::pair<std::string, std::string>> out;
-    QDir dir(QStringLiteral(SHARDX_SOURCE_DIR "/samples"));
-    for (const QString& name : dir.entryList({QStringLiteral("*.mlir")}, QDir::Files, QDir::Name)) {
-        QFile f(dir.filePath(name));
-        if (f.open(QIODevice::ReadOnly))
-            out.emplace_back(name.toStdString(), f.readAll().toStdString());
-    }
+    std::vector<std::pair<std::string, std::string>> out = shardx::testing::sampleTexts();
     out.emplace_back("kCallGraph", kCallGraph);
     out.emplace_back("kLoop", kLoop);
     out.emplace_back("kConcat", kConcat);

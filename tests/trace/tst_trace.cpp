@@ -149,18 +149,6 @@ private:
     std::unordered_set<uint64_t> m_seen;
 };
 
-/// Every sample of the repository, by file name.
-std::vector<std::pair<std::string, std::string>> sampleTexts()
-{
-    std::vector<std::pair<std::string, std::string>> out;
-    QDir dir(QStringLiteral(SHARDX_SOURCE_DIR "/samples"));
-    for (const QString& name : dir.entryList({QStringLiteral("*.mlir")}, QDir::Files, QDir::Name)) {
-        QFile f(dir.filePath(name));
-        if (f.open(QIODevice::ReadOnly))
-            out.emplace_back(name.toStdString(), f.readAll().toStdString());
-    }
-    return out;
-}
 } // namespace
 
 class TestTrace : public QObject {
@@ -396,7 +384,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         // The recorder compares only the values of the ops whose shardings were written (the
         // "sharding written" notification), inserted or moved.
         // Verifying, it also compares the whole module there: nothing may differ unreported.
-        std::vector<std::pair<std::string, std::string>> inputs = sampleTexts();
+        std::vector<std::pair<std::string, std::string>> inputs = shardx::testing::sampleTexts();
         QVERIFY(inputs.size() >= 5);
         inputs.emplace_back("kDot", kDot);
         inputs.emplace_back("kFuncResult", kFuncResult);
@@ -423,7 +411,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a",
         // The recorder keeps the pooled rule, tables and decisions of a step by its outcome id:
         // a trace recorded from steps that carry no outcome id (every step pooled by content)
         // is the same, and the repeats did reach the recorder with an id seen before.
-        std::vector<std::pair<std::string, std::string>> inputs = sampleTexts();
+        std::vector<std::pair<std::string, std::string>> inputs = shardx::testing::sampleTexts();
         inputs.emplace_back("kChain", kChain);
         size_t repeats = 0;
         for (const auto& [name, text] : inputs)
