@@ -14,6 +14,7 @@
 #include "core/io/MlirLexer.h"
 #include "core/io/MlirReader.h"
 #include "core/ir/Module.h"
+#include "core/support/TaggedSlotIndex.h"
 
 namespace shardx::io::detail {
 
@@ -71,27 +72,26 @@ template <typename V> class SourceNameTable {
 public:
     const V* find(std::string_view name) const
     {
-        if (m_slots.empty())
+        if (m_index.empty())
             return nullptr;
         const size_t hash = hashName(name);
-        const size_t mask = m_slots.size() - 1;
-        for (size_t i = hash & mask;; i = (i + 1) & mask) {
-            const uint32_t slot = m_slots[i];
-            if (!slot)
-                return nullptr;
-            const Entry& e = m_entries[slot - 1];
-            if (e.hash == hash && e.name == name)
-                return &e.value;
-        }
+        const TaggedSlotIndex::Probe p = m_index.find(hash, [&](uint32_t k) {
+            const Entry& e = m_entries[k];
+            return e.hash == hash && e.name == name;
+        });
+        return p.entry == TaggedSlotIndex::kAbsent ? nullptr : &m_entries[p.entry].value;
     }
     /// Adds `name`, which must not be there yet.
     void insert(std::string_view name, V value)
     {
-        if ((m_entries.size() + 1) * 2 > m_slots.size())
-            rehash(m_slots.empty() ? 16 : m_slots.size() * 2);
+        if ((m_entries.size() + 1) * 2 > m_index.slotCount()) {
+            m_index.reset(m_index.empty() ? 16 : m_index.slotCount() * 2);
+            for (size_t k = 0; k < m_entries.size(); ++k)
+                m_index.place(m_entries[k].hash, static_cast<uint32_t>(k));
+        }
         const size_t hash = hashName(name);
         m_entries.push_back(Entry{name, hash, std::move(value)});
-        place(hash, m_entries.size());
+        m_index.place(hash, static_cast<uint32_t>(m_entries.size() - 1));
     }
 
 private:
@@ -116,22 +116,8 @@ private:
         h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
         return static_cast<size_t>(h ^ (h >> 29));
     }
-    void place(size_t hash, size_t slot)
-    {
-        const size_t mask = m_slots.size() - 1;
-        size_t i = hash & mask;
-        while (m_slots[i])
-            i = (i + 1) & mask;
-        m_slots[i] = static_cast<uint32_t>(slot);
-    }
-    void rehash(size_t slotCount)
-    {
-        m_slots.assign(slotCount, 0);
-        for (size_t k = 0; k < m_entries.size(); ++k)
-            place(m_entries[k].hash, k + 1);
-    }
     std::vector<Entry> m_entries;
-    std::vector<uint32_t> m_slots; ///< entry index + 1; 0: empty
+    TaggedSlotIndex m_index; ///< over m_entries
 };
 
 class Parser {

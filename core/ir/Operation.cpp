@@ -225,6 +225,15 @@ const Attribute* Op::attr(std::string_view name) const
     return findAttr(m_attrs, name);
 }
 
+const AttrPtr* Op::findInterned(const AttrName& name) const
+{
+    for (const NamedAttrList* list : {&m_props, &m_attrs})
+        for (const NamedAttribute& na : *list)
+            if (na.name == name)
+                return &na.value;
+    return nullptr;
+}
+
 AttrPtr Op::attrPtr(std::string_view name) const
 {
     for (const NamedAttrList* list : {&m_props, &m_attrs})

@@ -245,6 +245,15 @@ public:
     unsigned numResults() const { return static_cast<unsigned>(m_results.size()); }
     Value* result(unsigned i) const { return m_results[i].get(); }
     const std::vector<std::unique_ptr<Value>>& results() const { return m_results; }
+    /// Asks the processor for the op's operand, result and attribute lists, ahead of reading them
+    /// (loops over a large module that know the next op).
+    void prefetchLists() const
+    {
+        __builtin_prefetch(m_operands.data());
+        __builtin_prefetch(m_results.data());
+        __builtin_prefetch(m_props.data());
+        __builtin_prefetch(m_attrs.data());
+    }
     Value* addResult(Type type);
     /// Removes the last result (it must have no uses).
     void eraseResult(unsigned i);
@@ -257,6 +266,12 @@ public:
     /// Looks in props, then attrs.
     const Attribute* attr(std::string_view name) const;
     AttrPtr attrPtr(std::string_view name) const;
+    /// The attribute `name` (props, then attrs) by interned name: one pointer comparison per
+    /// attribute where attr() compares spellings (for lookups that run at every op of every step).
+    /// Null if absent.
+    const AttrPtr* findInterned(const AttrName& name) const;
+    /// setDiscardable() with a name interned once by the caller.
+    void setDiscardableInterned(const AttrName& name, AttrPtr v) { setAttr(m_attrs, name, std::move(v)); }
     void setProp(const std::string& name, AttrPtr v) { setAttr(m_props, name, std::move(v)); }
     void setDiscardable(const std::string& name, AttrPtr v) { setAttr(m_attrs, name, std::move(v)); }
     /// Removes `name` from props and attrs.

@@ -248,32 +248,24 @@ int ProgramIds::scopeId(const AttrPtr& loc)
     if (name && m_lastScope >= 0 && *m_scopes[static_cast<size_t>(m_lastScope)].text == *name) {
         id = m_lastScope; // neighbouring ops of one scope, each with a location of its own
     } else if (name) {
-        if (2 * (m_scopes.size() + 1) > m_scopeSlots.size()) {
-            m_scopeSlots.assign(std::bit_ceil(std::max<size_t>(64, 4 * (m_scopes.size() + 1))), 0);
+        if (2 * (m_scopes.size() + 1) > m_scopeIndex.slotCount()) {
+            m_scopeIndex.reset(std::bit_ceil(std::max<size_t>(64, 4 * (m_scopes.size() + 1))));
             for (size_t i = 0; i < m_scopes.size(); ++i)
-                m_scopeSlots[scopeSlot(*m_scopes[i].text)] = static_cast<int32_t>(i + 1);
+                m_scopeIndex.place(std::hash<std::string_view>()(*m_scopes[i].text), static_cast<uint32_t>(i));
         }
-        int32_t& slot = m_scopeSlots[scopeSlot(*name)];
-        if (!slot) {
+        const size_t hash = std::hash<std::string_view>()(*name);
+        TaggedSlotIndex::Probe p = m_scopeIndex.find(hash, [&](uint32_t i) { return *m_scopes[i].text == *name; });
+        if (p.entry == TaggedSlotIndex::kAbsent) {
             // The scope's text stays in its attribute (immutable), which the scope holds on to.
             m_scopes.push_back(Scope{loc, name});
-            slot = static_cast<int32_t>(m_scopes.size());
+            p.entry = static_cast<uint32_t>(m_scopes.size() - 1);
+            m_scopeIndex.insert(p, p.entry);
         }
-        id = m_lastScope = slot - 1;
+        id = m_lastScope = static_cast<int>(p.entry);
     }
     if (loc)
         m_scopeByLoc.insert(loc.get(), id);
     return id;
-}
-
-size_t ProgramIds::scopeSlot(std::string_view text) const
-{
-    const size_t mask = m_scopeSlots.size() - 1; // a power of two
-    for (size_t i = std::hash<std::string_view>()(text) & mask;; i = (i + 1) & mask) {
-        const int32_t slot = m_scopeSlots[i];
-        if (!slot || *m_scopes[static_cast<size_t>(slot - 1)].text == text)
-            return i;
-    }
 }
 
 bool ProgramIds::isTaken(const std::string& id) const { return m_takenValues.count(id) || m_takenOps.count(id); }

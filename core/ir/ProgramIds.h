@@ -16,6 +16,7 @@
 #include "core/ir/SsaNames.h"
 #include "core/support/Expected.h"
 #include "core/support/PointerMap.h"
+#include "core/support/TaggedSlotIndex.h"
 
 namespace shardx::ir {
 
@@ -257,11 +258,9 @@ private:
         const std::string* text = nullptr;
     };
     std::vector<Scope> m_scopes;
-    /// m_scopes by text: open addressing with linear probing, each slot 0 (empty) or a scope id + 1
-    /// (a node-based map spent some 50 bytes on each scope, and a program has a scope per few ops).
-    std::vector<int32_t> m_scopeSlots;
-    /// The slot holding the scope of text `text`, else the empty slot where it goes.
-    size_t scopeSlot(std::string_view text) const;
+    /// m_scopes by text (a node-based map spent some 50 bytes on each scope, and a program has a
+    /// scope per few ops).
+    TaggedSlotIndex m_scopeIndex;
     int m_lastScope = -1;                                      ///< the scope scopeId found last
     PointerMap<Attribute, int> m_scopeByLoc;                   ///< location attribute -> scope id (-1 none)
     bool m_naming = false;                                     ///< naming the user's program (the constructor)

@@ -25,11 +25,8 @@ const TensorSharding* shardingAttrOf(const Op& op, const char* name) { return sh
 /// pointer comparison per entry where Op::attr compares spellings (these lookups run for every op at every step).
 const Attribute* internedAttrOf(const Op& op, const AttrName& name)
 {
-    for (const NamedAttrList* list : {&op.props(), &op.attrs()})
-        for (const NamedAttribute& na : *list)
-            if (na.name == name)
-                return na.value.get();
-    return nullptr;
+    const AttrPtr* a = op.findInterned(name);
+    return a ? a->get() : nullptr;
 }
 
 /// The ShardingPerValue held by attribute `name` of `op`, or nullptr.

@@ -88,6 +88,7 @@ private:
     void queue(ir::Op* op);
     ir::Op* pop();
     void removeFromWorklist(ir::Op* op);
+    void prefetchNext() const;
     void eraseDeadOp(ir::Op* op);
     // notifications
     void queueUsers(ir::Value* v, int depth = 0);
@@ -117,8 +118,21 @@ private:
     OpDirectionFn m_direction;
     bool m_cancelled = false;
 
+    /// The worklist, a stack: its bottom m_initial slots are the ops every run starts with (all of
+    /// them, in reverse pre-order, each at its place given by m_orderIndex, or nullptr once
+    /// removed), the slots above them the ops pushed since (m_inWorklist gives their slots). A run
+    /// thus starts by copying m_order instead of adding 100k ops to a map, and the map holds only the
+    /// few ops queued at a time.
     std::vector<ir::Op*> m_worklist;
-    PointerMap<ir::Op, size_t> m_inWorklist; ///< op -> its slot in m_worklist
+    size_t m_initial = 0;
+    PointerMap<ir::Op, size_t> m_inWorklist; ///< op above the initial slots -> its slot
+    /// Every op in pre-order, made on the first run and kept for the others (the driver inserts no
+    /// ops; an op it erases is left as nullptr), and each op's index there.
+    std::vector<ir::Op*> m_order;
+    PointerMap<ir::Op, uint32_t> m_orderIndex;
+    bool m_orderBuilt = false;
+    /// The slot of `op` among the initial slots, or SIZE_MAX if it is not there (any more).
+    size_t initialSlot(const ir::Op* op) const;
 
     std::unordered_map<std::string, std::vector<ir::Op*>> m_callsByCallee;
     bool m_callsIndexed = false;
@@ -131,6 +145,9 @@ private:
     bool m_inStep = false;
     /// Factor propagation outcomes of this pass's steps, by their inputs.
     StepCache m_stepCache;
+    std::vector<const TensorSharding*> m_stepShardings; ///< propagateStep()'s, kept for their capacity
+    std::vector<PropagationDirection> m_stepDirections; ///< the same
+    std::vector<StepTensor> m_opTensors;                ///< visit()'s tensors of an op, the same
     /// Rule classes by interned op name, and the rules of RuleNameClass::ShapesOnly ops by
     /// their operand shapes, a {-1} entry, then their result shapes.
     std::unordered_map<const std::string*, RuleNameClass> m_ruleClass;

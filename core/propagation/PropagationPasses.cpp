@@ -61,7 +61,7 @@ PropagationDirection heuristic(int level, const ir::Op& op, const OpShardingRule
     case 0: return passThroughHeuristic(op, true);
     case 1: return passThroughHeuristic(op, false);
     case 2:
-        if (op.attr(kShardingRuleAttrName) && !isPassThroughFactor(rule, f))
+        if (op.findInterned(shardingRuleAttrName()) && !isPassThroughFactor(rule, f))
             return PropagationDirection::None;
         return op.opName() == kBroadcastInDim ? PropagationDirection::Backward : PropagationDirection::Both;
     case 3: return op.opName() == kBroadcastInDim ? PropagationDirection::Backward : PropagationDirection::Both;

@@ -1,5 +1,6 @@
 // PropagationDriver (PropagationDriver.h): one propagation step per op kind, func-result steps (SDY.md 4.8, 4.9).
 #include <algorithm>
+#include <functional>
 
 #include "core/ir/OpRegistry.h"
 #include "core/ir/ShardingAccess.h"
@@ -45,6 +46,16 @@ std::optional<std::pair<std::string, const Mesh*>> commonMesh(const std::vector<
         return std::nullopt;
     return std::make_pair(name, mesh);
 }
+
+/// A step's factor directions: the run's direction function asked of one op and rule. Steps hand it
+/// on as std::cref(...): a std::function keeps a reference_wrapper without allocating, where a
+/// lambda capturing the three pointers was a heap allocation per step.
+struct OpDirections {
+    const OpDirectionFn* fn;
+    const Op* op;
+    const OpShardingRule* rule;
+    PropagationDirection operator()(int64_t f) const { return (*fn)(*op, *rule, f); }
+};
 
 } // namespace
 
@@ -143,9 +154,9 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
 {
     // The rule is read in place from the attached attribute (no copy); `keepAlive` holds the
     // attribute while the caller uses the rule, even if the op's attributes change meanwhile.
-    if (ir::AttrPtr a = op->attrPtr(kShardingRuleAttrName))
-        if (const ir::OpShardingRuleAttr* r = a->as<ir::OpShardingRuleAttr>()) {
-            keepAlive = std::move(a);
+    if (const ir::AttrPtr* a = op->findInterned(shardingRuleAttrName()); a && *a)
+        if (const ir::OpShardingRuleAttr* r = (*a)->as<ir::OpShardingRuleAttr>()) {
+            keepAlive = *a;
             return &r->rule;
         }
     // What the rule depends on is known from the op's name: ops that never get one are answered
@@ -177,7 +188,7 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
             auto it = m_shapeRules.find(shapes);
             if (it != m_shapeRules.end()) {
                 keepAlive = it->second;
-                op->setDiscardable(kShardingRuleAttrName, keepAlive);
+                op->setDiscardableInterned(shardingRuleAttrName(), keepAlive);
                 return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
             }
         }
@@ -194,7 +205,7 @@ const OpShardingRule* PropagationDriver::ruleOf(Op* op, ir::AttrPtr& keepAlive)
             return x && x->rule == *rule;
         },
         [&rule] { return ir::Attribute::Payload(ir::OpShardingRuleAttr{std::move(*rule)}); });
-    op->setDiscardable(kShardingRuleAttrName, keepAlive);
+    op->setDiscardableInterned(shardingRuleAttrName(), keepAlive);
     if (!shapes.empty())
         m_shapeRules.emplace(std::move(shapes), keepAlive);
     return &keepAlive->as<ir::OpShardingRuleAttr>()->rule;
@@ -224,7 +235,10 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
     const int numResults = static_cast<int>(tensors.size()) - numOperands;
     if (static_cast<int>(rule.operands.size()) != numOperands || static_cast<int>(rule.results.size()) != numResults)
         return skip("rule/operand mismatch");
-    std::vector<const TensorSharding*> all;
+    // The step's shardings and directions live in vectors kept across steps (steps do not nest):
+    // two allocations per step fewer.
+    std::vector<const TensorSharding*>& all = m_stepShardings;
+    all.clear();
     for (const StepTensor& t : tensors)
         all.push_back(t.current());
     auto mesh = commonMesh(all, [this](const MeshRef& ref) { return resolveMesh(ref); });
@@ -245,7 +259,8 @@ bool PropagationDriver::propagateStep(StepKind kind, Op* op, const OpShardingRul
     in.direction = dir;
     in.conservative = m_options.conservative;
     in.elementwise = elementwise;
-    std::vector<PropagationDirection> directions(static_cast<size_t>(rule.numFactors()));
+    std::vector<PropagationDirection>& directions = m_stepDirections;
+    directions.assign(static_cast<size_t>(rule.numFactors()), PropagationDirection::None);
     for (int64_t f = 0; f < rule.numFactors(); ++f)
         directions[static_cast<size_t>(f)] = factorDirection(in, f);
     StepCache::Key key;
@@ -407,9 +422,10 @@ void PropagationDriver::visit(Op* op)
         }
         tensors.push_back(target);
         OpShardingRule rule = identityRule(op->result(0)->type().shape(), static_cast<int>(sources.size()), 1);
+        const OpDirections directions{&m_direction, op, &rule};
         FactorDirectionFn dir;
         if (m_direction)
-            dir = [this, op, &rule](int64_t f) { return m_direction(*op, rule, f); };
+            dir = std::cref(directions);
         propagateStep(StepKind::DataFlowEdge, op, rule, tensors, static_cast<int>(sources.size()), dir, false, true);
         return;
     }
@@ -424,9 +440,10 @@ void PropagationDriver::visit(Op* op)
             tensors.push_back(plainTensor(s));
         tensors.push_back(plainTensor(op->result(0)));
         OpShardingRule rule = identityRule(op->result(0)->type().shape(), static_cast<int>(sources.size()), 1);
+        const OpDirections directions{&m_direction, op, &rule};
         FactorDirectionFn dir;
         if (m_direction)
-            dir = [this, op, &rule](int64_t f) { return m_direction(*op, rule, f); };
+            dir = std::cref(directions);
         propagateStep(StepKind::FuncDataFlowEdge, op, rule, tensors, static_cast<int>(sources.size()), dir, false,
                       true);
         return;
@@ -438,16 +455,17 @@ void PropagationDriver::visit(Op* op)
             m_options.observer->opSkipped(op, missingRuleReason(*op));
         return;
     }
-    std::vector<StepTensor> tensors;
-    tensors.reserve(op->numOperands() + op->numResults());
+    std::vector<StepTensor>& tensors = m_opTensors; // kept for its capacity (visits do not nest)
+    tensors.clear();
     for (Value* v : op->operands())
         tensors.push_back(plainTensor(v));
     for (const auto& r : op->results())
         tensors.push_back(plainTensor(r.get()));
-    FactorDirectionFn dir;
     const OpShardingRule& ruleRef = *rule;
+    const OpDirections directions{&m_direction, op, rule};
+    FactorDirectionFn dir;
     if (m_direction)
-        dir = [this, op, &ruleRef](int64_t f) { return m_direction(*op, ruleRef, f); };
+        dir = std::cref(directions);
     propagateStep(StepKind::Op, op, ruleRef, tensors, static_cast<int>(op->numOperands()), dir, isElementwiseOp(*op),
                   true, ruleAttr);
 }

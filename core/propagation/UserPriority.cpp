@@ -6,6 +6,7 @@
 #include "core/propagation/PropagationPasses.h"
 #include "core/propagation/ShardingWrites.h"
 #include "core/propagation/ValueSharding.h"
+#include "core/support/PointerMap.h"
 
 namespace shardx {
 
@@ -172,11 +173,17 @@ bool runUserPriorityPropagation(ir::Module& module, const PropagationPassOptions
     opPriorityRounds(driver, options);
 
     for (const auto& [p, indices] : byPriority) {
-        std::set<Op*> live;
-        module.op().walk([&](Op* op) { live.insert(op); });
+        // Which of the parked ops are still in the module (propagation may have erased some).
+        PointerMap<Op, bool> live;
+        for (size_t idx : indices)
+            live.insert(parked[idx].slot.op, false);
+        module.op().walk([&](Op* op) {
+            if (bool* found = live.find(op))
+                *found = true;
+        });
         for (size_t idx : indices) {
             const Parked& entry = parked[idx];
-            if (!live.count(entry.slot.op))
+            if (!*live.find(entry.slot.op))
                 continue;
             std::optional<TensorSharding> cur = entry.slot.get();
             if (!cur)

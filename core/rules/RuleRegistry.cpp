@@ -188,10 +188,16 @@ std::optional<OpShardingRule> createOpShardingRule(const ir::Op& op, bool conser
     return std::nullopt;
 }
 
+const ir::AttrName& shardingRuleAttrName()
+{
+    static const ir::AttrName name(kShardingRuleAttrName);
+    return name;
+}
+
 std::optional<OpShardingRule> getOrCreateOpShardingRule(const ir::Op& op, bool conservativePropagation)
 {
-    if (const ir::Attribute* a = op.attr(kShardingRuleAttrName))
-        if (const auto* r = a->as<ir::OpShardingRuleAttr>())
+    if (const ir::AttrPtr* a = op.findInterned(shardingRuleAttrName()); a && *a)
+        if (const auto* r = (*a)->as<ir::OpShardingRuleAttr>())
             return r->rule;
     return createOpShardingRule(op, conservativePropagation);
 }

@@ -66,5 +66,7 @@ RuleNameClass ruleNameClass(std::string_view name);
 
 /// Name of the discardable attribute carrying a rule.
 inline constexpr const char* kShardingRuleAttrName = ir::kShardingRuleAttr;
+/// The same interned (Op::findInterned: for lookups at every step).
+const ir::AttrName& shardingRuleAttrName();
 
 } // namespace shardx

@@ -39,21 +39,26 @@ constexpr CrcTables kCrcTables = makeCrcTables();
 
 // ---- encoding -----------------------------------------------------------------------------
 
+/// Writes `v` as a varint at `p` (room for 10 bytes); returns the bytes written.
+size_t writeVarint(char* p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = static_cast<char>((v & 0x7F) | 0x80);
+        v >>= 7;
+    }
+    p[n++] = static_cast<char>(v);
+    return n;
+}
+
 void putVarint(std::string& o, uint64_t v)
 {
     if (v < 0x80) {
         o.push_back(static_cast<char>(v));
         return;
     }
-    // Encoded on the stack and appended once (keyframes write a varint per value of the program).
-    char buf[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
-        v >>= 7;
-    }
-    buf[n++] = static_cast<char>(v);
-    o.append(buf, n);
+    char buf[10]; // encoded on the stack and appended once
+    o.append(buf, writeVarint(buf, v));
 }
 
 void putZ(std::string& o, int64_t v) { putVarint(o, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
@@ -181,26 +186,22 @@ TraceBinaryWriter::TraceBinaryWriter(std::ostream& out, const std::vector<int>& 
     m_offset = header.size();
 }
 
-size_t TraceBinaryWriter::stringSlot(std::string_view s) const
+TaggedSlotIndex::Probe TraceBinaryWriter::findString(std::string_view s) const
 {
-    const size_t mask = m_stringSlots.size() - 1;
-    for (size_t i = std::hash<std::string_view>{}(s)&mask;; i = (i + 1) & mask) {
-        const uint32_t slot = m_stringSlots[i];
-        if (!slot || stringAt(slot - 1) == s)
-            return i;
-    }
+    return m_stringIndex.find(std::hash<std::string_view>{}(s), [&](uint32_t id) { return stringAt(id) == s; });
 }
 
 void TraceBinaryWriter::reserveStrings(size_t n)
 {
-    size_t size = m_stringSlots.empty() ? 64 : m_stringSlots.size();
+    size_t size = m_stringIndex.empty() ? 64 : m_stringIndex.slotCount();
     while (size < 2 * n)
         size *= 2;
-    if (size == m_stringSlots.size())
+    if (size == m_stringIndex.slotCount())
         return;
-    m_stringSlots.assign(size, 0);
+    m_stringIndex.reset(size);
     for (size_t id = 0; id < m_strings.size(); ++id)
-        m_stringSlots[stringSlot(stringAt(static_cast<uint32_t>(id)))] = static_cast<uint32_t>(id + 1);
+        m_stringIndex.place(std::hash<std::string_view>{}(stringAt(static_cast<uint32_t>(id))),
+                            static_cast<uint32_t>(id));
 }
 
 std::string_view TraceBinaryWriter::stringAt(uint32_t id) const
@@ -221,18 +222,18 @@ std::string_view TraceBinaryWriter::stringAt(uint32_t id) const
 
 uint32_t TraceBinaryWriter::stringId(std::string_view s)
 {
-    if (!m_stringSlots.empty())
-        if (const uint32_t slot = m_stringSlots[stringSlot(s)])
-            return slot - 1;
+    if (!m_stringIndex.empty())
+        if (const uint32_t id = findString(s).entry; id != TaggedSlotIndex::kAbsent)
+            return id;
     return stableStringId(m_stepStrings.emplace_back(s));
 }
 
 uint32_t TraceBinaryWriter::stableStringId(std::string_view s, StringSource source, size_t row)
 {
-    if (2 * (m_strings.size() + 1) > m_stringSlots.size())
+    if (2 * (m_strings.size() + 1) > m_stringIndex.slotCount())
         reserveStrings(m_strings.size() + 1);
-    uint32_t& slot = m_stringSlots[stringSlot(s)];
-    if (!slot) {
+    const TaggedSlotIndex::Probe found = findString(s);
+    if (found.entry == TaggedSlotIndex::kAbsent) {
         if (source == kViewed || row > kRowMask) {
             source = kViewed;
             row = m_viewed.size();
@@ -241,9 +242,10 @@ uint32_t TraceBinaryWriter::stableStringId(std::string_view s, StringSource sour
         if (m_strings.size() == m_strings.capacity())
             m_strings.reserve(std::max<size_t>(64, m_strings.size() + m_strings.size() / 2));
         m_strings.push_back(static_cast<uint32_t>(source) << kSourceShift | static_cast<uint32_t>(row));
-        slot = static_cast<uint32_t>(m_strings.size());
+        m_stringIndex.insert(found, static_cast<uint32_t>(m_strings.size() - 1));
+        return static_cast<uint32_t>(m_strings.size() - 1);
     }
-    return slot - 1;
+    return found.entry;
 }
 
 void TraceBinaryWriter::writeSectionHead(const char tag[4], uint32_t crc, uint64_t size)
@@ -284,8 +286,16 @@ void TraceBinaryWriter::step(const TraceStep& s)
         while (n > 0 && m_state[n - 1] == -1)
             --n;
         putVarint(m_chunkFrame, n);
-        for (size_t i = 0; i < n; ++i)
-            putVarint(m_chunkFrame, static_cast<uint64_t>(static_cast<int64_t>(m_state[i]) + 1));
+        // A varint per value of the program, encoded a block at a time on the stack (each state + 1
+        // takes 5 bytes at most) and appended.
+        constexpr size_t kBlock = 1024;
+        char buf[5 * kBlock];
+        for (size_t first = 0; first < n; first += kBlock) {
+            char* p = buf;
+            for (size_t i = first; i < std::min(n, first + kBlock); ++i)
+                p += writeVarint(p, static_cast<uint64_t>(static_cast<int64_t>(m_state[i]) + 1));
+            m_chunkFrame.append(buf, static_cast<size_t>(p - buf));
+        }
     }
     encodeStep(m_chunk, s, [this](const std::string& str) { return stringId(str); });
     for (const TraceChange& c : s.changes) {
@@ -370,6 +380,10 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
     // Every field of a value or op is the difference to the same field of the one before:
     // neighbours have neighbouring strings and scopes.
     int64_t prev[5] = {0, 0, 0, 0, 0};
+    // The rows' strings are looked up at random places of a table of millions of slots: the slots of
+    // the rows a few ahead are fetched while this one is encoded.
+    constexpr size_t kLookAhead = 8;
+    auto prefetchString = [this](std::string_view s) { m_stringIndex.prefetch(std::hash<std::string_view>{}(s)); };
     auto delta = [&prev](std::string& o, int field, int64_t v) {
         putZ(o, v - prev[field]);
         prev[field] = v;
@@ -378,6 +392,11 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
         std::fill(std::begin(prev), std::end(prev), 0);
         putVarint(out.buf, numValues);
         for (size_t i = 0; i < numValues; ++i) {
+            if (i + kLookAhead < numValues) {
+                const TraceNameRows::Value ahead = names.value(i + kLookAhead);
+                prefetchString(ahead.id);
+                prefetchString(ahead.displayName);
+            }
             const TraceNameRows::Value v = names.value(i);
             delta(out.buf, 0, sid(v.id, kValueId, i));
             delta(out.buf, 1, sid(v.displayName, kValueName, i));
@@ -391,6 +410,12 @@ bool TraceBinaryWriter::finish(const TraceData& d, const TraceNameRows& names, s
         std::fill(std::begin(prev), std::end(prev), 0);
         putVarint(out.buf, numOps);
         for (size_t i = 0; i < numOps; ++i) {
+            if (i + kLookAhead < numOps) {
+                const TraceNameRows::Op ahead = names.op(i + kLookAhead);
+                prefetchString(ahead.id);
+                prefetchString(ahead.name);
+                prefetchString(ahead.displayName);
+            }
             const TraceNameRows::Op o = names.op(i);
             delta(out.buf, 0, sid(o.id, kOpId, i));
             delta(out.buf, 1, sid(o.name, kOpName, i));

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "core/support/Expected.h"
+#include "core/support/TaggedSlotIndex.h"
 #include "core/trace/Trace.h"
 
 namespace shardx {
@@ -152,12 +153,11 @@ private:
     std::vector<std::string_view> m_viewed;              ///< the table's strings viewed where they are
     std::vector<uint32_t> m_strings;                     ///< by id: the source << kSourceShift | row
     const TraceNameRows* m_names = nullptr;              ///< finish()'s names, while it runs
-    /// The string table's index: open addressing with linear probing, each slot 0 (empty) or a
-    /// string's id + 1 (a finish() names every value and op: a node-based map spent some 50 bytes
-    /// on each of a million strings, this spends 8 at most).
-    std::vector<uint32_t> m_stringSlots;
-    /// The slot holding `s`'s id, else the empty slot where it goes.
-    size_t stringSlot(std::string_view s) const;
+    /// The string table's index (a finish() names every value and op: a node-based map spent some 50
+    /// bytes on each of a million strings, this spends 8 at most).
+    TaggedSlotIndex m_stringIndex;
+    /// Where `s` is in the index, or where it goes.
+    TaggedSlotIndex::Probe findString(std::string_view s) const;
     /// Makes room for `n` strings in all.
     void reserveStrings(size_t n);
 };
