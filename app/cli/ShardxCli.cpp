@@ -515,6 +515,46 @@ int cmdDiff(int argc, char** argv)
     return writeOutput(args, out) ? 0 : 1;
 }
 
+/// `trace seek`'s report: every value's sharding (or only --value's) in `state`, the sharding ids after
+/// `step` of `numSteps` steps of `trace`.
+int printSeek(const Args& args, const Trace& trace, const std::vector<int>& state, int64_t step, size_t numSteps)
+{
+    std::string& out = keepUntilExit(std::string()); // 9 MB for 100k values: not freed at exit
+    out = "after step " + std::to_string(step) + " of " + std::to_string(numSteps) + "\n";
+    std::vector<int> values;
+    if (args.has("value")) {
+        Expected<int> v = findTraceValue(trace, args.get("value"));
+        if (!v) {
+            std::cerr << "shardx-cli trace seek: error: " << v.error().message << "\n";
+            return 1;
+        }
+        values.push_back(*v);
+    } else {
+        for (size_t v = 0; v < trace.values().size(); ++v)
+            values.push_back(static_cast<int>(v));
+    }
+    // A program's values share a few hundred shardings (the trace pools them): each is formatted once.
+    std::vector<std::string> formatted;
+    out.reserve(out.size() + values.size() * 64);
+    for (int v : values) {
+        const TraceValue& tv = trace.values()[static_cast<size_t>(v)];
+        const int id = static_cast<size_t>(v) < state.size() ? state[static_cast<size_t>(v)] : -1;
+        out.append(tv.id).append(" (").append(tv.displayName).append("): ");
+        const TensorSharding* s = trace.sharding(id);
+        if (!s) {
+            out.append("<no sharding>\n");
+            continue;
+        }
+        if (static_cast<size_t>(id) >= formatted.size())
+            formatted.resize(static_cast<size_t>(id) + 1);
+        std::string& text = formatted[static_cast<size_t>(id)];
+        if (text.empty())
+            text = s->toString();
+        out.append(text).push_back('\n');
+    }
+    return writeOutput(args, out) ? 0 : 1;
+}
+
 /// `trace seek` on a binary trace: the state from the nearest keyframe of the mapped file, and
 /// only the names and shardings read (the steps are never loaded).
 int seekBinaryTrace(const Args& args, const std::string& path, int64_t step)
@@ -535,26 +575,9 @@ int seekBinaryTrace(const Args& args, const std::string& path, int64_t step)
         std::cerr << state.error().format() << "\n";
         return 1;
     }
-    const Trace trace(std::move(*names));
-    std::string out = "after step " + std::to_string(step) + " of " + std::to_string(file->numSteps()) + "\n";
-    std::vector<int> values;
-    if (args.has("value")) {
-        Expected<int> v = findTraceValue(trace, args.get("value"));
-        if (!v) {
-            std::cerr << "shardx-cli trace seek: error: " << v.error().message << "\n";
-            return 1;
-        }
-        values.push_back(*v);
-    } else {
-        for (size_t v = 0; v < trace.values().size(); ++v)
-            values.push_back(static_cast<int>(v));
-    }
-    for (int v : values) {
-        const TraceValue& tv = trace.values()[static_cast<size_t>(v)];
-        const TensorSharding* s = trace.sharding((*state)[static_cast<size_t>(v)]);
-        out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
-    }
-    return writeOutput(args, out) ? 0 : 1;
+    // The names of 100k values are not torn down at exit either.
+    const Trace& trace = keepUntilExit(Trace(std::move(*names)));
+    return printSeek(args, trace, *state, step, file->numSteps());
 }
 
 /// `trace export --json|--binary TRACE OUT`: the trace in the other (or the same) format.
@@ -624,25 +647,7 @@ int cmdTrace(int argc, char** argv)
         return 2;
     }
     session.seek(static_cast<size_t>(step));
-    std::string out = "after step " + std::to_string(step) + " of " + std::to_string(trace.numSteps()) + "\n";
-    std::vector<int> values;
-    if (args.has("value")) {
-        Expected<int> v = session.findValue(args.get("value"));
-        if (!v) {
-            std::cerr << "shardx-cli trace seek: error: " << v.error().message << "\n";
-            return 1;
-        }
-        values.push_back(*v);
-    } else {
-        for (size_t v = 0; v < trace.values().size(); ++v)
-            values.push_back(static_cast<int>(v));
-    }
-    for (int v : values) {
-        const TraceValue& tv = trace.values()[static_cast<size_t>(v)];
-        const TensorSharding* s = session.shardingAt(v);
-        out += tv.id + " (" + tv.displayName + "): " + (s ? s->toString() : std::string("<no sharding>")) + "\n";
-    }
-    return writeOutput(args, out) ? 0 : 1;
+    return printSeek(args, trace, session.stateAt(), step, trace.numSteps());
 }
 
 void printUsage(std::ostream& os)
