@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
-    libgraphviz-dev graphviz nlohmann-json3-dev
+    libgraphviz-dev graphviz nlohmann-json3-dev libjemalloc-dev
     libvulkan-dev mesa-vulkan-drivers glslc spirv-tools vulkan-tools vulkan-validationlayers
     llvm-14-tools clang-format libbenchmark-dev libopenblas-dev xvfb xauth fonts-dejavu-core python3
 )
