@@ -1,10 +1,6 @@
 // Benchmarks of the core on generated transformer modules: parse, print, propagate.
 #include <benchmark/benchmark.h>
 
-#include <malloc.h>
-#include <sys/resource.h>
-
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,9 +14,11 @@
 #include "core/session/Session.h"
 #include "core/trace/Trace.h"
 #include "core/trace/TraceRecorder.h"
+#include "tests/benchmarks/BenchMemory.h"
 #include "tests/io/LargeModuleText.h"
 
 using namespace shardx;
+using namespace shardx::bench;
 
 namespace {
 
@@ -58,24 +56,6 @@ int64_t countOps(ir::Module& m)
     return n;
 }
 
-double peakRssMiB()
-{
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    return static_cast<double>(ru.ru_maxrss) / 1024.0;
-}
-
-/// A line of /proc/self/status in KiB (`VmRSS`, `VmHWM`), -1 when unknown.
-int64_t procStatusKiB(const std::string& key)
-{
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.compare(0, key.size() + 1, key + ":") == 0)
-            return std::stoll(line.substr(key.size() + 1));
-    return -1;
-}
-
 /// The peak memory of one benchmark row: what the process held at its start (freed heap pages given
 /// back first) and, at report(), how far above that the resident set went (VmHWM, reset at the start
 /// through /proc/self/clear_refs). ru_maxrss alone is the peak of every row run before this one.
@@ -83,10 +63,9 @@ class PeakMemory {
 public:
     PeakMemory()
     {
-        malloc_trim(0);
+        releaseFreedMemory();
         m_before = procStatusKiB("VmRSS");
-        std::ofstream f("/proc/self/clear_refs");
-        m_resetOk = f && (f << "5").flush();
+        m_resetOk = resetPeakRss();
     }
     void report(benchmark::State& state) const
     {

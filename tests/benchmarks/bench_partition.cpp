@@ -1,12 +1,8 @@
 // Benchmarks of Session::partition on generated transformer modules (issue 12: 100k ops under 2 s).
 #include <benchmark/benchmark.h>
 
-#include <malloc.h>
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,8 +11,10 @@
 #include "core/generate/ModelGenerator.h"
 #include "core/io/MlirPrinter.h"
 #include "core/session/Session.h"
+#include "tests/benchmarks/BenchMemory.h"
 
 using namespace shardx;
+using namespace shardx::bench;
 
 namespace {
 
@@ -39,25 +37,6 @@ const std::string& moduleText(int layers)
     io::PrintOptions print;
     print.printDebugInfo = true;
     return cache.emplace(layers, io::printModule(**generate::generateTransformer(spec), print)).first->second;
-}
-
-/// A line of /proc/self/status in KiB (`VmRSS`, `VmHWM`), -1 when unknown.
-int64_t procStatusKiB(const std::string& key)
-{
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.compare(0, key.size() + 1, key + ":") == 0)
-            return std::stoll(line.substr(key.size() + 1));
-    return -1;
-}
-
-/// Resets the process's peak resident set (VmHWM) to its current size; false when the kernel
-/// does not allow it.
-bool resetPeakRss()
-{
-    std::ofstream f("/proc/self/clear_refs");
-    return f && (f << "5").flush();
 }
 
 /// Session::partition with the default options (per-device program, collectives with bytes and
@@ -84,7 +63,7 @@ void BM_SessionPartition(benchmark::State& state)
     }
     // Freed heap pages go back to the system first, so that the peak counts what partitioning
     // holds rather than what earlier stages left for malloc to reuse.
-    malloc_trim(0);
+    releaseFreedMemory();
     const int64_t before = procStatusKiB("VmRSS");
     const bool resetOk = resetPeakRss();
     size_t collectives = 0;
@@ -111,9 +90,7 @@ void BM_SessionPartition(benchmark::State& state)
     state.counters["collectives"] = static_cast<double>(collectives);
     if (resetOk && before >= 0)
         state.counters["peak_rss_delta_MiB"] = static_cast<double>(procStatusKiB("VmHWM") - before) / 1024.0;
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    state.counters["peak_rss_MiB"] = peakRssMiB();
 }
 
 /// Session::replicatedTensors ("why replicated?", which shardx-cli partition, lint and diff print
