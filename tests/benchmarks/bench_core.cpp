@@ -1,6 +1,9 @@
 // Benchmarks of the core on generated transformer modules: parse, print, propagate.
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +16,7 @@
 #include "core/propagation/PropagationPasses.h"
 #include "core/session/Session.h"
 #include "core/trace/Trace.h"
+#include "core/trace/TraceBinary.h"
 #include "core/trace/TraceRecorder.h"
 #include "tests/benchmarks/BenchMemory.h"
 #include "tests/io/LargeModuleText.h"
@@ -340,6 +344,46 @@ void BM_TraceSeek(benchmark::State& state)
     state.counters["steps"] = static_cast<double>(steps);
 }
 
+/// `shardx-cli trace seek` without its report: a binary trace file of the aggressive propagation opened
+/// (memory-mapped), its names and shardings read, and the state after a random step rebuilt from the
+/// nearest keyframe; each iteration opens the file anew. Reports the file's size and the peak memory.
+void BM_TraceSeekFromDisk(benchmark::State& state)
+{
+    auto session = openSession(static_cast<int>(state.range(0)));
+    PropagationRequest request;
+    request.strategy = "aggressive";
+    if (!session || !session->propagate(request).ok) {
+        state.SkipWithError("propagation failed");
+        return;
+    }
+    const std::string path =
+        std::filesystem::temp_directory_path() / ("shardx-bench-seek-" + std::to_string(::getpid()) + ".trace");
+    if (!session->saveTrace(path)) {
+        state.SkipWithError("the trace was not written");
+        return;
+    }
+    const size_t steps = session->numSteps();
+    session.reset();
+    PeakMemory peak;
+    uint64_t x = 12345;
+    for (auto _ : state) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        Expected<TraceFile> file = TraceFile::open(path);
+        Expected<TraceData> names = file ? file->loadNames() : Expected<TraceData>(file.error());
+        Expected<std::vector<int>> seen = names ? file->stateAfter(static_cast<size_t>((x >> 33) % (steps + 1)))
+                                                : Expected<std::vector<int>>(names.error());
+        if (!seen) {
+            state.SkipWithError(seen.error().message.c_str());
+            break;
+        }
+        benchmark::DoNotOptimize(seen->data());
+    }
+    peak.report(state);
+    state.counters["steps"] = static_cast<double>(steps);
+    state.counters["file_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+    std::filesystem::remove(path);
+}
+
 } // namespace
 
 BENCHMARK(BM_AggressiveRecording)
@@ -353,6 +397,7 @@ BENCHMARK(BM_AggressiveRecording)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RecorderConstruct)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TraceSeek)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TraceSeekFromDisk)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Open)->Arg(10)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProgramIds)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Clone)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
