@@ -324,21 +324,37 @@ void BM_SessionPropagate(benchmark::State& state)
     peak.report(state);
 }
 
-/// Session::seek to pseudo-random steps of a recorded aggressive propagation.
-void BM_TraceSeek(benchmark::State& state)
+/// A session of the module of `state.range(0)` layers after the aggressive propagation, recorded; null
+/// (the row skipped) when that fails.
+std::unique_ptr<Session> aggressivelyPropagated(benchmark::State& state)
 {
     auto session = openSession(static_cast<int>(state.range(0)));
     PropagationRequest request;
     request.strategy = "aggressive";
     if (!session || !session->propagate(request).ok) {
         state.SkipWithError("propagation failed");
-        return;
+        return nullptr;
     }
+    return session;
+}
+
+/// The next of a fixed sequence of pseudo-random steps from 0 to `steps` (`x`: the generator's state).
+size_t nextRandomStep(uint64_t& x, size_t steps)
+{
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>((x >> 33) % (steps + 1));
+}
+
+/// Session::seek to pseudo-random steps of a recorded aggressive propagation.
+void BM_TraceSeek(benchmark::State& state)
+{
+    auto session = aggressivelyPropagated(state);
+    if (!session)
+        return;
     const size_t steps = session->numSteps();
     uint64_t x = 12345;
     for (auto _ : state) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        session->seek(static_cast<size_t>((x >> 33) % (steps + 1)));
+        session->seek(nextRandomStep(x, steps));
         benchmark::DoNotOptimize(session->position());
     }
     state.counters["steps"] = static_cast<double>(steps);
@@ -349,13 +365,9 @@ void BM_TraceSeek(benchmark::State& state)
 /// nearest keyframe; each iteration opens the file anew. Reports the file's size and the peak memory.
 void BM_TraceSeekFromDisk(benchmark::State& state)
 {
-    auto session = openSession(static_cast<int>(state.range(0)));
-    PropagationRequest request;
-    request.strategy = "aggressive";
-    if (!session || !session->propagate(request).ok) {
-        state.SkipWithError("propagation failed");
+    auto session = aggressivelyPropagated(state);
+    if (!session)
         return;
-    }
     const std::string path =
         std::filesystem::temp_directory_path() / ("shardx-bench-seek-" + std::to_string(::getpid()) + ".trace");
     if (!session->saveTrace(path)) {
@@ -367,11 +379,10 @@ void BM_TraceSeekFromDisk(benchmark::State& state)
     PeakMemory peak;
     uint64_t x = 12345;
     for (auto _ : state) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const size_t step = nextRandomStep(x, steps);
         Expected<TraceFile> file = TraceFile::open(path);
         Expected<TraceData> names = file ? file->loadNames() : Expected<TraceData>(file.error());
-        Expected<std::vector<int>> seen = names ? file->stateAfter(static_cast<size_t>((x >> 33) % (steps + 1)))
-                                                : Expected<std::vector<int>>(names.error());
+        Expected<std::vector<int>> seen = names ? file->stateAfter(step) : Expected<std::vector<int>>(names.error());
         if (!seen) {
             state.SkipWithError(seen.error().message.c_str());
             break;
