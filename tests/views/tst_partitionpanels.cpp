@@ -475,6 +475,34 @@ private slots:
         QCOMPARE(panel.model()->rowCount(), static_cast<int>(second->model->collectives.size()));
     }
 
+    void tabsBehindOthersDoNotPartition()
+    {
+        // The default layout shows Mesh and Shards in front of Collectives, Devices and Why Replicated?:
+        // opening a program must not partition it (a 100k-op program took a second and hundreds of MB
+        // for panels nobody looked at); bringing one of them to the front does.
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.resetLayout();
+        QApplication::processEvents();
+        w.openFile(sample("mlp_dp_tp.mlir"));
+        SessionContext& c = w.context();
+        for (int i = 0; i < 3; ++i) {
+            c.waitForIdle();
+            QApplication::processEvents();
+        }
+        QVERIFY(c.session() && c.session()->trace());
+        QVERIFY(!c.partitionResult());
+        auto* panel = qobject_cast<CollectivesPanel*>(w.dock(QStringLiteral("collectives"))->widget());
+        QVERIFY(panel);
+        QCOMPARE(panel->model()->rowCount(), 0);
+        w.dock(QStringLiteral("collectives"))->raise();
+        QApplication::processEvents();
+        QTRY_VERIFY_WITH_TIMEOUT((c.waitForIdle(), c.partitionResult() != nullptr), 20000);
+        QTRY_VERIFY(panel->model()->rowCount() > 0);
+    }
+
     void docksInTheMainWindow()
     {
         StartupOptions o;

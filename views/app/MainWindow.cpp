@@ -151,12 +151,18 @@ void MainWindow::buildPanels()
     auto* mesh = addPanel(QStringLiteral("mesh"), tr("Mesh and Shards"), new MeshPanel(*m_context),
                           Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_7);
     // What partitioning the propagated program costs (computed when one of them is first shown).
-    auto* collectives = addPanel(QStringLiteral("collectives"), tr("Collectives"), new CollectivesPanel(*m_context),
-                                 Qt::BottomDockWidgetArea);
-    auto* devices =
-        addPanel(QStringLiteral("devices"), tr("Devices"), new DevicesPanel(*m_context), Qt::BottomDockWidgetArea);
-    auto* replicated = addPanel(QStringLiteral("whyReplicated"), tr("Why Replicated?"), new ReplicatedPanel(*m_context),
-                                Qt::BottomDockWidgetArea);
+    // A dock behind another tab is still a visible widget: each panel is told when its tab is in front.
+    auto* collectivesPanel = new CollectivesPanel(*m_context);
+    auto* collectives =
+        addPanel(QStringLiteral("collectives"), tr("Collectives"), collectivesPanel, Qt::BottomDockWidgetArea);
+    connect(collectives, &QDockWidget::visibilityChanged, collectivesPanel, &CollectivesPanel::setDockShown);
+    auto* devicesPanel = new DevicesPanel(*m_context);
+    auto* devices = addPanel(QStringLiteral("devices"), tr("Devices"), devicesPanel, Qt::BottomDockWidgetArea);
+    connect(devices, &QDockWidget::visibilityChanged, devicesPanel, &DevicesPanel::setDockShown);
+    auto* replicatedPanel = new ReplicatedPanel(*m_context);
+    auto* replicated =
+        addPanel(QStringLiteral("whyReplicated"), tr("Why Replicated?"), replicatedPanel, Qt::BottomDockWidgetArea);
+    connect(replicated, &QDockWidget::visibilityChanged, replicatedPanel, &ReplicatedPanel::setDockShown);
     auto* problems = addPanel(QStringLiteral("problems"), tr("Problems"), new DiagnosticsPanel(*m_context),
                               Qt::BottomDockWidgetArea, Qt::ALT | Qt::Key_8);
     auto* sourcePanel = new SourcePanel(*m_context);

@@ -41,6 +41,8 @@ public:
     DebuggerActions& debugger() { return *m_debugger; }
     /// Writes the window to `path` (PNG). Returns false when it cannot.
     bool saveScreenshot(const QString& path);
+    /// The default dock layout (View > Reset Layout), whatever the last run saved.
+    void resetLayout();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -54,7 +56,6 @@ private:
     void buildPanels();
     void buildMenus();
     void restoreLayout();
-    void resetLayout();
     void applyPalette(bool dark);
     void updateTitle();
     void updateStatus();

@@ -104,10 +104,17 @@ void CollectivesPanel::showEvent(QShowEvent* event)
     refresh();
 }
 
+void CollectivesPanel::setDockShown(bool shown)
+{
+    m_dockShown = shown;
+    if (shown)
+        refresh();
+}
+
 void CollectivesPanel::refresh()
 {
     // Partitioning is asked for only while the panel is on screen (a hidden tab costs nothing).
-    if (isVisible())
+    if (m_dockShown && isVisible())
         m_context.requestPartition();
     const std::shared_ptr<const PartitionResult>& result = m_context.partitionResult();
     if (result && result == m_shown)

@@ -43,6 +43,10 @@ public:
     /// `op:N` select).
     void openLink(const QString& link);
 
+    /// Whether the panel's dock is the one shown among its tabs (QDockWidget::visibilityChanged: a dock
+    /// behind another tab is still a visible widget). Partitioning is asked for only while it is.
+    void setDockShown(bool shown);
+
 protected:
     void showEvent(QShowEvent* event) override;
 
@@ -67,6 +71,7 @@ private:
     QTableView* m_view;
     QTextBrowser* m_details;
     std::shared_ptr<const PartitionResult> m_shown;
+    bool m_dockShown = true;  ///< outside a dock, shown whenever visible
     bool m_following = false; ///< the current row is being set to follow the selection
 };
 

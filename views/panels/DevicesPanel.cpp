@@ -149,9 +149,18 @@ void DevicesPanel::fitDeviceTable()
     m_splitter->setSizes({width, total - width});
 }
 
+void DevicesPanel::setDockShown(bool shown)
+{
+    m_dockShown = shown;
+    if (shown) {
+        refresh();
+        fitDeviceTable();
+    }
+}
+
 void DevicesPanel::refresh()
 {
-    if (isVisible())
+    if (m_dockShown && isVisible())
         m_context.requestPartition();
     const std::shared_ptr<const PartitionResult>& result = m_context.partitionResult();
     if (result && result == m_shown)

@@ -48,6 +48,10 @@ public:
     /// The id of the chosen device, -1 for none.
     int64_t chosenDevice() const { return m_deviceId; }
 
+    /// Whether the panel's dock is the one shown among its tabs (QDockWidget::visibilityChanged: a dock
+    /// behind another tab is still a visible widget). Partitioning is asked for only while it is.
+    void setDockShown(bool shown);
+
 protected:
     void showEvent(QShowEvent* event) override;
 
@@ -72,6 +76,7 @@ private:
     QLabel* m_programCaption;
     SourceView* m_program;
     std::shared_ptr<const PartitionResult> m_shown;
+    bool m_dockShown = true; ///< outside a dock, shown whenever visible
     int64_t m_deviceId = -1;
     bool m_sized = false; ///< the splitter was sized to the device table once
 };

@@ -109,9 +109,16 @@ void ReplicatedPanel::showEvent(QShowEvent* event)
     refresh();
 }
 
+void ReplicatedPanel::setDockShown(bool shown)
+{
+    m_dockShown = shown;
+    if (shown)
+        refresh();
+}
+
 void ReplicatedPanel::refresh()
 {
-    if (isVisible())
+    if (m_dockShown && isVisible())
         m_context.requestPartition();
     const std::shared_ptr<const PartitionResult>& result = m_context.partitionResult();
     if (result && result == m_shown)

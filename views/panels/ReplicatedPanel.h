@@ -38,6 +38,10 @@ public:
     /// Every reason of the current row (plain text).
     QString detailsText() const;
 
+    /// Whether the panel's dock is the one shown among its tabs (QDockWidget::visibilityChanged: a dock
+    /// behind another tab is still a visible widget). Partitioning is asked for only while it is.
+    void setDockShown(bool shown);
+
 protected:
     void showEvent(QShowEvent* event) override;
 
@@ -55,6 +59,7 @@ private:
     QTableView* m_view;
     QTextBrowser* m_details;
     std::shared_ptr<const PartitionResult> m_shown;
+    bool m_dockShown = true; ///< outside a dock, shown whenever visible
 };
 
 } // namespace shardx::views
