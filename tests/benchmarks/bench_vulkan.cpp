@@ -24,6 +24,15 @@ using namespace shardx::exec::vk;
 
 namespace {
 
+/// True when `result` (a Status or an Expected) holds; else the row is skipped with its message.
+template <typename Result> bool ok(benchmark::State& state, const Result& result)
+{
+    if (result)
+        return true;
+    state.SkipWithError(result.error().message.c_str());
+    return false;
+}
+
 /// The process's instance; nullptr when Vulkan is unusable (the benchmarks then skip with the reason).
 Instance* instance(std::string* why)
 {
@@ -63,10 +72,8 @@ Device* device(benchmark::State& state, MatmulKernel matmul = MatmulKernel::Auto
         DeviceOptions options;
         options.matmul = matmul;
         auto created = Device::create(*inst, index, options);
-        if (!created) {
-            state.SkipWithError(created.error().message.c_str());
+        if (!ok(state, created))
             return nullptr;
-        }
         dev = std::move(*created);
     }
     return dev.get();
@@ -97,10 +104,8 @@ bool timeMatmul(benchmark::State& state, Device& d, const CommandBatch& batch, i
     double kernelMs = 0;
     for (auto _ : state) {
         auto r = d.submit(batch);
-        if (!r) {
-            state.SkipWithError(r.error().message.c_str());
+        if (!ok(state, r))
             return false;
-        }
         if (r->hasTimestamps)
             kernelMs += r->timings.back().ms;
     }
@@ -133,15 +138,11 @@ void runVulkanMatmul(benchmark::State& state, DotMode mode, MatmulKernel kernel 
     }
     CommandBatch batch;
     Status recorded = ops::dotGeneral(batch, DType::F32, *a, {n, n}, *b, {n, n}, {{}, {}, {1}, {0}}, mode, **c);
-    if (!recorded) {
-        state.SkipWithError(recorded.error().message.c_str());
+    if (!ok(state, recorded))
         return;
-    }
     // Warm-up: the pipeline is built on first use, not timed.
-    if (auto r = d->submit(batch); !r) {
-        state.SkipWithError(r.error().message.c_str());
+    if (!ok(state, d->submit(batch)))
         return;
-    }
     if (!timeMatmul(state, *d, batch, n))
         return;
     state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe());
@@ -271,14 +272,10 @@ void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
     }
     CommandBatch batch;
     Status recorded = ops::matmulCoopF16(batch, **a, **b, **c, 1, n, n, n, how);
-    if (!recorded) {
-        state.SkipWithError(recorded.error().message.c_str());
+    if (!ok(state, recorded))
         return;
-    }
-    if (auto r = d->submit(batch); !r) {
-        state.SkipWithError(r.error().message.c_str());
+    if (!ok(state, d->submit(batch)))
         return;
-    }
     std::vector<float> got(size_t(n * n));
     if (!d->download(**c, got.data(), got.size() * 4)) {
         state.SkipWithError("download failed");
@@ -349,19 +346,13 @@ void BM_VulkanElementwise(benchmark::State& state)
     Status recorded = which == 0   ? ops::transpose(batch, DType::F32, *a, {n, n}, {1, 0}, **c)
                       : which == 1 ? ops::binary(batch, BinaryOp::Add, DType::F32, *a, *b, **c, n * n)
                                    : ops::reduce(batch, ReduceOp::Sum, DType::F32, *a, {n, n}, {1}, 0, **c);
-    if (!recorded) {
-        state.SkipWithError(recorded.error().message.c_str());
+    if (!ok(state, recorded))
         return;
-    }
-    if (auto r = d->submit(batch); !r) {
-        state.SkipWithError(r.error().message.c_str());
+    if (!ok(state, d->submit(batch)))
         return;
-    }
     for (auto _ : state) {
-        if (auto r = d->submit(batch); !r) {
-            state.SkipWithError(r.error().message.c_str());
+        if (!ok(state, d->submit(batch)))
             return;
-        }
     }
     int64_t bytes = which == 0 ? 2 * n * n * 4 : (which == 1 ? 3 * n * n * 4 : n * n * 4 + n * 4);
     state.SetBytesProcessed(state.iterations() * bytes);
@@ -387,15 +378,11 @@ void BM_VulkanSubmit(benchmark::State& state)
         return;
     }
     CommandBatch batch;
-    if (Status s = ops::unary(batch, UnaryOp::Neg, DType::F32, *a, **c, 256); !s) {
-        state.SkipWithError(s.error().message.c_str());
+    if (!ok(state, ops::unary(batch, UnaryOp::Neg, DType::F32, *a, **c, 256)))
         return;
-    }
     for (auto _ : state) {
-        if (auto r = d->submit(batch); !r) {
-            state.SkipWithError(r.error().message.c_str());
+        if (!ok(state, d->submit(batch)))
             return;
-        }
     }
     state.SetLabel(d->physical().describe());
 }
@@ -427,17 +414,13 @@ void BM_StagedTransfer(benchmark::State& state)
     const bool download = state.range(1) != 0;
     std::vector<char> host(size_t(bytes), 1);
     auto buf = d->createBuffer(uint64_t(bytes), MemoryKind::DeviceLocal);
-    if (!buf) {
-        state.SkipWithError(buf.error().message.c_str());
+    if (!ok(state, buf))
         return;
-    }
     for (auto _ : state) {
         Status s = download ? d->download(**buf, host.data(), uint64_t(bytes), 0, TransferPath::Staged)
                             : d->upload(**buf, host.data(), uint64_t(bytes), 0, TransferPath::Staged);
-        if (!s) {
-            state.SkipWithError(s.error().message.c_str());
+        if (!ok(state, s))
             return;
-        }
     }
     state.SetBytesProcessed(state.iterations() * bytes);
     state.SetLabel(download ? "device->host" : "host->device");
@@ -464,10 +447,8 @@ void BM_MappedUpload(benchmark::State& state)
         return;
     }
     for (auto _ : state) {
-        if (Status s = d->upload(**buf, host.data(), uint64_t(bytes)); !s) {
-            state.SkipWithError(s.error().message.c_str());
+        if (!ok(state, d->upload(**buf, host.data(), uint64_t(bytes))))
             return;
-        }
     }
     state.SetBytesProcessed(state.iterations() * bytes);
 }
@@ -501,10 +482,8 @@ void BM_StagedAllReduce(benchmark::State& state)
     MeshOptions options;
     options.logicalDevices = devices;
     auto mesh = DeviceMesh::create(*inst, options);
-    if (!mesh) {
-        state.SkipWithError(mesh.error().message.c_str());
+    if (!ok(state, mesh))
         return;
-    }
     std::vector<std::unique_ptr<Buffer>> in, out;
     std::vector<const Buffer*> inPtrs;
     std::vector<Buffer*> outPtrs;
@@ -527,10 +506,8 @@ void BM_StagedAllReduce(benchmark::State& state)
         auto t = runStagedCollective(
             **mesh, inPtrs, DType::F32, std::vector<Shape>(size_t(devices), Shape{elements}),
             [&](const std::vector<HostTensor>& x) { return collectives::allReduce(x, groups); }, outPtrs);
-        if (!t) {
-            state.SkipWithError(t.error().message.c_str());
+        if (!ok(state, t))
             return;
-        }
         download += t->downloadMs;
         combine += t->combineMs;
         uploadMs += t->uploadMs;
