@@ -414,6 +414,8 @@ BENCHMARK(BM_ProgramIds)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Clone)->Arg(102)->Arg(1020)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionPropagate)
     ->ArgsProduct({{10, 102, 1020}, {0, 1, 2, 3, 4}, {0}})
+    ->Args({10, 0, 1})
+    ->Args({10, 1, 1})
     ->Args({102, 0, 1})
     ->Args({102, 1, 1})
     ->Args({1020, 0, 1})
