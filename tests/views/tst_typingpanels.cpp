@@ -278,6 +278,32 @@ private slots:
         auto* types = qobject_cast<TypesPanel*>(w.dock(QStringLiteral("types"))->widget());
         QCOMPARE(types->model()->rowCount(), 19);
     }
+
+    void rulesBehindAnotherTabWaitForIt()
+    {
+        // Rules loaded while the Rules tab sits behind another (as --rules does) are previewed when the
+        // tab comes to the front, not at once: a dock behind a tab is still a visible widget.
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.resetLayout();
+        w.openFile(sample("mlp_dp_tp.mlir"));
+        w.context().waitForIdle();
+        w.context().waitForIdle();
+        auto* rules = qobject_cast<RulesPanel*>(w.dock(QStringLiteral("rules"))->widget());
+        QVERIFY(rules);
+        QSignalSpy previewed(rules, &RulesPanel::previewed);
+        rules->loadRules(sample("mlp_rules.json"));
+        w.context().waitForIdle();
+        QApplication::processEvents();
+        QCOMPARE(previewed.count(), 0);
+        QCOMPARE(rules->model()->rowCount(), 0);
+        w.dock(QStringLiteral("rules"))->raise();
+        QApplication::processEvents();
+        QTRY_VERIFY_WITH_TIMEOUT((w.context().waitForIdle(), previewed.count() == 1), 20000);
+        QCOMPARE(rules->model()->rowCount(), 6);
+    }
 };
 
 QTEST_MAIN(TestTypingPanels)

@@ -173,7 +173,9 @@ void MainWindow::buildPanels()
     auto* typesPanel = new TypesPanel(*m_context);
     auto* types = addPanel(QStringLiteral("types"), tr("Types"), typesPanel, Qt::BottomDockWidgetArea);
     connect(types, &QDockWidget::visibilityChanged, typesPanel, &TypesPanel::setDockShown);
-    auto* rules = addPanel(QStringLiteral("rules"), tr("Rules"), new RulesPanel(*m_context), Qt::BottomDockWidgetArea);
+    auto* rulesPanel = new RulesPanel(*m_context);
+    auto* rules = addPanel(QStringLiteral("rules"), tr("Rules"), rulesPanel, Qt::BottomDockWidgetArea);
+    connect(rules, &QDockWidget::visibilityChanged, rulesPanel, &RulesPanel::setDockShown);
     auto* validation = addPanel(QStringLiteral("validation"), tr("Validation"), new ValidationPanel(*m_context),
                                 Qt::BottomDockWidgetArea);
     // Left: steps over breakpoints. Centre: the graph, the inspector and why beside it. Bottom:

@@ -258,9 +258,16 @@ void RulesPanel::showEvent(QShowEvent* event)
     refresh();
 }
 
+void RulesPanel::setDockShown(bool shown)
+{
+    m_dockShown = shown;
+    if (shown)
+        refresh();
+}
+
 void RulesPanel::refresh()
 {
-    if (!m_dirty || m_rulesPath.isEmpty() || !isVisible())
+    if (!m_dirty || m_rulesPath.isEmpty() || !m_dockShown || !isVisible())
         return;
     m_dirty = false;
     const int generation = ++m_generation;

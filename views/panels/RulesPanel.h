@@ -49,6 +49,9 @@ public:
     QString summaryText() const;
     /// Where apply() writes by default for the open file.
     QString defaultOutputPath() const;
+    /// Whether the panel's dock is the one shown among its tabs (QDockWidget::visibilityChanged: a dock
+    /// behind another tab is still a visible widget). The preview is computed only while it is.
+    void setDockShown(bool shown);
 
 signals:
     /// A preview was adopted (the model shows it).
@@ -77,6 +80,7 @@ private:
     QString m_rulesPath;
     std::shared_ptr<RulesPreview> m_shown;
     bool m_dirty = false;
+    bool m_dockShown = true; ///< outside a dock, shown whenever visible
     int m_generation = 0;
 };
 
