@@ -148,6 +148,14 @@ void runVulkanMatmul(benchmark::State& state, DotMode mode, MatmulKernel kernel 
     state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe());
 }
 
+/// Square matmul rows of sizes `smallest`, twice that, ... up to `largest`, timed in wall-clock milliseconds.
+void matmulSizes(benchmark::internal::Benchmark* b, int64_t smallest, int64_t largest)
+{
+    for (int64_t n = smallest; n <= largest; n *= 2)
+        b->Arg(n);
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 // The fast kernel the device picks (Auto), then each kernel forced.
 void BM_VulkanMatmulTiled(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast); }
 BENCHMARK(BM_VulkanMatmulTiled)
@@ -159,45 +167,25 @@ BENCHMARK(BM_VulkanMatmulTiled)
     ->UseRealTime()
     ->MinTime(1.0);
 void BM_VulkanMatmulShared(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared); }
-BENCHMARK(BM_VulkanMatmulShared)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_VulkanMatmulShared)->Apply([](auto* b) { matmulSizes(b, 512, 8192); });
 void BM_VulkanMatmulShared16(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Shared16); }
-BENCHMARK(BM_VulkanMatmulShared16)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_VulkanMatmulShared16)->Apply([](auto* b) { matmulSizes(b, 512, 8192); });
 // The other shared-memory tile shapes (see Device.h's MatmulKernel), to choose Auto's kernel on a GPU.
 void BM_VulkanMatmulShape(benchmark::State& state, MatmulKernel kernel)
 {
     runVulkanMatmul(state, DotMode::Fast, kernel);
 }
-void matmulSizesFrom(benchmark::internal::Benchmark* b, int64_t smallest)
-{
-    for (int64_t n = smallest; n <= smallest * 8; n *= 2)
-        b->Arg(n);
-    b->Unit(benchmark::kMillisecond)->UseRealTime();
-}
 BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 128x256, MatmulKernel::Shared128x256)->Apply([](auto* b) {
-    matmulSizesFrom(b, 1024);
+    matmulSizes(b, 1024, 8192);
 });
 BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 256x128, MatmulKernel::Shared256x128)->Apply([](auto* b) {
-    matmulSizesFrom(b, 1024);
+    matmulSizes(b, 1024, 8192);
 });
 BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 128t128, MatmulKernel::Shared128t128)->Apply([](auto* b) {
-    matmulSizesFrom(b, 1024);
+    matmulSizes(b, 1024, 8192);
 });
 BENCHMARK_CAPTURE(BM_VulkanMatmulShape, 64x64, MatmulKernel::Shared64x64)->Apply([](auto* b) {
-    matmulSizesFrom(b, 512);
+    matmulSizes(b, 512, 4096);
 });
 
 /// Empty when `how` computes a batched product with partial tiles (2 x 144x48 * 48x208) right, else what is wrong:
@@ -301,21 +289,9 @@ void runCoopMatmul(benchmark::State& state, ops::CoopMatmul how)
     state.SetLabel(batch.dispatches().back().label + " on " + d->physical().describe() + "; shapes: " + shapes);
 }
 void BM_VulkanMatmulCoopF16(benchmark::State& state) { runCoopMatmul(state, ops::CoopMatmul::Direct); }
-BENCHMARK(BM_VulkanMatmulCoopF16)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_VulkanMatmulCoopF16)->Apply([](auto* b) { matmulSizes(b, 1024, 8192); });
 void BM_VulkanMatmulCoopF16Staged(benchmark::State& state) { runCoopMatmul(state, ops::CoopMatmul::Staged); }
-BENCHMARK(BM_VulkanMatmulCoopF16Staged)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_VulkanMatmulCoopF16Staged)->Apply([](auto* b) { matmulSizes(b, 1024, 8192); });
 
 void BM_VulkanMatmulTexel(benchmark::State& state) { runVulkanMatmul(state, DotMode::Fast, MatmulKernel::Texel); }
 BENCHMARK(BM_VulkanMatmulTexel)->Arg(512)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime();
